@@ -1,0 +1,141 @@
+import { PLANS, type Config, type Plan, type PlanLimits } from "../config.js";
+import type { Db } from "../db/database.js";
+import { openMigratedDatabase } from "../main.js";
+import { createServices, type Services } from "../services/container.js";
+import { LIMIT_KEYS } from "../services/accounts.js";
+import { integer, parseOptions, required, UsageError } from "./args.js";
+import { print } from "./output.js";
+
+export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
+
+  account create --name NAME --plan pro|agency [--credits N]
+  account list
+  account show --account ID
+  account plan --account ID --plan pro|agency
+  account limits --account ID [--requests-per-minute N] [--agents N] [--webhooks N]
+                 [--concurrent-calls N] [--queued-calls N]       (a value of -1 clears the override)
+  key create --account ID --name NAME [--permissions a,b,...]    (default: *)
+  key list --account ID
+  key revoke --key KEY_ID
+  credits add --account ID --amount N [--description TEXT]
+  number add --account ID --number +E164 [--country US] [--region CA] [--friendly-name NAME]
+             [--agent AGENT_ID]`;
+
+type Handler = (argv: string[], s: Services) => Promise<unknown>;
+
+async function accountOrFail(s: Services, id: string) {
+  const account = await s.accounts.find(id);
+  if (!account) throw new UsageError(`no account ${id}`);
+  return account;
+}
+
+function plan(value: string): Plan {
+  if (!(PLANS as readonly string[]).includes(value)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
+  return value as Plan;
+}
+
+const LIMIT_FLAGS: Record<(typeof LIMIT_KEYS)[number], string> = {
+  requestsPerMinute: "requests-per-minute",
+  agents: "agents",
+  webhooks: "webhooks",
+  concurrentCalls: "concurrent-calls",
+  queuedCalls: "queued-calls",
+};
+
+const COMMANDS: Record<string, Handler> = {
+  "account create": async (argv, s) => {
+    const o = parseOptions(argv, { name: { type: "string" }, plan: { type: "string" }, credits: { type: "string" }, json: { type: "boolean" } });
+    const account = await s.accounts.create({ name: required(o, "name"), plan: plan(required(o, "plan")), credits: integer(o.credits, "credits", 0) ?? 0 });
+    return { id: account.id, name: account.name, plan: account.plan, credit_balance: account.credit_balance };
+  },
+  "account list": async (argv, s) => {
+    parseOptions(argv, { json: { type: "boolean" } });
+    return (await s.accounts.list()).map((a) => ({ id: a.id, name: a.name, plan: a.plan, credit_balance: a.credit_balance, created_at: a.created_at }));
+  },
+  "account show": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    return { id: a.id, name: a.name, plan: a.plan, credit_balance: a.credit_balance, limits: s.accounts.limitsOf(a), usage: await s.accounts.usage(a.id) };
+  },
+  "account plan": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, plan: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    await s.accounts.setPlan(a.id, plan(required(o, "plan")));
+    return { id: a.id, plan: o.plan };
+  },
+  "account limits": async (argv, s) => {
+    const flags = Object.fromEntries(Object.values(LIMIT_FLAGS).map((f) => [f, { type: "string" as const }]));
+    const o = parseOptions(argv, { account: { type: "string" }, json: { type: "boolean" }, ...flags }) as Record<string, string | boolean | undefined>;
+    const a = await accountOrFail(s, required(o, "account"));
+    const overrides: Partial<Record<keyof PlanLimits, number | null>> = {};
+    for (const key of LIMIT_KEYS) {
+      const value = integer(o[LIMIT_FLAGS[key]] as string | undefined, LIMIT_FLAGS[key], -1);
+      if (value !== undefined) overrides[key] = value === -1 ? null : value;
+    }
+    return { id: a.id, limits: await s.accounts.setLimits(a.id, overrides) };
+  },
+  "key create": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, name: { type: "string" }, permissions: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    const permissions = o.permissions ? o.permissions.split(",").map((p) => p.trim()).filter(Boolean) : ["*"];
+    try {
+      const key = await s.apiKeys.create(a.id, required(o, "name"), permissions);
+      return { id: key.id, key: key.key, name: key.name, permissions: key.permissions, account_id: key.account_id };
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  },
+  "key list": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    return (await s.apiKeys.list(a.id)).map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.key_prefix,
+      permissions: k.permissions,
+      created_at: k.created_at,
+      last_used_at: k.last_used_at,
+      revoked_at: k.revoked_at,
+    }));
+  },
+  "key revoke": async (argv, s) => {
+    const o = parseOptions(argv, { key: { type: "string" }, json: { type: "boolean" } });
+    const id = required(o, "key");
+    if (!(await s.apiKeys.revoke(id))) throw new UsageError(`no key ${id}`);
+    return { id, revoked: true };
+  },
+  "credits add": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, amount: { type: "string" }, description: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    const amount = integer(required(o, "amount"), "amount")!;
+    if (amount === 0) throw new UsageError("--amount must not be 0");
+    return { id: a.id, credit_balance: await s.accounts.addCredits(a.id, amount, o.description ?? null) };
+  },
+};
+
+/** Runs `parley admin ...` against the configured database; returns the process exit code. */
+export async function admin(argv: string[], config: Config): Promise<number> {
+  const [group, action, ...rest] = argv;
+  const handler = COMMANDS[`${group} ${action}`];
+  if (!handler) {
+    process.stderr.write((group ? `unknown admin command: ${[group, action].filter(Boolean).join(" ")}\n\n` : "") + ADMIN_USAGE + "\n");
+    return 2;
+  }
+  let db: Db | undefined;
+  try {
+    db = await openMigratedDatabase(config);
+    const services = createServices(db, config);
+    const result = await handler(rest, services);
+    print(result, rest.includes("--json"));
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`parley admin ${group} ${action}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    await db?.destroy();
+  }
+}
+

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from "../config.js";
+import { openMigratedDatabase } from "../main.js";
+import { admin, ADMIN_USAGE } from "./admin.js";
+import { serve } from "./serve.js";
+
+const USAGE = `Usage: parley <command>
+
+  serve              start the service (what npm start runs)
+  migrate            create or upgrade the database, then exit
+  admin ...          accounts, API keys, credits and numbers (parley admin for the list)
+
+Configuration: PARLEY_* environment variables or parley.config.json (see README).
+
+${ADMIN_USAGE}`;
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      await serve();
+      return -1;
+    case "migrate": {
+      const config = loadConfig();
+      const db = await openMigratedDatabase(config);
+      await db.destroy();
+      process.stdout.write(`database ready in ${config.dataDir}\n`);
+      return 0;
+    }
+    case "admin":
+      return admin(rest, loadConfig());
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE + "\n");
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`parley: ${err.message}\n`);
+      process.exitCode = 78;
+      return;
+    }
+    process.stderr.write(`parley: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

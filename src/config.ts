@@ -1,0 +1,237 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * One typed, validated configuration for the server and the CLI.
+ * Sources, later wins: built-in defaults, `parley.config.json` (or the file named by
+ * PARLEY_CONFIG), then PARLEY_* environment variables. Any bad value stops start-up with a
+ * ConfigError that names the key.
+ */
+
+export const PLANS = ["pro", "agency"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface PlanLimits {
+  requestsPerMinute: number;
+  agents: number;
+  webhooks: number;
+  concurrentCalls: number;
+  queuedCalls: number;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Public address of the service, used in absolute URLs it hands out. */
+  baseUrl: string;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+  plans: Record<Plan, PlanLimits>;
+  webhooks: {
+    /** Also allow http:// URLs on loopback addresses (local development and tests). */
+    allowLoopbackHttp: boolean;
+    /** Check that a webhook URL accepts connections before storing it (`url_unreachable`). */
+    verifyReachable: boolean;
+  };
+  credits: {
+    /** Credits charged per started connected minute. */
+    perMinute: number;
+    /** `credits.low` fires when the balance falls below this. */
+    lowBalanceThreshold: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly key: string, message: string) {
+    super(`configuration ${key}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Kind = "port" | "int" | "string" | "url" | "bool" | "logLevel" | "path";
+
+interface Setting {
+  /** Dotted path in the config object and in parley.config.json. */
+  key: string;
+  env: string;
+  kind: Kind;
+  min?: number;
+  max?: number;
+}
+
+const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
+  ["requestsPerMinute", "REQUESTS_PER_MINUTE"],
+  ["agents", "AGENTS"],
+  ["webhooks", "WEBHOOKS"],
+  ["concurrentCalls", "CONCURRENT_CALLS"],
+  ["queuedCalls", "QUEUED_CALLS"],
+];
+
+const SETTINGS: Setting[] = [
+  { key: "port", env: "PARLEY_PORT", kind: "port" },
+  { key: "host", env: "PARLEY_HOST", kind: "string" },
+  { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
+  { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
+  { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "logLevel" },
+  { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024 },
+  { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
+  { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool" },
+  { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool" },
+  { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
+  { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
+  ...PLANS.flatMap((plan) =>
+    PLAN_LIMIT_KEYS.map(([field, suffix]): Setting => ({
+      key: `plans.${plan}.${field}`,
+      env: `PARLEY_PLAN_${plan.toUpperCase()}_${suffix}`,
+      kind: "int",
+      min: 0,
+      max: 1_000_000,
+    })),
+  ),
+];
+
+export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  pro: { requestsPerMinute: 300, agents: 25, webhooks: 10, concurrentCalls: 10, queuedCalls: 100 },
+  agency: { requestsPerMinute: 1000, agents: 250, webhooks: 50, concurrentCalls: 50, queuedCalls: 1000 },
+};
+
+function defaults(): Config {
+  return {
+    port: 8080,
+    host: "0.0.0.0",
+    dataDir: "./data",
+    baseUrl: "",
+    logLevel: "info",
+    bodyLimitBytes: 1024 * 1024,
+    shutdownGraceMs: 30_000,
+    plans: structuredClone(DEFAULT_PLAN_LIMITS),
+    webhooks: { allowLoopbackHttp: false, verifyReachable: true },
+    credits: { perMinute: 1, lowBalanceThreshold: 10 },
+  };
+}
+
+function parseValue(setting: Setting, raw: unknown, label: string): unknown {
+  const fail = (expected: string): never => {
+    throw new ConfigError(label, `${expected} (got ${JSON.stringify(raw)})`);
+  };
+  switch (setting.kind) {
+    case "port":
+    case "int": {
+      const n = typeof raw === "number" ? raw : typeof raw === "string" && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      const [min, max] = setting.kind === "port" ? [0, 65535] : [setting.min ?? 0, setting.max ?? Number.MAX_SAFE_INTEGER];
+      if (!Number.isInteger(n) || n < min || n > max) fail(`must be an integer from ${min} to ${max}`);
+      return n;
+    }
+    case "bool": {
+      if (typeof raw === "boolean") return raw;
+      const s = String(raw).trim().toLowerCase();
+      if (["1", "true", "yes", "on"].includes(s)) return true;
+      if (["0", "false", "no", "off"].includes(s)) return false;
+      return fail("must be true or false (1/0)");
+    }
+    case "logLevel": {
+      if (typeof raw !== "string" || !(LOG_LEVELS as readonly string[]).includes(raw)) fail(`must be one of ${LOG_LEVELS.join(", ")}`);
+      return raw;
+    }
+    case "url": {
+      if (typeof raw !== "string") return fail("must be an http(s) URL");
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return fail("must be an http(s) URL");
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") fail("must be an http(s) URL");
+      return raw.replace(/\/+$/, "");
+    }
+    case "string":
+    case "path": {
+      if (typeof raw !== "string" || raw.trim() === "") fail("must be a non-empty string");
+      return raw;
+    }
+  }
+}
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split(".");
+  let node = target;
+  for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+  node[parts[parts.length - 1]!] = value;
+}
+
+function getPath(source: unknown, dotted: string): unknown {
+  let node: unknown = source;
+  for (const part of dotted.split(".")) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/** Every key a config file may hold, for refusing misspelt ones. */
+function knownFileKeys(): Set<string> {
+  const keys = new Set<string>();
+  for (const s of SETTINGS) {
+    const parts = s.key.split(".");
+    for (let i = 1; i <= parts.length; i++) keys.add(parts.slice(0, i).join("."));
+  }
+  return keys;
+}
+
+function checkFileKeys(value: unknown, prefix: string, known: Set<string>, file: string): void {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    const dotted = prefix ? `${prefix}.${k}` : k;
+    if (!known.has(dotted)) throw new ConfigError(`${file}: ${dotted}`, "unknown key");
+    checkFileKeys(v, dotted, known, file);
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Values that win over every source (tests use this). */
+  overrides?: Partial<Config>;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const config = defaults() as unknown as Record<string, unknown>;
+
+  const explicitFile = env.PARLEY_CONFIG;
+  const file = path.resolve(cwd, explicitFile ?? "parley.config.json");
+  if (explicitFile && !existsSync(file)) throw new ConfigError("PARLEY_CONFIG", `file not found: ${file}`);
+  if (existsSync(file)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new ConfigError(file, `not valid JSON: ${(err as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError(file, "must hold a JSON object");
+    checkFileKeys(parsed, "", knownFileKeys(), path.basename(file));
+    for (const setting of SETTINGS) {
+      const raw = getPath(parsed, setting.key);
+      if (raw !== undefined) setPath(config, setting.key, parseValue(setting, raw, `${path.basename(file)}: ${setting.key}`));
+    }
+  }
+
+  for (const setting of SETTINGS) {
+    const raw = env[setting.env];
+    if (raw !== undefined && raw !== "") setPath(config, setting.key, parseValue(setting, raw, setting.env));
+  }
+
+  const result = { ...(config as unknown as Config), ...options.overrides };
+  result.dataDir = path.resolve(cwd, result.dataDir);
+  if (!result.baseUrl) {
+    const host = result.host === "0.0.0.0" || result.host === "::" ? "localhost" : result.host;
+    result.baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${result.port}`;
+  }
+  return Object.freeze(result);
+}

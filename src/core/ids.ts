@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Identifier prefixes, one per resource kind (the reference's plus Parley's own). */
+export const ID_PREFIXES = {
+  account: "acct_",
+  apiKey: "key_",
+  agent: "agent_",
+  call: "call_",
+  phoneNumber: "pn_",
+  webhook: "wh_",
+  appointment: "apt_",
+  campaign: "cmp_",
+  contact: "cc_",
+  ledger: "led_",
+  request: "req_",
+  delivery: "dlv_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** Random base62 string; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return ID_PREFIXES[kind] + randomBase62(20);
+}

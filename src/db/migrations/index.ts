@@ -1,0 +1,16 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as initial from "./001-initial.js";
+
+/**
+ * Migrations in order, bundled in the build (no directory scanning at run time).
+ * Append new ones; never edit one that has shipped: existing databases have run it.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  "001-initial": initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return MIGRATIONS;
+  },
+};

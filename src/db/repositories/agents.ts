@@ -1,0 +1,96 @@
+import { sql } from "kysely";
+import type { Db } from "../database.js";
+import type { AgentTable } from "../schema.js";
+import { parseJson, toJson } from "./json-column.js";
+import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+
+export const AGENT_STATUSES = ["active", "inactive"] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+export interface AgentRecord
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status"> {
+  end_call_phrases: string[];
+  metadata: Record<string, unknown>;
+  transfer_enabled: boolean;
+  status: AgentStatus;
+}
+
+export interface AgentFilters {
+  status?: AgentStatus | undefined;
+  search?: string | undefined;
+}
+
+function toRecord(row: AgentTable): AgentRecord {
+  return {
+    ...row,
+    end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
+    metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
+    transfer_enabled: row.transfer_enabled === 1,
+    status: row.status as AgentStatus,
+  };
+}
+
+function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
+  const { end_call_phrases, metadata, transfer_enabled, ...rest } = record;
+  return {
+    ...rest,
+    ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
+    ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
+    ...(transfer_enabled !== undefined ? { transfer_enabled: transfer_enabled ? 1 : 0 } : {}),
+  };
+}
+
+/** LIKE pattern matching `text` anywhere, with LIKE's wildcards escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Agents; soft-deleted ones are invisible to every method but `findAnyById`. */
+export class AgentsRepository {
+  constructor(private readonly db: Db) {}
+
+  async insert(record: AgentRecord, db: Db = this.db): Promise<void> {
+    await db.insertInto("agents").values(toRow(record) as AgentTable).execute();
+  }
+
+  /** A live (not deleted) agent, whatever its account: callers check ownership. */
+  async findById(id: string): Promise<AgentRecord | undefined> {
+    const row = await this.db.selectFrom("agents").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async countLive(accountId: string, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom("agents")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", accountId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private filtered(accountId: string, filters: AgentFilters) {
+    let q = this.db.selectFrom("agents").where("account_id", "=", accountId).where("deleted_at", "is", null);
+    if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.search) q = q.where(sql<boolean>`name LIKE ${containsPattern(filters.search)} ESCAPE '\\'`);
+    return q;
+  }
+
+  async page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<AgentRecord>> {
+    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "agents", page);
+    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  }
+
+  async count(accountId: string, filters: AgentFilters): Promise<number> {
+    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async update(id: string, patch: Partial<AgentRecord>): Promise<void> {
+    await this.db.updateTable("agents").set(toRow(patch)).where("id", "=", id).execute();
+  }
+
+  async softDelete(id: string, at: string, db: Db = this.db): Promise<void> {
+    await db.updateTable("agents").set({ deleted_at: at, status: "inactive", updated_at: at }).where("id", "=", id).execute();
+  }
+}

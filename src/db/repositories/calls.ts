@@ -1,0 +1,125 @@
+import { sql } from "kysely";
+import type { Db } from "../database.js";
+import type { CallTable } from "../schema.js";
+import { parseJson } from "./json-column.js";
+
+export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Statuses in which a call still holds its agent (`agent_in_use`). */
+export const ACTIVE_CALL_STATUSES = ["queued", "ringing", "in_progress"] as const satisfies readonly CallStatus[];
+/** Statuses that count against the concurrent-call limit. */
+export const LIVE_CALL_STATUSES = ["ringing", "in_progress"] as const satisfies readonly CallStatus[];
+export const ENDED_CALL_STATUSES = ["completed", "transferred", "failed", "no_answer", "busy"] as const satisfies readonly CallStatus[];
+
+export const CALL_DIRECTIONS = ["outbound", "inbound", "web"] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+
+export interface TranscriptSegment {
+  role: "agent" | "user";
+  content: string;
+  timestamp: number;
+}
+
+export interface CallRecord extends Omit<CallTable, "metadata" | "context" | "record" | "transcript" | "analysis" | "status" | "direction"> {
+  status: CallStatus;
+  direction: CallDirection;
+  metadata: Record<string, unknown>;
+  context: Record<string, unknown>;
+  record: boolean;
+  transcript: TranscriptSegment[] | null;
+  analysis: Record<string, unknown> | null;
+}
+
+export function callFromRow(row: CallTable): CallRecord {
+  return {
+    ...row,
+    status: row.status as CallStatus,
+    direction: row.direction as CallDirection,
+    metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
+    context: parseJson<Record<string, unknown>>(row.context) ?? {},
+    record: row.record === 1,
+    transcript: parseJson<TranscriptSegment[]>(row.transcript),
+    analysis: parseJson<Record<string, unknown>>(row.analysis),
+  };
+}
+
+/** Aggregates over a set of calls, as agents' and numbers' `include=stats` report them. */
+export interface CallStats {
+  total_calls: number;
+  /** Billed minutes: each connected call's started minutes. */
+  total_minutes: number;
+  connected_calls: number;
+  total_duration_seconds: number;
+  ended_calls: number;
+  successful_calls: number;
+}
+
+const billedMinutes = sql<number>`CASE WHEN duration > 0 THEN (duration + 59) / 60 ELSE 0 END`;
+
+/** Which calls: an agent's, or a number's (made from it, or received on it). */
+export interface CallScope {
+  agentId?: string;
+  phoneNumber?: string;
+}
+
+export class CallsRepository {
+  constructor(private readonly db: Db) {}
+
+  private matching(accountId: string, where: CallScope) {
+    let q = this.db.selectFrom("calls").where("account_id", "=", accountId);
+    if (where.agentId) q = q.where("agent_id", "=", where.agentId);
+    const n = where.phoneNumber;
+    if (n) {
+      q = q.where((eb) =>
+        eb.or([
+          eb.and([eb("direction", "=", "outbound"), eb("from_number", "=", n)]),
+          eb.and([eb("direction", "=", "inbound"), eb("phone_number", "=", n)]),
+        ]),
+      );
+    }
+    return q;
+  }
+
+  async countActiveForAgent(agentId: string, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom("calls")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("agent_id", "=", agentId)
+      .where("status", "in", ACTIVE_CALL_STATUSES)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Stats over the account's calls matching `where` (an agent, or a number), optionally since a time. */
+  async stats(accountId: string, where: CallScope, since?: string): Promise<CallStats> {
+    let q = this.matching(accountId, where);
+    if (since) q = q.where("created_at", ">=", since);
+    const row = await q
+      .select((eb) => [
+        eb.fn.countAll<number>().as("total_calls"),
+        sql<number>`COALESCE(SUM(${billedMinutes}), 0)`.as("total_minutes"),
+        sql<number>`COALESCE(SUM(CASE WHEN duration > 0 THEN 1 ELSE 0 END), 0)`.as("connected_calls"),
+        sql<number>`COALESCE(SUM(CASE WHEN duration > 0 THEN duration ELSE 0 END), 0)`.as("total_duration_seconds"),
+        sql<number>`COALESCE(SUM(CASE WHEN status IN ('completed','transferred','failed','no_answer','busy') THEN 1 ELSE 0 END), 0)`.as("ended_calls"),
+        sql<number>`COALESCE(SUM(CASE WHEN status IN ('completed','transferred') THEN 1 ELSE 0 END), 0)`.as("successful_calls"),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      total_calls: Number(row.total_calls),
+      total_minutes: Number(row.total_minutes),
+      connected_calls: Number(row.connected_calls),
+      total_duration_seconds: Number(row.total_duration_seconds),
+      ended_calls: Number(row.ended_calls),
+      successful_calls: Number(row.successful_calls),
+    };
+  }
+
+  /** The newest calls matching `where`, newest first. */
+  async recent(accountId: string, where: CallScope, limit: number): Promise<CallRecord[]> {
+    const rows = await this.matching(accountId, where)
+      .selectAll()
+      .orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+    return rows.map(callFromRow);
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Table types. JSON columns hold text (parsed in repositories); booleans are 0/1 integers;
+ * timestamps are UTC ISO 8601 text, which sorts in time order.
+ */
+
+export interface AccountTable {
+  id: string;
+  name: string;
+  plan: string;
+  credit_balance: number;
+  signing_secret: string;
+  media_token: string;
+  /** JSON object of per-account limit overrides (keys of PlanLimits). */
+  limit_overrides: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 hex of the full key; the key itself is never stored. */
+  key_hash: string;
+  /** First characters of the key, to tell keys apart in listings. */
+  key_prefix: string;
+  /** JSON array of permission names, `["*"]` for all. */
+  permissions: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AgentTable {
+  id: string;
+  account_id: string;
+  name: string;
+  system_prompt: string;
+  voice_id: string;
+  first_message: string | null;
+  language: string;
+  model: string;
+  temperature: number;
+  max_tokens: number;
+  interruption_threshold: number;
+  end_call_phrases: string;
+  status: string;
+  metadata: string;
+  transfer_enabled: number;
+  transfer_number: string | null;
+  transfer_message: string;
+  endpointing_ms: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface PhoneNumberTable {
+  id: string;
+  account_id: string;
+  phone_number: string;
+  friendly_name: string;
+  country: string;
+  region: string | null;
+  capability_voice: number;
+  capability_sms: number;
+  status: string;
+  default_agent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CallTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  campaign_id: string | null;
+  direction: string;
+  status: string;
+  phone_number: string;
+  from_number: string;
+  metadata: string;
+  context: string;
+  record: number;
+  max_duration: number;
+  webhook_url: string | null;
+  duration: number | null;
+  transcript: string | null;
+  recording_path: string | null;
+  analysis: string | null;
+  billed_credits: number | null;
+  created_at: string;
+  answered_at: string | null;
+  ended_at: string | null;
+  updated_at: string;
+}
+
+export interface WebhookTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string;
+  secret: string;
+  description: string | null;
+  status: string;
+  metadata: string;
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CampaignTable {
+  id: string;
+  account_id: string;
+  name: string;
+  agent_id: string;
+  status: string;
+  max_concurrent: number;
+  retry_no_answer: number;
+  schedule: string | null;
+  contact_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CampaignContactTable {
+  id: string;
+  campaign_id: string;
+  position: number;
+  phone: string;
+  context: string;
+  status: string;
+  call_id: string | null;
+  attempts: number;
+  updated_at: string;
+}
+
+export interface AppointmentTable {
+  id: string;
+  account_id: string;
+  call_id: string | null;
+  agent_id: string | null;
+  customer_name: string | null;
+  customer_phone: string | null;
+  customer_email: string | null;
+  date: string;
+  time: string;
+  service: string | null;
+  duration_minutes: number;
+  notes: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LedgerTable {
+  id: string;
+  account_id: string;
+  /** Signed: grants are positive, charges negative. */
+  amount: number;
+  balance_after: number;
+  reason: string;
+  call_id: string | null;
+  description: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyTable {
+  account_id: string;
+  method: string;
+  path: string;
+  idempotency_key: string;
+  body_hash: string;
+  /** `running` until the first response is final, then `done`. */
+  state: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  agents: AgentTable;
+  phone_numbers: PhoneNumberTable;
+  calls: CallTable;
+  webhooks: WebhookTable;
+  campaigns: CampaignTable;
+  campaign_contacts: CampaignContactTable;
+  appointments: AppointmentTable;
+  ledger: LedgerTable;
+  idempotency_keys: IdempotencyTable;
+}

@@ -1,0 +1,125 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { Logger } from "pino";
+import { sql } from "kysely";
+import { ApiError } from "../core/api-error.js";
+import { IdempotencyKeysRepository } from "../db/repositories/idempotency-keys.js";
+import { PLANS } from "../config.js";
+import type { Services } from "../services/container.js";
+import { grants } from "../services/permissions.js";
+import { authenticate } from "./middleware/authenticate.js";
+import { errorHandler, notFound } from "./middleware/error-handler.js";
+import { idempotency } from "./middleware/idempotency.js";
+import { jsonBody } from "./middleware/json-body.js";
+import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
+import { requestId } from "./middleware/request-id.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import type { RouteSpec } from "./route.js";
+import { allRoutes } from "./routes/index.js";
+import { parsePart } from "./validation.js";
+
+export interface AppDeps {
+  services: Services;
+  logger: Logger;
+  /** Extra readiness checks (the engine adds its own); each throws when not ready. */
+  readinessChecks?: Array<() => Promise<void>>;
+  limiter?: FixedWindowRateLimiter;
+}
+
+function requirePermission(permission: string | null): RequestHandler {
+  return (req, _res, next) => {
+    if (permission !== null && !grants(req.auth?.permissions ?? [], permission)) {
+      return next(new ApiError(403, "forbidden", `This API key lacks the '${permission}' permission`));
+    }
+    next();
+  };
+}
+
+function handle(spec: RouteSpec): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const params = spec.params ? parsePart(spec.params, "params", req.params) : {};
+    const query = spec.query ? parsePart(spec.query, "query", { ...req.query }) : {};
+    if (!spec.query && Object.keys(req.query).length > 0) {
+      const fields = Object.keys(req.query).map((field) => ({ field, message: "unknown query parameter" }));
+      throw new ApiError(400, "invalid_request", `${fields[0]!.field} (query parameter): unknown query parameter`, { fields });
+    }
+    const body = spec.body ? parsePart(spec.body, "body", req.body ?? {}) : {};
+    if (!spec.body && req.body !== undefined && !(typeof req.body === "object" && req.body !== null && Object.keys(req.body).length === 0)) {
+      throw new ApiError(400, "invalid_request", "This operation takes no request body", { fields: [{ field: "(body)", message: "unexpected body" }] });
+    }
+    const result = await spec.handler({ auth: req.auth!, params, query, body, req, res } as Parameters<RouteSpec["handler"]>[0]);
+    res.status(spec.status).json(result);
+  };
+}
+
+/** Builds the HTTP app (no listening): health, OpenAPI, every /v1 route, errors in the envelope. */
+export function createApp(deps: AppDeps): express.Express {
+  const { services, logger } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.set("etag", false);
+
+  app.use(requestId());
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      logger.info(
+        { requestId: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, account: req.auth?.account.id },
+        "request",
+      );
+    });
+    next();
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    try {
+      await sql`SELECT 1`.execute(services.db);
+      for (const check of deps.readinessChecks ?? []) await check();
+      res.json({ status: "ready" });
+    } catch (err) {
+      res.status(503).json({ status: "not_ready", reason: (err as Error).message });
+    }
+  });
+
+  const routes = allRoutes(services);
+  const openapi = buildOpenApiDocument(routes, services.config);
+  app.get("/v1/openapi.json", (_req, res) => {
+    res.json(openapi);
+  });
+
+  const limiter = deps.limiter ?? new FixedWindowRateLimiter();
+  const anonymousLimit = Math.min(...PLANS.map((p) => services.config.plans[p].requestsPerMinute));
+  const auth = authenticate({ apiKeys: services.apiKeys, accounts: services.accounts, limiter, anonymousLimit });
+  const idem = idempotency(new IdempotencyKeysRepository(services.db), logger);
+  const body = jsonBody(services.config.bodyLimitBytes);
+
+  const router = express.Router({ strict: false, caseSensitive: true });
+  for (const spec of routes) {
+    router[spec.method](spec.path, auth, requirePermission(spec.permission), body, idem, handle(spec));
+  }
+  app.use(router);
+
+  // A known path with another method is 405 with Allow; anything else is 404.
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const spec of routes) {
+    const key = spec.path;
+    methodsByPath.set(key, (methodsByPath.get(key) ?? new Set()).add(spec.method.toUpperCase()));
+  }
+  const patterns = [...methodsByPath].map(([path, methods]) => ({
+    regex: new RegExp("^" + path.replace(/:[a-z_]+/g, "[^/]+") + "/?$"),
+    methods,
+  }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = patterns.find((p) => p.regex.test(req.path));
+    if (!match) return next();
+    const allow = [...match.methods].join(", ");
+    res.setHeader("Allow", allow);
+    next(new ApiError(405, "method_not_allowed", `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
+  });
+  app.use(notFound());
+  app.use(errorHandler(logger));
+  return app;
+}

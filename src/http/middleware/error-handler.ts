@@ -1,0 +1,28 @@
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+import { ApiError } from "../../core/api-error.js";
+
+/** Renders every error in the envelope; unexpected ones become a 500 without internals. */
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    let apiError: ApiError;
+    if (err instanceof ApiError) {
+      apiError = err;
+    } else {
+      logger.error({ err, requestId: req.requestId, method: req.method, path: req.path }, "unhandled error");
+      apiError = new ApiError(500, "internal_error", "Internal error; the request id identifies it in the service's logs");
+    }
+    if (res.headersSent) return res.end();
+    for (const [k, v] of Object.entries(apiError.headers ?? {})) res.setHeader(k, v);
+    res.status(apiError.status).json({
+      error: { code: apiError.code, message: apiError.message, ...(apiError.details ? { details: apiError.details } : {}) },
+      meta: { request_id: req.requestId },
+    });
+  };
+}
+
+export function notFound() {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError(404, "not_found", `No route ${req.method} ${req.path}`));
+  };
+}

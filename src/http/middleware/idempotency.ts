@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+import { ApiError } from "../../core/api-error.js";
+import type { IdempotencyKeysRepository, IdempotencyScope } from "../../db/repositories/idempotency-keys.js";
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * `Idempotency-Key` on POST: keys are scoped to account + method + path; the same key with
+ * the same raw body replays the stored response, with another body it is 409
+ * `idempotency_key_conflict`, and while the first request still runs 409
+ * `idempotency_key_in_use`. Final 2xx and 4xx responses are stored for 24 hours; 429 and 5xx
+ * are not, so the client can retry them.
+ */
+export function idempotency(keys: IdempotencyKeysRepository, logger: Logger) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.header("Idempotency-Key");
+    if (req.method !== "POST" || key === undefined || !req.auth) return next();
+    try {
+      if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+        throw new ApiError(400, "invalid_request", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`, {
+          fields: [{ field: "Idempotency-Key", message: "invalid header value" }],
+        });
+      }
+      const scope: IdempotencyScope = { account_id: req.auth.account.id, method: req.method, path: req.path, idempotency_key: key };
+      const bodyHash = createHash("sha256").update(req.rawBody ?? Buffer.alloc(0)).digest("hex");
+      const now = Date.now();
+
+      let claimed = await keys.claim(scope, bodyHash, new Date(now).toISOString());
+      if (!claimed) {
+        const existing = await keys.find(scope);
+        if (existing && now - Date.parse(existing.created_at) >= TTL_MS) {
+          await keys.release(scope);
+          claimed = await keys.claim(scope, bodyHash, new Date(now).toISOString());
+        }
+        if (!claimed) {
+          if (!existing) throw new ApiError(409, "idempotency_key_in_use", "A request with this Idempotency-Key is in progress; retry later");
+          if (existing.body_hash !== bodyHash) {
+            throw new ApiError(409, "idempotency_key_conflict", "This Idempotency-Key was used with a different request body");
+          }
+          if (existing.state !== "done" || existing.status_code === null) {
+            throw new ApiError(409, "idempotency_key_in_use", "A request with this Idempotency-Key is in progress; retry later");
+          }
+          res.setHeader("Idempotent-Replayed", "true");
+          res.status(existing.status_code).type("application/json").send(existing.response_body ?? "");
+          return;
+        }
+      }
+
+      // Store the response before it is sent, so a retry arriving right after sees it.
+      const send = res.json.bind(res);
+      res.json = (body: unknown) => {
+        const status = res.statusCode;
+        const keep = status < 500 && status !== 429;
+        const text = JSON.stringify(body);
+        (keep ? keys.complete(scope, status, text) : keys.release(scope))
+          .catch((err: unknown) => logger.error({ err, requestId: req.requestId }, "could not store idempotent response"))
+          .finally(() => send(body));
+        return res;
+      };
+      res.on("close", () => {
+        if (!res.writableFinished) keys.release(scope).catch(() => undefined);
+      });
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

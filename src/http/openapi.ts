@@ -1,0 +1,86 @@
+import { z } from "zod";
+import type { Config } from "../config.js";
+import { errorEnvelope } from "./schemas/common.js";
+import type { RouteSpec } from "./route.js";
+
+const STATUS_OF_CODE: Record<string, number> = {
+  invalid_api_key: 401,
+  forbidden: 403,
+  unauthorized: 403,
+  rate_limit_exceeded: 429,
+  insufficient_credits: 402,
+  agent_limit_reached: 402,
+  webhook_limit_reached: 402,
+  agent_in_use: 409,
+  agent_inactive: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+};
+
+/** HTTP status an error code is answered with (404 for `*_not_found`, 400 otherwise). */
+export function statusOfErrorCode(code: string): number {
+  return STATUS_OF_CODE[code] ?? (code.endsWith("_not_found") ? 404 : 400);
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+function parameters(spec: RouteSpec) {
+  const out: unknown[] = [];
+  for (const [where, schema] of [["path", spec.params], ["query", spec.query]] as const) {
+    if (!schema) continue;
+    const shape = jsonSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+    for (const [name, s] of Object.entries(shape.properties ?? {})) {
+      out.push({ name, in: where, required: where === "path" || (shape.required ?? []).includes(name), schema: s });
+    }
+  }
+  return out;
+}
+
+/** OpenAPI 3.1 document built from the same route specs and zod schemas the router validates with. */
+export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorResponse = { content: { "application/json": { schema: jsonSchema(errorEnvelope, "output") } } };
+  for (const spec of routes) {
+    const path = spec.path.replace(/:([a-z_]+)/g, "{$1}");
+    const responses: Record<string, unknown> = {
+      [String(spec.status)]: { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } },
+    };
+    const byStatus = new Map<number, string[]>();
+    for (const code of ["invalid_api_key", "rate_limit_exceeded", ...(spec.permission ? ["forbidden"] : []), ...spec.errors]) {
+      const status = statusOfErrorCode(code);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = { description: `Error codes: ${[...new Set(codes)].join(", ")}`, ...errorResponse };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      parameters: [
+        ...parameters(spec),
+        ...(spec.method === "post" ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }] : []),
+      ],
+      responses,
+      ...(spec.permission ? { "x-permission": spec.permission } : {}),
+    };
+    if (spec.body) {
+      operation.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } };
+    }
+    paths[path] = { ...paths[path], [spec.method]: operation };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Parley API", version: "1.0.0", description: "Voice-agent calling service. Errors use {error: {code, message, details?}, meta: {request_id}}." },
+    servers: [{ url: config.baseUrl }],
+    security: [{ bearerAuth: [] }],
+    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+    paths,
+  };
+}

@@ -1,0 +1,53 @@
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import type { AuthContext } from "./auth-context.js";
+
+export const HTTP_METHODS = ["get", "post", "patch", "delete"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+type AnyObjectSchema = z.ZodType;
+
+export interface HandlerInput<P, Q, B> {
+  auth: AuthContext;
+  params: P;
+  query: Q;
+  body: B;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One operation of the API: the single place that says its path, permission, request
+ * schemas, response schema and status. The router validates with these schemas and the
+ * OpenAPI document is generated from them, so the two cannot drift apart.
+ */
+export interface RouteSpec<
+  P extends AnyObjectSchema = AnyObjectSchema,
+  Q extends AnyObjectSchema = AnyObjectSchema,
+  B extends AnyObjectSchema = AnyObjectSchema,
+> {
+  method: HttpMethod;
+  /** Express-style path, for example `/v1/agents/:agent_id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Permission the key needs; null means any valid key. */
+  permission: string | null;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Response body schema (for the OpenAPI document). */
+  response: z.ZodType;
+  status: number;
+  /** Error codes this operation can answer with (for the OpenAPI document). */
+  errors: readonly string[];
+  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
+}
+
+/** Keeps each route's handler typed by its own schemas. */
+export function defineRoute<P extends AnyObjectSchema, Q extends AnyObjectSchema, B extends AnyObjectSchema>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}

@@ -1,0 +1,61 @@
+import type { LedgerRecord } from "../../db/repositories/ledger.js";
+import type { Services } from "../../services/container.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import { accountSchema, ledgerListSchema, ledgerQuery } from "../schemas/account.js";
+
+function presentLedgerEntry(e: LedgerRecord) {
+  return { id: e.id, amount: e.amount, balance_after: e.balance_after, reason: e.reason, call_id: e.call_id, description: e.description, created_at: e.created_at };
+}
+
+export function accountRoutes({ accounts }: Services): RouteSpec[] {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/v1/account",
+      operationId: "getAccount",
+      summary: "The caller's account: plan, credit balance, limits, usage and secrets",
+      tag: "Account",
+      permission: "account:read",
+      response: accountSchema,
+      status: 200,
+      errors: [],
+      handler: async ({ auth }) => {
+        const account = (await accounts.find(auth.account.id))!;
+        const limits = accounts.limitsOf(account);
+        return {
+          id: account.id,
+          name: account.name,
+          plan: account.plan,
+          credit_balance: account.credit_balance,
+          limits: {
+            requests_per_minute: limits.requestsPerMinute,
+            agents: limits.agents,
+            webhooks: limits.webhooks,
+            concurrent_calls: limits.concurrentCalls,
+            queued_calls: limits.queuedCalls,
+          },
+          usage: await accounts.usage(account.id),
+          signing_secret: account.signing_secret,
+          media_token: account.media_token,
+          created_at: account.created_at,
+        };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/v1/account/ledger",
+      operationId: "listLedger",
+      summary: "Credit movements of the caller's account",
+      tag: "Account",
+      permission: "account:read",
+      query: ledgerQuery,
+      response: ledgerListSchema,
+      status: 200,
+      errors: ["invalid_request", "invalid_cursor"],
+      handler: async ({ auth, query }) => {
+        const page = await accounts.ledgerPage(auth.account.id, query);
+        return { ...page, data: page.data.map(presentLedgerEntry) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { AGENT_STATUSES } from "../../db/repositories/agents.js";
+import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
+import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { callListItemSchema } from "./calls-shared.js";
+
+const L = AGENT_LIMITS;
+const nonBlank = (max: number) =>
+  z.string().max(max, { message: `must be at most ${max} characters` }).refine((s) => s.trim().length > 0, { message: "must not be empty" });
+
+/** Every writable agent field with its rules; create and update both build on these. */
+const agentFields = {
+  name: nonBlank(L.name),
+  system_prompt: nonBlank(L.systemPrompt),
+  voice_id: z.string().min(1, { message: "must not be empty" }),
+  first_message: nonBlank(L.firstMessage).nullable(),
+  language: z.string().min(2, { message: "must be a language tag like en-US" }).max(35),
+  model: z.enum(AGENT_MODELS, { error: `must be one of ${AGENT_MODELS.join(", ")}` }),
+  temperature: z.number({ error: "must be a number from 0.0 to 1.0" }).min(0, { message: "must be from 0.0 to 1.0" }).max(1, { message: "must be from 0.0 to 1.0" }),
+  max_tokens: z.number({ error: `must be an integer from 1 to ${L.maxTokens}` }).int({ message: `must be an integer from 1 to ${L.maxTokens}` }).min(1, { message: `must be an integer from 1 to ${L.maxTokens}` }).max(L.maxTokens, { message: `must be an integer from 1 to ${L.maxTokens}` }),
+  interruption_threshold: z.number({ error: "must be a number from 0.0 to 1.0" }).min(0, { message: "must be from 0.0 to 1.0" }).max(1, { message: "must be from 0.0 to 1.0" }),
+  end_call_phrases: z.array(nonBlank(L.endCallPhrase)).max(L.endCallPhrases, { message: `at most ${L.endCallPhrases} phrases` }),
+  metadata: metadataSchema,
+  transfer_enabled: z.boolean({ error: "must be true or false" }),
+  transfer_number: e164("transfer_number").nullable(),
+  transfer_message: nonBlank(L.transferMessage),
+  endpointing_ms: z.number({ error: "must be an integer from 100 to 3000" }).int({ message: "must be an integer from 100 to 3000" }).min(100, { message: "must be an integer from 100 to 3000" }).max(3000, { message: "must be an integer from 100 to 3000" }),
+};
+
+/** The earlier guide's names, accepted as aliases. */
+const aliasFields = {
+  personality: agentFields.system_prompt.optional(),
+  greeting: agentFields.first_message.optional(),
+};
+
+function resolveAliases<T extends { personality?: string | undefined; greeting?: string | null | undefined; system_prompt?: string | undefined; first_message?: string | null | undefined }>(
+  value: T,
+  ctx: z.RefinementCtx,
+) {
+  const { personality, greeting, ...rest } = value;
+  if (personality !== undefined && rest.system_prompt !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["system_prompt"], message: "give system_prompt or its alias personality, not both" });
+  }
+  if (greeting !== undefined && rest.first_message !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["first_message"], message: "give first_message or its alias greeting, not both" });
+  }
+  return {
+    ...rest,
+    ...(personality !== undefined ? { system_prompt: personality } : {}),
+    ...(greeting !== undefined ? { first_message: greeting } : {}),
+  };
+}
+
+export const createAgentBody = z
+  .object({
+    ...agentFields,
+    ...aliasFields,
+    system_prompt: agentFields.system_prompt.optional(),
+    first_message: agentFields.first_message.optional(),
+    language: agentFields.language.optional(),
+    model: agentFields.model.optional(),
+    temperature: agentFields.temperature.optional(),
+    max_tokens: agentFields.max_tokens.optional(),
+    interruption_threshold: agentFields.interruption_threshold.optional(),
+    end_call_phrases: agentFields.end_call_phrases.optional(),
+    metadata: agentFields.metadata.optional(),
+    transfer_enabled: agentFields.transfer_enabled.optional(),
+    transfer_number: agentFields.transfer_number.optional(),
+    transfer_message: agentFields.transfer_message.optional(),
+    endpointing_ms: agentFields.endpointing_ms.optional(),
+  })
+  .strict()
+  .transform(resolveAliases)
+  .superRefine((value, ctx) => {
+    if (value.system_prompt === undefined) ctx.addIssue({ code: "custom", path: ["system_prompt"], message: "is required" });
+  });
+
+export const updateAgentBody = z
+  .object({
+    name: agentFields.name.optional(),
+    system_prompt: agentFields.system_prompt.optional(),
+    voice_id: agentFields.voice_id.optional(),
+    first_message: agentFields.first_message.optional(),
+    language: agentFields.language.optional(),
+    model: agentFields.model.optional(),
+    temperature: agentFields.temperature.optional(),
+    max_tokens: agentFields.max_tokens.optional(),
+    interruption_threshold: agentFields.interruption_threshold.optional(),
+    end_call_phrases: agentFields.end_call_phrases.optional(),
+    status: z.enum(AGENT_STATUSES, { error: "must be active or inactive" }).optional(),
+    metadata: agentFields.metadata.optional(),
+    transfer_enabled: agentFields.transfer_enabled.optional(),
+    transfer_number: agentFields.transfer_number.optional(),
+    transfer_message: agentFields.transfer_message.optional(),
+    endpointing_ms: agentFields.endpointing_ms.optional(),
+    ...aliasFields,
+  })
+  .strict()
+  .transform(resolveAliases);
+
+export type CreateAgentInput = z.output<typeof createAgentBody>;
+export type UpdateAgentInput = z.output<typeof updateAgentBody>;
+
+export const listAgentsQuery = z
+  .object({
+    ...listQueryShape,
+    status: z.enum(AGENT_STATUSES, { error: "must be active or inactive" }).optional(),
+    search: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const getAgentQuery = z.object({ include: includeQuery(["stats", "recent_calls"] as const) }).strict();
+
+export const agentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  system_prompt: z.string(),
+  voice_id: z.string(),
+  first_message: z.string().nullable(),
+  language: z.string(),
+  model: z.enum(AGENT_MODELS),
+  temperature: z.number(),
+  max_tokens: z.number().int(),
+  interruption_threshold: z.number(),
+  end_call_phrases: z.array(z.string()),
+  status: z.enum(AGENT_STATUSES),
+  metadata: z.record(z.string(), z.unknown()),
+  transfer_enabled: z.boolean(),
+  transfer_number: z.string().nullable(),
+  transfer_message: z.string(),
+  endpointing_ms: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const agentStatsSchema = z.object({
+  total_calls: z.number().int(),
+  total_duration_minutes: z.number().int(),
+  avg_call_duration_seconds: z.number(),
+  success_rate: z.number(),
+});
+
+export const agentReadSchema = agentSchema.extend({
+  stats: agentStatsSchema.optional(),
+  recent_calls: z.array(callListItemSchema).optional(),
+});
+
+export const agentListItemSchema = agentSchema.pick({
+  id: true,
+  name: true,
+  voice_id: true,
+  language: true,
+  model: true,
+  status: true,
+  created_at: true,
+  updated_at: true,
+});
+
+export const agentListSchema = listEnvelope(agentListItemSchema);

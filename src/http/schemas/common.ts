@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { isE164 } from "../../core/e164.js";
+
+/** Shared pieces of request and response schemas. */
+
+export const e164 = (field: string) =>
+  z.string({ error: `${field} must be a string` }).refine(isE164, { message: `must be an E.164 phone number like +14155550123` });
+
+/** Free key-value pairs: any JSON object (not an array, not null), at most 16 KB as JSON. */
+export const metadataSchema = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+  .refine((v) => JSON.stringify(v).length <= 16_384, { message: "must be at most 16384 bytes as JSON" });
+
+export const intQuery = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be an integer from ${min} to ${max}` }).max(max, { message: `must be an integer from ${min} to ${max}` }));
+
+export const orderQuery = z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc");
+
+/** `limit`, `cursor`, `order`: the paging parameters of every list. */
+export const listQueryShape = {
+  limit: intQuery(1, 100).default(20),
+  cursor: z.string().min(1, { message: "must not be empty" }).optional(),
+  order: orderQuery,
+};
+
+/** `include=a,b`: a comma-separated subset of `allowed`, returned as a set. */
+export function includeQuery<const T extends readonly [string, ...string[]]>(allowed: T) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const parts = value.split(",").map((p) => p.trim()).filter(Boolean);
+      const unknown = parts.filter((p) => !allowed.includes(p));
+      if (unknown.length > 0) {
+        ctx.addIssue({ code: "custom", message: `unknown value ${unknown.map((u) => `'${u}'`).join(", ")}; allowed: ${allowed.join(", ")}` });
+        return z.NEVER;
+      }
+      return new Set(parts as T[number][]);
+    })
+    .optional()
+    .transform((v) => v ?? new Set<T[number]>());
+}
+
+export const idParam = <const N extends string>(name: N) =>
+  z.object({ [name]: z.string().min(1) } as { [K in N]: z.ZodString }).strict();
+
+export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable(), total: z.number().int() });
+
+export const errorEnvelope = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }),
+  meta: z.object({ request_id: z.string() }),
+});

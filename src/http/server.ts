@@ -1,0 +1,31 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type express from "express";
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  /** Stops accepting connections and waits for open requests to finish (idle ones are closed). */
+  close(): Promise<void>;
+}
+
+export async function listen(app: express.Express, port: number, host: string): Promise<RunningServer> {
+  const server = createServer(app);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

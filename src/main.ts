@@ -1,0 +1,49 @@
+import path from "node:path";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import { createLogger } from "./core/logger.js";
+import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
+import { createApp } from "./http/app.js";
+import { listen, type RunningServer } from "./http/server.js";
+import { createServices, type Services } from "./services/container.js";
+
+export interface Parley {
+  config: Config;
+  services: Services;
+  http: RunningServer;
+  logger: Logger;
+  /** Graceful stop: no new requests, open ones finish, the database is closed. */
+  stop(): Promise<void>;
+}
+
+export function databaseFile(config: Config): string {
+  return path.join(config.dataDir, DATABASE_FILE_NAME);
+}
+
+/** Opens the database file under the data directory and brings its schema up to date. */
+export async function openMigratedDatabase(config: Config, logger?: Logger): Promise<Db> {
+  const db = openDatabase(databaseFile(config));
+  const { applied } = await migrateToLatest(db);
+  if (applied.length > 0) logger?.info({ applied }, "database migrated");
+  return db;
+}
+
+/** Composition root: config -> db -> services -> http. */
+export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Parley> {
+  const db = await openMigratedDatabase(config, logger);
+  const services = createServices(db, config);
+  const app = createApp({ services, logger });
+  const http = await listen(app, config.port, config.host);
+  let stopping: Promise<void> | undefined;
+  return {
+    config,
+    services,
+    http,
+    logger,
+    stop: () =>
+      (stopping ??= (async () => {
+        await http.close();
+        await db.destroy();
+      })()),
+  };
+}

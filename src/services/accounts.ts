@@ -1,0 +1,121 @@
+import { randomBytes } from "node:crypto";
+import { PLANS, type Config, type Plan, type PlanLimits } from "../config.js";
+import { newId, randomBase62 } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import { AccountsRepository, type AccountRecord } from "../db/repositories/accounts.js";
+import { LIVE_CALL_STATUSES } from "../db/repositories/calls.js";
+import { LedgerRepository, type LedgerRecord } from "../db/repositories/ledger.js";
+import type { CursorCodec } from "./cursor-codec.js";
+import { listPage, type ListQuery } from "./list-page.js";
+
+export const LIMIT_KEYS = ["requestsPerMinute", "agents", "webhooks", "concurrentCalls", "queuedCalls"] as const satisfies readonly (keyof PlanLimits)[];
+
+/** Accounts: plans, effective limits (plan defaults with per-account overrides), credits. */
+export class AccountsService {
+  private readonly accounts: AccountsRepository;
+  private readonly ledger: LedgerRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly cursors: CursorCodec,
+  ) {
+    this.accounts = new AccountsRepository(db);
+    this.ledger = new LedgerRepository(db);
+  }
+
+  async create(input: { name: string; plan: Plan; credits?: number }): Promise<AccountRecord> {
+    if (!(PLANS as readonly string[]).includes(input.plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);
+    const at = nowIso();
+    const account: AccountRecord = {
+      id: newId("account"),
+      name: input.name,
+      plan: input.plan,
+      credit_balance: 0,
+      signing_secret: "whsec_" + randomBytes(24).toString("hex"),
+      media_token: "mt_" + randomBase62(32),
+      limit_overrides: {},
+      created_at: at,
+      updated_at: at,
+    };
+    await this.accounts.insert(account);
+    if (input.credits && input.credits > 0) {
+      account.credit_balance = await this.addCredits(account.id, input.credits, "initial credits");
+    }
+    return account;
+  }
+
+  find(id: string): Promise<AccountRecord | undefined> {
+    return this.accounts.findById(id);
+  }
+
+  list(): Promise<AccountRecord[]> {
+    return this.accounts.list();
+  }
+
+  limitsOf(account: Pick<AccountRecord, "plan" | "limit_overrides">): PlanLimits {
+    return { ...this.config.plans[account.plan], ...account.limit_overrides };
+  }
+
+  /** Sets (or with null clears) per-account overrides of plan limits. */
+  async setLimits(accountId: string, overrides: Partial<Record<keyof PlanLimits, number | null>>): Promise<PlanLimits> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw new Error(`no account ${accountId}`);
+    const next: Partial<PlanLimits> = { ...account.limit_overrides };
+    for (const [k, v] of Object.entries(overrides) as [keyof PlanLimits, number | null][]) {
+      if (v === null) delete next[k];
+      else next[k] = v;
+    }
+    await this.accounts.update(accountId, { limit_overrides: next }, nowIso());
+    return this.limitsOf({ plan: account.plan, limit_overrides: next });
+  }
+
+  async setPlan(accountId: string, plan: Plan): Promise<void> {
+    await this.accounts.update(accountId, { plan }, nowIso());
+  }
+
+  /** What the account holds now, to compare with its limits. */
+  async usage(accountId: string): Promise<AccountUsage> {
+    const count = (n: { n: number | string | bigint } | undefined) => Number(n?.n ?? 0);
+    const [agents, webhooks, live, queued] = await Promise.all([
+      this.db.selectFrom("agents").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", accountId).where("deleted_at", "is", null).executeTakeFirst(),
+      this.db.selectFrom("webhooks").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", accountId).executeTakeFirst(),
+      this.db.selectFrom("calls").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", accountId).where("status", "in", LIVE_CALL_STATUSES).executeTakeFirst(),
+      this.db.selectFrom("calls").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", accountId).where("status", "=", "queued").executeTakeFirst(),
+    ]);
+    return { agents: count(agents), webhooks: count(webhooks), concurrent_calls: count(live), queued_calls: count(queued) };
+  }
+
+  ledgerPage(accountId: string, query: ListQuery) {
+    return listPage({
+      codec: this.cursors,
+      list: "ledger",
+      filters: {},
+      query,
+      fetch: (page) => this.ledger.page(accountId, page),
+      count: () => this.ledger.count(accountId),
+      present: (row: LedgerRecord) => row,
+    });
+  }
+
+  /** Adds (or with a negative amount removes) credits; returns the new balance. */
+  addCredits(accountId: string, amount: number, description: string | null = null): Promise<number> {
+    return this.ledger.record({
+      id: newId("ledger"),
+      account_id: accountId,
+      amount,
+      reason: amount >= 0 ? "grant" : "adjustment",
+      call_id: null,
+      description,
+      created_at: nowIso(),
+    });
+  }
+}
+
+export interface AccountUsage {
+  agents: number;
+  webhooks: number;
+  concurrent_calls: number;
+  queued_calls: number;
+}

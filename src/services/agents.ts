@@ -1,0 +1,153 @@
+import { ApiError } from "../core/api-error.js";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
+import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
+import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.js";
+import { AGENT_DEFAULTS } from "./agent-defaults.js";
+import type { AccountsService } from "./accounts.js";
+import type { CursorCodec } from "./cursor-codec.js";
+import { listPage, type ListQuery } from "./list-page.js";
+import { findOwned } from "./ownership.js";
+import type { VoiceCatalog } from "./voices.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
+
+export interface AgentStats {
+  total_calls: number;
+  total_duration_minutes: number;
+  avg_call_duration_seconds: number;
+  success_rate: number;
+}
+
+const RECENT_CALLS = 10;
+const NOT_FOUND = { code: "agent_not_found", message: "No agent with this id" };
+
+/** Agents: create within the plan's limit, list, read with stats, update, soft-delete. */
+export class AgentsService {
+  private readonly agents: AgentsRepository;
+  private readonly calls: CallsRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec },
+  ) {
+    this.agents = new AgentsRepository(db);
+    this.calls = new CallsRepository(db);
+  }
+
+  async create(account: AccountRecord, input: CreateAgentInput): Promise<AgentRecord> {
+    const at = nowIso();
+    const agent: AgentRecord = {
+      id: newId("agent"),
+      account_id: account.id,
+      name: input.name.trim(),
+      system_prompt: input.system_prompt!,
+      voice_id: input.voice_id,
+      first_message: input.first_message ?? AGENT_DEFAULTS.first_message,
+      language: input.language ?? AGENT_DEFAULTS.language,
+      model: input.model ?? AGENT_DEFAULTS.model,
+      temperature: input.temperature ?? AGENT_DEFAULTS.temperature,
+      max_tokens: input.max_tokens ?? AGENT_DEFAULTS.max_tokens,
+      interruption_threshold: input.interruption_threshold ?? AGENT_DEFAULTS.interruption_threshold,
+      end_call_phrases: input.end_call_phrases ?? [...AGENT_DEFAULTS.end_call_phrases],
+      status: "active",
+      metadata: input.metadata ?? { ...AGENT_DEFAULTS.metadata },
+      transfer_enabled: input.transfer_enabled ?? AGENT_DEFAULTS.transfer_enabled,
+      transfer_number: input.transfer_number ?? AGENT_DEFAULTS.transfer_number,
+      transfer_message: input.transfer_message ?? AGENT_DEFAULTS.transfer_message,
+      endpointing_ms: input.endpointing_ms ?? AGENT_DEFAULTS.endpointing_ms,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    this.checkSettings(agent);
+    const limit = this.deps.accounts.limitsOf(account).agents;
+    // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
+    await this.db.transaction().execute(async (trx) => {
+      if ((await this.agents.countLive(account.id, trx)) >= limit) {
+        throw new ApiError(402, "agent_limit_reached", `The ${account.plan} plan allows ${limit} agents; delete one or upgrade`);
+      }
+      await this.agents.insert(agent, trx);
+    });
+    return agent;
+  }
+
+  async get(accountId: string, id: string): Promise<AgentRecord> {
+    return findOwned(await this.agents.findById(id), accountId, NOT_FOUND);
+  }
+
+  list(accountId: string, filters: AgentFilters, query: ListQuery) {
+    return listPage({
+      codec: this.deps.cursors,
+      list: "agents",
+      filters: { ...filters },
+      query,
+      fetch: (page) => this.agents.page(accountId, filters, page),
+      count: () => this.agents.count(accountId, filters),
+      present: (row: AgentRecord) => row,
+    });
+  }
+
+  async update(accountId: string, id: string, input: UpdateAgentInput): Promise<AgentRecord> {
+    const current = await this.get(accountId, id);
+    const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AgentRecord>;
+    if (typeof patch.name === "string") patch.name = patch.name.trim();
+    const next: AgentRecord = { ...current, ...patch };
+    this.checkSettings(next);
+    if (patch.language !== undefined) patch.language = next.language;
+    // updated_at must move even when two updates land in the same millisecond as creation.
+    let at = nowIso();
+    if (at <= current.updated_at) at = new Date(Date.parse(current.updated_at) + 1).toISOString();
+    next.updated_at = at;
+    await this.agents.update(id, { ...patch, updated_at: at });
+    return next;
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.get(accountId, id);
+    await this.db.transaction().execute(async (trx) => {
+      const active = await this.calls.countActiveForAgent(id, trx);
+      if (active > 0) {
+        throw new ApiError(409, "agent_in_use", `The agent has ${active} active call(s); end them or wait until they finish`);
+      }
+      const at = nowIso();
+      await this.agents.softDelete(id, at, trx);
+      await trx.updateTable("phone_numbers").set({ default_agent_id: null, updated_at: at }).where("default_agent_id", "=", id).execute();
+    });
+  }
+
+  async stats(accountId: string, id: string): Promise<AgentStats> {
+    const s = await this.calls.stats(accountId, { agentId: id });
+    return {
+      total_calls: s.total_calls,
+      total_duration_minutes: s.total_minutes,
+      avg_call_duration_seconds: s.connected_calls === 0 ? 0 : Math.round((s.total_duration_seconds / s.connected_calls) * 10) / 10,
+      success_rate: s.ended_calls === 0 ? 0 : Math.round((s.successful_calls / s.ended_calls) * 10_000) / 10_000,
+    };
+  }
+
+  recentCalls(accountId: string, id: string): Promise<CallRecord[]> {
+    return this.calls.recent(accountId, { agentId: id }, RECENT_CALLS);
+  }
+
+  /** Rules that involve the voice catalog or several fields. */
+  private checkSettings(agent: AgentRecord): void {
+    const voice = this.deps.voices.get(agent.voice_id);
+    if (!voice) {
+      throw ApiError.field("invalid_voice_id", "voice_id", `no voice '${agent.voice_id}'; GET /v1/voices lists the available voices`);
+    }
+    const language = this.deps.voices.languages().find((l) => l.toLowerCase() === agent.language.toLowerCase());
+    if (!language) {
+      throw ApiError.field(
+        "invalid_language",
+        "language",
+        `language '${agent.language}' is not supported; supported: ${this.deps.voices.languages().join(", ")}`,
+      );
+    }
+    agent.language = language;
+    if (agent.transfer_enabled && !agent.transfer_number) {
+      throw ApiError.field("invalid_request", "transfer_number", "is required when transfer_enabled is true");
+    }
+  }
+}

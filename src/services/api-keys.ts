@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto";
+import { ApiError } from "../core/api-error.js";
+import { newId, randomBase62 } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
+import { ApiKeysRepository, type ApiKeyRecord } from "../db/repositories/api-keys.js";
+import type { Db } from "../db/database.js";
+import { isPermission, PERMISSIONS } from "./permissions.js";
+
+const KEY_PREFIX = "sk_parley_";
+/** last_used_at is refreshed at most this often, so reads do not each cost a write. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  name: string;
+  permissions: string[];
+  account_id: string;
+  created_at: string;
+}
+
+/** API keys: created once (the key is shown then and only its hash kept), listed, revoked. */
+export class ApiKeysService {
+  private readonly keys: ApiKeysRepository;
+
+  constructor(db: Db) {
+    this.keys = new ApiKeysRepository(db);
+  }
+
+  async create(accountId: string, name: string, permissions: string[] = ["*"]): Promise<CreatedApiKey> {
+    const bad = permissions.filter((p) => !isPermission(p));
+    if (bad.length > 0) throw new Error(`unknown permission ${bad.join(", ")}; known: *, ${PERMISSIONS.join(", ")}`);
+    if (permissions.length === 0) throw new Error("a key needs at least one permission");
+    const key = KEY_PREFIX + randomBase62(40);
+    const record: ApiKeyRecord = {
+      id: newId("apiKey"),
+      account_id: accountId,
+      name,
+      key_hash: hashApiKey(key),
+      key_prefix: key.slice(0, KEY_PREFIX.length + 6),
+      permissions: [...new Set(permissions)],
+      created_at: nowIso(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.keys.insert(record);
+    return { id: record.id, key, name, permissions: record.permissions, account_id: accountId, created_at: record.created_at };
+  }
+
+  list(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.keys.listByAccount(accountId);
+  }
+
+  /** Revokes a key; false when no such key exists. */
+  async revoke(keyId: string): Promise<boolean> {
+    const key = await this.keys.findById(keyId);
+    if (!key) return false;
+    await this.keys.revoke(keyId, nowIso());
+    return true;
+  }
+
+  /** Resolves a bearer key to its account, or throws 401 `invalid_api_key`. */
+  async authenticate(presented: string | undefined): Promise<{ key: ApiKeyRecord; account: AccountRecord }> {
+    if (!presented) {
+      throw new ApiError(401, "invalid_api_key", "Missing API key: send it as 'Authorization: Bearer <key>'");
+    }
+    const found = await this.keys.findByHashWithAccount(hashApiKey(presented));
+    if (!found) throw new ApiError(401, "invalid_api_key", "Invalid API key");
+    if (found.key.revoked_at !== null) throw new ApiError(401, "invalid_api_key", "This API key has been revoked");
+    const now = Date.now();
+    if (found.key.last_used_at === null || now - Date.parse(found.key.last_used_at) > TOUCH_INTERVAL_MS) {
+      await this.keys.touch(found.key.id, new Date(now).toISOString());
+    }
+    return found;
+  }
+}

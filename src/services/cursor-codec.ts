@@ -1,0 +1,77 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ApiError } from "../core/api-error.js";
+
+/** Position in a list ordered by `(created_at, id)`. */
+export interface CursorPosition {
+  createdAt: string;
+  id: string;
+}
+
+const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
+const SECRET_FILE = "cursor-secret";
+
+interface CursorPayload {
+  /** Hash of the list's name, filters and order: a cursor only continues the list it came from. */
+  s: string;
+  c: string;
+  i: string;
+  /** Expiry, ms since epoch. */
+  e: number;
+}
+
+/** Reads the HMAC secret from the data directory, creating it on first use so cursors survive restarts. */
+export function loadCursorSecret(dataDir: string): Buffer {
+  const file = path.join(dataDir, SECRET_FILE);
+  if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "hex");
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32);
+  writeFileSync(file, secret.toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+  return secret;
+}
+
+/**
+ * Opaque, HMAC-signed list cursors bound to the list's filters and order, valid 24 hours.
+ * Anything that does not verify is `invalid_cursor`.
+ */
+export class CursorCodec {
+  constructor(
+    private readonly secret: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  static scope(list: string, filters: Record<string, unknown>): string {
+    const canonical = JSON.stringify([list, Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))]);
+    return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+  }
+
+  encode(scope: string, position: CursorPosition): string {
+    const payload: CursorPayload = { s: scope, c: position.createdAt, i: position.id, e: this.now() + CURSOR_TTL_MS };
+    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+    return `${body}.${this.sign(body)}`;
+  }
+
+  decode(scope: string, cursor: string): CursorPosition {
+    const invalid = (why: string) => ApiError.field("invalid_cursor", "cursor", `invalid cursor (${why}); start again from the first page`);
+    const [body, signature, extra] = cursor.split(".");
+    if (!body || !signature || extra !== undefined) throw invalid("malformed");
+    const expected = Buffer.from(this.sign(body));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid("signature does not match");
+    let payload: CursorPayload;
+    try {
+      payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as CursorPayload;
+    } catch {
+      throw invalid("malformed");
+    }
+    if (payload.s !== scope) throw invalid("it belongs to another list, filter or order");
+    if (typeof payload.e !== "number" || payload.e < this.now()) throw invalid("expired");
+    if (typeof payload.c !== "string" || typeof payload.i !== "string") throw invalid("malformed");
+    return { createdAt: payload.c, id: payload.i };
+  }
+
+  private sign(body: string): string {
+    return createHmac("sha256", this.secret).update(body).digest("base64url");
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import { loadConfig, type Config } from "../../src/config.js";
+import type { Plan } from "../../src/config.js";
+import { startParley, type Parley } from "../../src/main.js";
+
+export interface TestAccount {
+  id: string;
+  key: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  parley: Parley;
+  baseUrl: string;
+  dataDir: string;
+  config: Config;
+  /** A new account with a key holding `permissions` (default all). */
+  account(options?: { plan?: Plan; credits?: number; permissions?: string[] }): Promise<TestAccount>;
+  /** A further key for an existing account. */
+  key(accountId: string, permissions?: string[]): Promise<string>;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real service in-process: a temp data directory with a real SQLite file, HTTP on a
+ * loopback port chosen by the OS.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
+  const config = loadConfig({
+    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", ...env },
+    cwd: dataDir,
+    overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
+  });
+  const parley = await startParley(config, pino({ level: "silent" }));
+  const baseUrl = `http://127.0.0.1:${parley.http.port}`;
+  const { accounts, apiKeys } = parley.services;
+
+  const key = async (accountId: string, permissions: string[] = ["*"]) => (await apiKeys.create(accountId, "test", permissions)).key;
+
+  return {
+    parley,
+    baseUrl,
+    dataDir,
+    config,
+    key,
+    async account(options = {}) {
+      const account = await accounts.create({ name: "Test account", plan: options.plan ?? "pro", credits: options.credits ?? 100 });
+      return { id: account.id, key: await key(account.id, options.permissions) };
+    },
+    async request(method, urlPath, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await fetch(baseUrl + urlPath, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any };
+    },
+    async close() {
+      await parley.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts an error envelope and returns it, for compact checks in tests. */
+export function errorOf(res: ApiResponse): { code: string; message: string; details?: any } {
+  if (!res.body || typeof res.body !== "object" || !("error" in res.body)) {
+    throw new Error(`expected an error envelope, got ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return res.body.error;
+}
