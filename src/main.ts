@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createLogger } from "./core/logger.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
+import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories/idempotency-keys.js";
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
@@ -34,6 +35,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   const services = createServices(db, config);
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);
+  const sweeper = sweepIdempotencyKeys(db, logger);
   let stopping: Promise<void> | undefined;
   return {
     config,
@@ -42,8 +44,20 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     logger,
     stop: () =>
       (stopping ??= (async () => {
+        clearInterval(sweeper);
         await http.close();
         await db.destroy();
       })()),
   };
+}
+
+/** Deletes stored idempotent responses past their 24 hours, now and every hour. */
+function sweepIdempotencyKeys(db: Db, logger: Logger): NodeJS.Timeout {
+  const keys = new IdempotencyKeysRepository(db);
+  const sweep = () =>
+    keys.deleteOlderThan(new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString()).catch((err: unknown) => logger.error({ err }, "idempotency sweep failed"));
+  void sweep();
+  const timer = setInterval(sweep, 60 * 60 * 1000);
+  timer.unref();
+  return timer;
 }

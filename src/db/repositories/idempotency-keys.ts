@@ -3,6 +3,9 @@ import type { IdempotencyTable } from "../schema.js";
 
 export type IdempotencyRecord = IdempotencyTable;
 
+/** Stored responses are replayed for 24 hours, then forgotten. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export interface IdempotencyScope {
   account_id: string;
   method: string;

@@ -2,9 +2,7 @@ import { createHash } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { ApiError } from "../../core/api-error.js";
-import type { IdempotencyKeysRepository, IdempotencyScope } from "../../db/repositories/idempotency-keys.js";
-
-const TTL_MS = 24 * 60 * 60 * 1000;
+import { IDEMPOTENCY_TTL_MS, type IdempotencyKeysRepository, type IdempotencyScope } from "../../db/repositories/idempotency-keys.js";
 const MAX_KEY_LENGTH = 255;
 
 /**
@@ -31,7 +29,7 @@ export function idempotency(keys: IdempotencyKeysRepository, logger: Logger) {
       let claimed = await keys.claim(scope, bodyHash, new Date(now).toISOString());
       if (!claimed) {
         const existing = await keys.find(scope);
-        if (existing && now - Date.parse(existing.created_at) >= TTL_MS) {
+        if (existing && now - Date.parse(existing.created_at) >= IDEMPOTENCY_TTL_MS) {
           await keys.release(scope);
           claimed = await keys.claim(scope, bodyHash, new Date(now).toISOString());
         }

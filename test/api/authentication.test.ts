@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+let app: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  acct = await app.account();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe("API keys", () => {
+  it("refuses a missing, malformed or unknown key with 401 invalid_api_key", async () => {
+    const missing = await app.request("GET", "/v1/agents");
+    expect(missing.status).toBe(401);
+    expect(errorOf(missing).code).toBe("invalid_api_key");
+    const malformed = await app.request("GET", "/v1/agents", { headers: { authorization: "Basic abc" } });
+    expect(malformed.status).toBe(401);
+    const unknown = await app.request("GET", "/v1/agents", { key: "sk_parley_notarealkey" });
+    expect(unknown.status).toBe(401);
+    expect(errorOf(unknown).code).toBe("invalid_api_key");
+  });
+
+  it("refuses a revoked key", async () => {
+    const { id, key } = await app.parley.services.apiKeys.create(acct.id, "to revoke", ["*"]);
+    expect((await app.request("GET", "/v1/agents", { key })).status).toBe(200);
+    await app.parley.services.apiKeys.revoke(id);
+    const res = await app.request("GET", "/v1/agents", { key });
+    expect(res.status).toBe(401);
+    expect(errorOf(res).message).toMatch(/revoked/);
+  });
+
+  it("stores only a hash of each key", async () => {
+    const { key } = await app.parley.services.apiKeys.create(acct.id, "hashed", ["*"]);
+    const rows = await app.parley.services.db.selectFrom("api_keys").selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(JSON.stringify(rows)).not.toContain(key.slice(-20));
+  });
+
+  it("refuses an operation the key has no permission for with 403 forbidden", async () => {
+    const readOnly = await app.key(acct.id, ["agents:read"]);
+    expect((await app.request("GET", "/v1/agents", { key: readOnly })).status).toBe(200);
+    const write = await app.request("POST", "/v1/agents", { key: readOnly, body: { name: "x", system_prompt: "y", voice_id: "flite-rms" } });
+    expect(write.status).toBe(403);
+    expect(errorOf(write).code).toBe("forbidden");
+    expect(errorOf(write).message).toContain("agents:write");
+    const account = await app.request("GET", "/v1/account", { key: readOnly });
+    expect(account.status).toBe(403);
+
+    const writer = await app.key(acct.id, ["agents:write"]);
+    expect((await app.request("GET", "/v1/agents", { key: writer })).status).toBe(200);
+  });
+});
+
+describe("request ids, unknown routes, health", () => {
+  it("gives every response an X-Request-Id, echoed in error bodies", async () => {
+    const ok = await app.request("GET", "/v1/agents", { key: acct.key });
+    expect(ok.headers.get("x-request-id")).toMatch(/^req_[0-9A-Za-z]{20}$/);
+    const err = await app.request("GET", "/v1/agents/agent_nope", { key: acct.key });
+    expect(err.body.meta.request_id).toBe(err.headers.get("x-request-id"));
+    const again = await app.request("GET", "/v1/agents", { key: acct.key });
+    expect(again.headers.get("x-request-id")).not.toBe(ok.headers.get("x-request-id"));
+  });
+
+  it("answers unknown routes with 404 not_found and wrong methods with 405, in the envelope", async () => {
+    const res = await app.request("GET", "/v1/widgets", { key: acct.key });
+    expect(res.status).toBe(404);
+    expect(errorOf(res).code).toBe("not_found");
+    expect(res.body.meta.request_id).toMatch(/^req_/);
+    const wrong = await app.request("PUT", "/v1/agents", { key: acct.key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toContain("POST");
+  });
+
+  it("serves /healthz and /readyz without a key", async () => {
+    expect((await app.request("GET", "/healthz")).body).toEqual({ status: "ok" });
+    const ready = await app.request("GET", "/readyz");
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe("ready");
+  });
+});
+
+describe("GET /v1/account and /v1/account/ledger", () => {
+  it("shows plan, balance, limits, usage and secrets", async () => {
+    const a = await app.account({ plan: "agency", credits: 250 });
+    await app.request("POST", "/v1/agents", { key: a.key, body: { name: "x", system_prompt: "y", voice_id: "flite-rms" } });
+    const res = await app.request("GET", "/v1/account", { key: a.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: a.id,
+      plan: "agency",
+      credit_balance: 250,
+      limits: { requests_per_minute: 1000, agents: 250, webhooks: 50, concurrent_calls: 50, queued_calls: 1000 },
+      usage: { agents: 1, webhooks: 0, concurrent_calls: 0, queued_calls: 0 },
+    });
+    expect(res.body.signing_secret).toMatch(/^whsec_/);
+    expect(res.body.media_token).toMatch(/^mt_/);
+  });
+
+  it("lists credit movements with running balances", async () => {
+    const a = await app.account({ credits: 50 });
+    await app.parley.services.accounts.addCredits(a.id, 25, "top-up");
+    await app.parley.services.accounts.addCredits(a.id, -5, "correction");
+    const res = await app.request("GET", "/v1/account/ledger?order=asc", { key: a.key });
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(3);
+    expect(res.body.data.map((e: { amount: number; balance_after: number; reason: string }) => [e.amount, e.balance_after, e.reason])).toEqual([
+      [50, 50, "grant"],
+      [25, 75, "grant"],
+      [-5, 70, "adjustment"],
+    ]);
+    const account = await app.request("GET", "/v1/account", { key: a.key });
+    expect(account.body.credit_balance).toBe(70);
+  });
+});
+
+describe("GET /v1/voices", () => {
+  it("lists the embedded Flite voices in the list envelope", async () => {
+    const res = await app.request("GET", "/v1/voices", { key: acct.key });
+    expect(res.status).toBe(200);
+    const ids = res.body.data.map((v: { id: string }) => v.id);
+    expect(ids).toEqual(expect.arrayContaining(["flite-rms", "flite-slt", "flite-awb", "flite-kal16"]));
+    expect(res.body.total).toBe(ids.length);
+    expect(res.body.data[0]).toEqual({ id: expect.any(String), provider: "flite", name: expect.any(String), language: "en-US", gender: expect.any(String), sample_rate: expect.any(Number) });
+  });
+});
+
+describe("GET /v1/openapi.json", () => {
+  it("is an OpenAPI 3.1 document of every operation, served without a key", async () => {
+    const res = await app.request("GET", "/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    const create = res.body.paths["/v1/agents"].post;
+    expect(create.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["name", "voice_id"]));
+    expect(create.responses["201"]).toBeDefined();
+    expect(create.responses["402"].description).toContain("agent_limit_reached");
+    expect(res.body.paths["/v1/agents/{agent_id}"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["agent_id", "include"]);
+    const listParams = res.body.paths["/v1/agents"].get.parameters;
+    expect(listParams.find((p: { name: string }) => p.name === "limit").schema).toBeDefined();
+  });
+});

@@ -1,0 +1,75 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, runCliJson, startServer } from "../helpers/cli.js";
+
+const agentBody = { name: "Front desk", system_prompt: "Answer politely.", voice_id: "flite-slt" };
+
+async function api(baseUrl: string, method: string, urlPath: string, key: string, body?: unknown) {
+  const res = await fetch(baseUrl + urlPath, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
+  it("keys from the CLI work against the server, data and cursors survive a restart, SIGTERM exits cleanly", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+    const env = { PARLEY_DATA_DIR: dataDir };
+
+    const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro", "--credits", "100"], env);
+    expect(account.id).toMatch(/^acct_/);
+    expect(account.credit_balance).toBe(100);
+    const key = await runCliJson(["admin", "key", "create", "--account", account.id, "--name", "dev"], env);
+    expect(key.key).toMatch(/^sk_parley_/);
+    expect(existsSync(path.join(dataDir, "parley.db"))).toBe(true);
+
+    let server = await startServer(env);
+    for (let i = 0; i < 3; i++) expect((await api(server.baseUrl, "POST", "/v1/agents", key.key, { ...agentBody, name: `Agent ${i}` })).status).toBe(201);
+    const firstPage = await api(server.baseUrl, "GET", "/v1/agents?limit=2", key.key);
+    expect(firstPage.body.has_more).toBe(true);
+    expect(await server.stop("SIGTERM")).toBe(0);
+
+    server = await startServer(env);
+    const secondPage = await api(server.baseUrl, "GET", `/v1/agents?limit=2&cursor=${encodeURIComponent(firstPage.body.next_cursor)}`, key.key);
+    expect(secondPage.status).toBe(200);
+    expect(secondPage.body.data.map((a: { name: string }) => a.name)).toEqual(["Agent 0"]);
+
+    const credits = await runCliJson(["admin", "credits", "add", "--account", account.id, "--amount", "40"], env);
+    expect(credits.credit_balance).toBe(140);
+    expect((await api(server.baseUrl, "GET", "/v1/account", key.key)).body.credit_balance).toBe(140);
+
+    const keys = await runCliJson(["admin", "key", "list", "--account", account.id], env);
+    expect(keys).toHaveLength(1);
+    expect(JSON.stringify(keys)).not.toContain(key.key);
+    expect(keys[0].last_used_at).not.toBeNull();
+    await runCliJson(["admin", "key", "revoke", "--key", key.id], env);
+    expect((await api(server.baseUrl, "GET", "/v1/agents", key.key)).status).toBe(401);
+
+    expect(await server.stop("SIGTERM")).toBe(0);
+  });
+
+  it("stops at start-up on bad configuration with a message naming the key", async () => {
+    const result = await runCli(["serve"], { PARLEY_PORT: "not-a-port", PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain("PARLEY_PORT");
+  });
+
+  it("explains CLI mistakes with exit code 2", async () => {
+    const env = { PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) };
+    const noPlan = await runCli(["admin", "account", "create", "--name", "X"], env);
+    expect(noPlan.code).toBe(2);
+    expect(noPlan.stderr).toContain("--plan is required");
+    const badPlan = await runCli(["admin", "account", "create", "--name", "X", "--plan", "free"], env);
+    expect(badPlan.stderr).toContain("pro, agency");
+    const badPermission = await runCli(["admin", "key", "create", "--account", "acct_x", "--name", "k"], env);
+    expect(badPermission.code).toBe(2);
+    expect(badPermission.stderr).toContain("no account acct_x");
+    const unknown = await runCli(["admin", "frobnicate"], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("account create");
+  });
+});

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI (`npm test` builds first, see the pretest script). */
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/src/cli/main.js");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a CLI command that prints JSON (`--json`) and returns what it printed. */
+export async function runCliJson<T = any>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  const result = await runCli([...args, "--json"], env);
+  if (result.code !== 0) throw new Error(`parley ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  stderr: () => string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `parley serve` on a free loopback port and waits until it says where it listens. */
+export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "serve"], {
+      env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    child.stdout.resume();
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      const m = stderr.match(/listening on 127\.0\.0\.1:(\d+)/);
+      if (m) {
+        resolve({
+          child,
+          baseUrl: `http://127.0.0.1:${m[1]}`,
+          stderr: () => stderr,
+          stop: (signal = "SIGTERM") => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`parley serve exited ${code} before listening: ${stderr}`)));
+  });
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), "parley-config-"));
+
+describe("loadConfig", () => {
+  it("has the documented defaults", () => {
+    const cwd = tmp();
+    const c = loadConfig({ env: {}, cwd });
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.dataDir).toBe(path.join(cwd, "data"));
+    expect(c.baseUrl).toBe("http://localhost:8080");
+    expect(c.plans.pro).toEqual({ requestsPerMinute: 300, agents: 25, webhooks: 10, concurrentCalls: 10, queuedCalls: 100 });
+    expect(c.plans.agency).toEqual({ requestsPerMinute: 1000, agents: 250, webhooks: 50, concurrentCalls: 50, queuedCalls: 1000 });
+    expect(c.webhooks.allowLoopbackHttp).toBe(false);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it("reads parley.config.json, and PARLEY_* variables win over it", () => {
+    const cwd = tmp();
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ port: 9000, host: "127.0.0.1", plans: { pro: { agents: 3 } } }));
+    const fromFile = loadConfig({ env: {}, cwd });
+    expect(fromFile.port).toBe(9000);
+    expect(fromFile.plans.pro.agents).toBe(3);
+    expect(fromFile.plans.pro.webhooks).toBe(10);
+    expect(fromFile.baseUrl).toBe("http://127.0.0.1:9000");
+    const both = loadConfig({
+      env: { PARLEY_PORT: "9100", PARLEY_BASE_URL: "https://voice.example.com/", PARLEY_PLAN_PRO_AGENTS: "7", PARLEY_DATA_DIR: "/var/lib/parley", PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1" },
+      cwd,
+    });
+    expect(both.port).toBe(9100);
+    expect(both.baseUrl).toBe("https://voice.example.com");
+    expect(both.plans.pro.agents).toBe(7);
+    expect(both.dataDir).toBe("/var/lib/parley");
+    expect(both.webhooks.allowLoopbackHttp).toBe(true);
+  });
+
+  it.each([
+    [{ PARLEY_PORT: "eighty" }, "PARLEY_PORT"],
+    [{ PARLEY_PORT: "70000" }, "PARLEY_PORT"],
+    [{ PARLEY_BASE_URL: "ftp://x" }, "PARLEY_BASE_URL"],
+    [{ PARLEY_LOG_LEVEL: "loud" }, "PARLEY_LOG_LEVEL"],
+    [{ PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "maybe" }, "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP"],
+    [{ PARLEY_PLAN_AGENCY_QUEUED_CALLS: "-1" }, "PARLEY_PLAN_AGENCY_QUEUED_CALLS"],
+    [{ PARLEY_CONFIG: "/nonexistent/parley.json" }, "PARLEY_CONFIG"],
+  ])("stops on %j with an error naming %s", (env, key) => {
+    expect(() => loadConfig({ env, cwd: tmp() })).toThrow(ConfigError);
+    expect(() => loadConfig({ env, cwd: tmp() })).toThrow(key);
+  });
+
+  it("names the file and key for bad or unknown keys in parley.config.json", () => {
+    const cwd = tmp();
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ plans: { pro: { agnets: 3 } } }));
+    expect(() => loadConfig({ env: {}, cwd })).toThrow("parley.config.json: plans.pro.agnets");
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ port: "x" }));
+    expect(() => loadConfig({ env: {}, cwd })).toThrow("parley.config.json: port");
+    writeFileSync(path.join(cwd, "parley.config.json"), "{ not json");
+    expect(() => loadConfig({ env: {}, cwd })).toThrow(/not valid JSON/);
+  });
+});
