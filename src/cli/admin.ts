@@ -1,6 +1,11 @@
 import { PLANS, type Config, type Plan, type PlanLimits } from "../config.js";
 import type { Db } from "../db/database.js";
 import { openMigratedDatabase } from "../main.js";
+import { ApiError, type FieldProblem } from "../core/api-error.js";
+import { isE164 } from "../core/e164.js";
+import { presentPhoneNumber } from "../http/presenters/phone-number.js";
+import { createPhoneNumberBody } from "../http/schemas/phone-numbers.js";
+import { parsePart } from "../http/validation.js";
 import { createServices, type Services } from "../services/container.js";
 import { LIMIT_KEYS } from "../services/accounts.js";
 import { integer, parseOptions, required, UsageError } from "./args.js";
@@ -41,6 +46,22 @@ const LIMIT_FLAGS: Record<(typeof LIMIT_KEYS)[number], string> = {
   concurrentCalls: "concurrent-calls",
   queuedCalls: "queued-calls",
 };
+
+/** The `number add` flag for each API field, so errors name what the user typed. */
+const NUMBER_FLAGS: Record<string, string> = {
+  phone_number: "--number",
+  country: "--country",
+  region: "--region",
+  friendly_name: "--friendly-name",
+  default_agent_id: "--agent",
+};
+
+/** An API error as a CLI usage error: field problems name the flag, others keep their code. */
+function usageErrorOf(err: ApiError): UsageError {
+  const problem = (err.details?.fields as FieldProblem[] | undefined)?.[0];
+  const flag = problem && NUMBER_FLAGS[problem.field];
+  return new UsageError(flag ? `${flag} ${problem.message}` : `${err.message} (${err.code})`);
+}
 
 const COMMANDS: Record<string, Handler> = {
   "account create": async (argv, s) => {
@@ -110,6 +131,35 @@ const COMMANDS: Record<string, Handler> = {
     const amount = integer(required(o, "amount"), "amount")!;
     if (amount === 0) throw new UsageError("--amount must not be 0");
     return { id: a.id, credit_balance: await s.accounts.addCredits(a.id, amount, o.description ?? null) };
+  },
+  "number add": async (argv, s) => {
+    const o = parseOptions(argv, {
+      account: { type: "string" },
+      number: { type: "string" },
+      country: { type: "string" },
+      region: { type: "string" },
+      "friendly-name": { type: "string" },
+      agent: { type: "string" },
+      json: { type: "boolean" },
+    });
+    const a = await accountOrFail(s, required(o, "account"));
+    const number = required(o, "number");
+    // +1 is shared by the US, Canada and the Caribbean; the US is the common case, others say so.
+    const country = o.country ?? (number.startsWith("+1") ? "US" : undefined);
+    if (country === undefined && isE164(number)) throw new UsageError("--country is required for numbers outside +1 (a two-letter code like GB)");
+    try {
+      const input = parsePart(createPhoneNumberBody, "body", {
+        phone_number: number,
+        country,
+        region: o.region,
+        friendly_name: o["friendly-name"],
+        default_agent_id: o.agent,
+      });
+      return presentPhoneNumber(await s.phoneNumbers.create(a.id, input));
+    } catch (err) {
+      if (err instanceof ApiError) throw usageErrorOf(err);
+      throw err;
+    }
   },
 };
 

@@ -1,6 +1,13 @@
-/** API timestamps: UTC ISO 8601 with milliseconds, fixed width so they sort as text. */
+let lastIssuedMs = 0;
+
+/**
+ * API timestamps: UTC ISO 8601 with milliseconds, fixed width so they sort as text.
+ * Strictly increasing within the process (a 1 ms step when the clock has not moved), so rows
+ * created one after the other list in the order they were made, not by their random ids.
+ */
 export function nowIso(): string {
-  return new Date().toISOString();
+  lastIssuedMs = Math.max(Date.now(), lastIssuedMs + 1);
+  return new Date(lastIssuedMs).toISOString();
 }
 
 /** Strict ISO 8601 date or date-time (with `Z` or an offset when a time is given). */

@@ -4,7 +4,9 @@ import { ApiError, type FieldProblem } from "../core/api-error.js";
 /**
  * Fields that have an error code of their own in the reference. Any other bad, missing or
  * unknown field is `invalid_request`. When several fields fail, the first field (in the
- * order zod reports them) with its own code decides the code; `details.fields` lists all.
+ * order zod reports them) with its own code decides the code; `details.fields` lists them
+ * (the first MAX_LISTED_FIELDS). Keys are top-level names, or full paths with `[]` for any
+ * array position (`contacts[].phone`).
  */
 const FIELD_CODES: Record<string, string> = {
   voice_id: "invalid_voice_id",
@@ -13,43 +15,66 @@ const FIELD_CODES: Record<string, string> = {
   phone_number: "invalid_phone_number",
   from_number: "invalid_from_number",
   url: "invalid_url",
+  webhook_url: "invalid_url",
   events: "invalid_events",
   status: "invalid_status",
   country: "invalid_country",
   from_date: "invalid_date_format",
   to_date: "invalid_date_format",
   cursor: "invalid_cursor",
+  "contacts[].phone": "invalid_phone_number",
+  "settings.schedule": "invalid_date_format",
+  date: "invalid_date_format",
+  customer_phone: "invalid_phone_number",
 };
+
+/** At most this many problems are listed in `details.fields` (a 10,000-contact body can have 10,000). */
+const MAX_LISTED_FIELDS = 100;
+
+/** `contacts[3].phone`: array positions in brackets, object keys after dots. */
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((name, part) => (typeof part === "number" ? `${name}[${part}]` : name ? `${name}.${String(part)}` : String(part)), "");
+}
+
+function codeOf(field: string): string | undefined {
+  return FIELD_CODES[field.replace(/\[\d+\]/g, "[]")] ?? FIELD_CODES[field.split(/[.[]/)[0] ?? ""];
+}
 
 export type RequestPart = "body" | "query" | "params";
 
-function problemsOf(error: z.ZodError): FieldProblem[] {
-  const problems: FieldProblem[] = [];
+interface Problem extends FieldProblem {
+  /** Unknown fields are `invalid_request` even when their name has a code of its own elsewhere. */
+  unknown: boolean;
+}
+
+function problemsOf(error: z.ZodError): Problem[] {
+  const problems: Problem[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) problems.push({ field: [...issue.path, key].join("."), message: "unknown field" });
+      for (const key of issue.keys) problems.push({ field: fieldName([...issue.path, key]), message: "unknown field", unknown: true });
       continue;
     }
-    const field = issue.path.join(".") || "(body)";
+    const field = fieldName(issue.path) || "(body)";
     const missing = issue.code === "invalid_type" && issue.input === undefined;
-    problems.push({ field, message: missing ? "is required" : issue.message });
+    problems.push({ field, message: missing ? "is required" : issue.message, unknown: false });
   }
   return problems;
 }
 
 export function validationError(part: RequestPart, error: z.ZodError): ApiError {
-  const fields = problemsOf(error);
-  const topLevel = (f: FieldProblem) => f.field.split(".")[0] ?? "";
-  const own = fields.find((f) => FIELD_CODES[topLevel(f)] !== undefined);
-  const code = own ? FIELD_CODES[topLevel(own)]! : "invalid_request";
-  const first = own ?? fields[0];
+  const problems = problemsOf(error);
+  const fields: FieldProblem[] = problems.map(({ field, message }) => ({ field, message }));
+  const own = problems.find((f) => !f.unknown && codeOf(f.field) !== undefined);
+  const code = own ? codeOf(own.field)! : "invalid_request";
+  const first = own ?? problems[0];
   const where = part === "body" ? "" : ` (${part === "query" ? "query parameter" : "path parameter"})`;
   const message = first ? `${first.field}${where}: ${first.message}` : "Invalid request";
-  return new ApiError(400, code, message, { fields });
+  return new ApiError(400, code, message, { fields: fields.slice(0, MAX_LISTED_FIELDS) });
 }
 
 export function parsePart<S extends z.ZodType>(schema: S, part: RequestPart, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput: without it zod leaves `input` off every issue, and a wrong type would read "is required".
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw validationError(part, result.error);
   return result.data;
 }

@@ -1,6 +1,7 @@
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
+import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
@@ -96,9 +97,7 @@ export class AgentsService {
     const next: AgentRecord = { ...current, ...patch };
     this.checkSettings(next);
     if (patch.language !== undefined) patch.language = next.language;
-    // updated_at must move even when two updates land in the same millisecond as creation.
-    let at = nowIso();
-    if (at <= current.updated_at) at = new Date(Date.parse(current.updated_at) + 1).toISOString();
+    const at = nextUpdatedAt(current.updated_at);
     next.updated_at = at;
     await this.agents.update(id, { ...patch, updated_at: at });
     return next;

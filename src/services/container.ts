@@ -4,8 +4,14 @@ import type { Db } from "../db/database.js";
 import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
 import { ApiKeysService } from "./api-keys.js";
+import { AppointmentsService } from "./appointments.js";
+import { CallsService } from "./calls.js";
+import { CampaignsService } from "./campaigns.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
+import { PhoneNumbersService } from "./phone-numbers.js";
+import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
+import { WebhooksService } from "./webhooks.js";
 
 /** Every use-case service, wired once by the composition root (and by tests). */
 export interface Services {
@@ -16,6 +22,11 @@ export interface Services {
   accounts: AccountsService;
   apiKeys: ApiKeysService;
   agents: AgentsService;
+  webhooks: WebhooksService;
+  campaigns: CampaignsService;
+  appointments: AppointmentsService;
+  phoneNumbers: PhoneNumbersService;
+  calls: CallsService;
 }
 
 export function createServices(db: Db, config: Config): Services {
@@ -24,5 +35,10 @@ export function createServices(db: Db, config: Config): Services {
   const accounts = new AccountsService(db, config, cursors);
   const apiKeys = new ApiKeysService(db);
   const agents = new AgentsService(db, { accounts, voices, cursors });
-  return { config, db, cursors, voices, accounts, apiKeys, agents };
+  const webhooks = new WebhooksService(db, { accounts, cursors, probe: new SocketProbe(), config: config.webhooks });
+  const campaigns = new CampaignsService(db, { accounts, cursors });
+  const appointments = new AppointmentsService(db, { cursors });
+  const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
+  const calls = new CallsService(db, config, { accounts, cursors });
+  return { config, db, cursors, voices, accounts, apiKeys, agents, phoneNumbers, calls, webhooks, campaigns, appointments };
 }

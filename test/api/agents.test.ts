@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertCallRow } from "../helpers/call-rows.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 let app: TestApp;
@@ -88,6 +89,7 @@ describe("POST /v1/agents", () => {
     [{ ...minimal, end_call_phrases: "bye" }, 400, "invalid_request", "end_call_phrases"],
     [{ ...minimal, metadata: [1, 2] }, 400, "invalid_request", "metadata"],
     [{ ...minimal, colour: "blue" }, 400, "invalid_request", "colour"],
+    [{ ...minimal, status: "inactive" }, 400, "invalid_request", "status"],
     [{ ...minimal, transfer_enabled: true }, 400, "invalid_request", "transfer_number"],
     [{ ...minimal, transfer_number: "555-1234" }, 400, "invalid_request", "transfer_number"],
     [{ ...minimal, personality: "a", system_prompt: "b" }, 400, "invalid_system_prompt", "system_prompt"],
@@ -228,34 +230,11 @@ describe("GET, PATCH, DELETE /v1/agents/{id}", () => {
     expect(plain.body).toEqual(agent);
 
     const db = app.parley.services.db;
-    const base = {
-      account_id: acct.id,
-      agent_id: agent.id,
-      campaign_id: null,
-      direction: "outbound",
-      phone_number: "+14155550123",
-      from_number: "+14155550100",
-      metadata: "{}",
-      context: "{}",
-      record: 1,
-      max_duration: 3600,
-      webhook_url: null,
-      transcript: null,
-      recording_path: null,
-      analysis: null,
-      billed_credits: null,
-      answered_at: null,
-      updated_at: "2026-01-01T00:00:00.000Z",
-    };
-    await db
-      .insertInto("calls")
-      .values([
-        { ...base, id: "call_a", status: "completed", duration: 61, created_at: "2026-01-01T00:00:01.000Z", ended_at: "2026-01-01T00:01:02.000Z" },
-        { ...base, id: "call_b", status: "transferred", duration: 30, created_at: "2026-01-01T00:00:02.000Z", ended_at: "2026-01-01T00:00:32.000Z" },
-        { ...base, id: "call_c", status: "no_answer", duration: null, created_at: "2026-01-01T00:00:03.000Z", ended_at: "2026-01-01T00:00:33.000Z" },
-        { ...base, id: "call_d", status: "failed", duration: 0, created_at: "2026-01-01T00:00:04.000Z", ended_at: "2026-01-01T00:00:34.000Z" },
-      ])
-      .execute();
+    const row = { account_id: acct.id, agent_id: agent.id };
+    await insertCallRow(db, { ...row, id: "call_a", status: "completed", duration: 61, created_at: "2026-01-01T00:00:01.000Z" });
+    await insertCallRow(db, { ...row, id: "call_b", status: "transferred", duration: 30, created_at: "2026-01-01T00:00:02.000Z" });
+    await insertCallRow(db, { ...row, id: "call_c", status: "no_answer", duration: null, created_at: "2026-01-01T00:00:03.000Z" });
+    await insertCallRow(db, { ...row, id: "call_d", status: "failed", duration: 0, created_at: "2026-01-01T00:00:04.000Z" });
 
     const withStats = await app.request("GET", `/v1/agents/${agent.id}?include=stats,recent_calls`, { key: acct.key });
     expect(withStats.status).toBe(200);
@@ -303,33 +282,7 @@ describe("GET, PATCH, DELETE /v1/agents/{id}", () => {
   it("deletes an agent, refusing while it has active calls", async () => {
     const { body: agent } = await create(minimal);
     const db = app.parley.services.db;
-    await db
-      .insertInto("calls")
-      .values({
-        id: "call_live",
-        account_id: acct.id,
-        agent_id: agent.id,
-        campaign_id: null,
-        direction: "outbound",
-        status: "in_progress",
-        phone_number: "+14155550123",
-        from_number: "+14155550100",
-        metadata: "{}",
-        context: "{}",
-        record: 1,
-        max_duration: 3600,
-        webhook_url: null,
-        duration: null,
-        transcript: null,
-        recording_path: null,
-        analysis: null,
-        billed_credits: null,
-        created_at: "2026-01-01T00:00:00.000Z",
-        answered_at: null,
-        ended_at: null,
-        updated_at: "2026-01-01T00:00:00.000Z",
-      })
-      .execute();
+    await insertCallRow(db, { id: "call_live", account_id: acct.id, agent_id: agent.id, status: "in_progress" });
     const busy = await app.request("DELETE", `/v1/agents/${agent.id}`, { key: acct.key });
     expect(busy.status).toBe(409);
     expect(errorOf(busy).code).toBe("agent_in_use");

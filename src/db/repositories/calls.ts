@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../database.js";
 import type { CallTable } from "../schema.js";
-import { parseJson } from "./json-column.js";
+import { parseJson, toJson } from "./json-column.js";
+import { fetchPage, type Page, type PageRequest } from "./keyset.js";
 
 export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -44,6 +45,30 @@ export function callFromRow(row: CallTable): CallRecord {
   };
 }
 
+function toRow(record: Partial<CallRecord>): Partial<CallTable> {
+  const { metadata, context, record: recorded, transcript, analysis, ...rest } = record;
+  return {
+    ...rest,
+    ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
+    ...(context !== undefined ? { context: toJson(context) } : {}),
+    ...(recorded !== undefined ? { record: recorded ? 1 : 0 } : {}),
+    ...(transcript !== undefined ? { transcript: transcript === null ? null : toJson(transcript) } : {}),
+    ...(analysis !== undefined ? { analysis: analysis === null ? null : toJson(analysis) } : {}),
+  };
+}
+
+/** Filters of the call list; `phoneNumber` is the far end's number (the `phone_number` column). */
+export interface CallFilters {
+  status?: CallStatus | undefined;
+  agentId?: string | undefined;
+  phoneNumber?: string | undefined;
+  direction?: CallDirection | undefined;
+  /** Created at or after this instant (inclusive). */
+  createdFrom?: string | undefined;
+  /** Created before this instant (exclusive). */
+  createdBefore?: string | undefined;
+}
+
 /** Aggregates over a set of calls, as agents' and numbers' `include=stats` report them. */
 export interface CallStats {
   total_calls: number;
@@ -79,6 +104,52 @@ export class CallsRepository {
       );
     }
     return q;
+  }
+
+  async insert(record: CallRecord, db: Db = this.db): Promise<void> {
+    await db.insertInto("calls").values(toRow(record) as CallTable).execute();
+  }
+
+  /** A call, whatever its account: callers check ownership. */
+  async findById(id: string, db: Db = this.db): Promise<CallRecord | undefined> {
+    const row = await db.selectFrom("calls").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && callFromRow(row);
+  }
+
+  async update(id: string, patch: Partial<CallRecord>, db: Db = this.db): Promise<void> {
+    await db.updateTable("calls").set(toRow(patch)).where("id", "=", id).execute();
+  }
+
+  /** How many of the account's calls are in `status` (the queued-call limit counts `queued`). */
+  async countInStatus(accountId: string, status: CallStatus, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom("calls")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", accountId)
+      .where("status", "=", status)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private filtered(accountId: string, filters: CallFilters) {
+    let q = this.db.selectFrom("calls").where("account_id", "=", accountId);
+    if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.agentId) q = q.where("agent_id", "=", filters.agentId);
+    if (filters.phoneNumber) q = q.where("phone_number", "=", filters.phoneNumber);
+    if (filters.direction) q = q.where("direction", "=", filters.direction);
+    if (filters.createdFrom) q = q.where("created_at", ">=", filters.createdFrom);
+    if (filters.createdBefore) q = q.where("created_at", "<", filters.createdBefore);
+    return q;
+  }
+
+  async page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<CallRecord>> {
+    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "calls", page);
+    return { rows: result.rows.map(callFromRow), hasMore: result.hasMore };
+  }
+
+  async count(accountId: string, filters: CallFilters): Promise<number> {
+    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   async countActiveForAgent(agentId: string, db: Db = this.db): Promise<number> {

@@ -15,3 +15,24 @@ export function presentCallListItem(call: CallRecord) {
     ended_at: call.ended_at,
   };
 }
+
+/** What POST /v1/calls answers: the reference's creation fields plus `direction`. */
+export function presentCallCreated(call: CallRecord) {
+  const { duration: _duration, ended_at: _endedAt, ...created } = presentCallListItem(call);
+  return { ...created, record: call.record };
+}
+
+/** The call object of GET /v1/calls/{id}; `include=` adds the optional parts. */
+export function presentCall(call: CallRecord, include: ReadonlySet<"transcript" | "recording" | "analysis">) {
+  return {
+    ...presentCallListItem(call),
+    record: call.record,
+    max_duration: call.max_duration,
+    answered_at: call.answered_at,
+    ...(include.has("transcript") ? { transcript: call.transcript ?? [] } : {}),
+    // No route serves recording files yet (the recording issue adds one and fills this in),
+    // so no URL is handed out even when the engine has stored a file.
+    ...(include.has("recording") ? { recording_url: null } : {}),
+    ...(include.has("analysis") ? { analysis: call.analysis } : {}),
+  };
+}

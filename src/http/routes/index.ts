@@ -2,9 +2,14 @@ import type { Services } from "../../services/container.js";
 import type { RouteSpec } from "../route.js";
 import { accountRoutes } from "./account.js";
 import { agentRoutes } from "./agents.js";
+import { appointmentRoutes } from "./appointments.js";
+import { callRoutes } from "./calls.js";
+import { campaignRoutes } from "./campaigns.js";
+import { phoneNumberRoutes } from "./phone-numbers.js";
 import { voiceRoutes } from "./voices.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
 export function allRoutes(services: Services): RouteSpec[] {
-  return [...accountRoutes(services), ...agentRoutes(services), ...voiceRoutes(services)];
+  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...campaignRoutes(services), ...appointmentRoutes(services)];
 }

@@ -1,0 +1,63 @@
+import type { Db } from "../database.js";
+import type { AppointmentTable } from "../schema.js";
+import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+
+export const APPOINTMENT_STATUSES = ["scheduled", "cancelled", "completed"] as const;
+export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+
+export interface AppointmentRecord extends Omit<AppointmentTable, "status"> {
+  status: AppointmentStatus;
+}
+
+export interface AppointmentFilters {
+  status?: AppointmentStatus | undefined;
+  callId?: string | undefined;
+  /** Appointment dates from this day (YYYY-MM-DD, inclusive). */
+  fromDate?: string | undefined;
+  /** Appointment dates up to this day (YYYY-MM-DD, inclusive). */
+  toDate?: string | undefined;
+}
+
+function toRecord(row: AppointmentTable): AppointmentRecord {
+  return { ...row, status: row.status as AppointmentStatus };
+}
+
+export class AppointmentsRepository {
+  constructor(private readonly db: Db) {}
+
+  async insert(record: AppointmentRecord): Promise<void> {
+    await this.db.insertInto("appointments").values(record).execute();
+  }
+
+  /** An appointment whatever its account: callers check ownership. */
+  async findById(id: string): Promise<AppointmentRecord | undefined> {
+    const row = await this.db.selectFrom("appointments").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  private filtered(accountId: string, filters: AppointmentFilters) {
+    let q = this.db.selectFrom("appointments").where("account_id", "=", accountId);
+    if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.callId) q = q.where("call_id", "=", filters.callId);
+    // YYYY-MM-DD text compares in calendar order.
+    if (filters.fromDate) q = q.where("date", ">=", filters.fromDate);
+    if (filters.toDate) q = q.where("date", "<=", filters.toDate);
+    return q;
+  }
+
+  async page(accountId: string, filters: AppointmentFilters, page: PageRequest): Promise<Page<AppointmentRecord>> {
+    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "appointments", page);
+    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  }
+
+  async count(accountId: string, filters: AppointmentFilters): Promise<number> {
+    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Applies `patch` unless the appointment is cancelled; says whether it applied. */
+  async updateUnlessCancelled(id: string, patch: Partial<AppointmentRecord>): Promise<boolean> {
+    const result = await this.db.updateTable("appointments").set(patch).where("id", "=", id).where("status", "<>", "cancelled").executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

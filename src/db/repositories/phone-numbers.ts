@@ -1,0 +1,124 @@
+import type { Db } from "../database.js";
+import type { PhoneNumberTable } from "../schema.js";
+import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+
+export const PHONE_NUMBER_STATUSES = ["active", "pending", "inactive"] as const;
+export type PhoneNumberStatus = (typeof PHONE_NUMBER_STATUSES)[number];
+
+export interface PhoneNumberCapabilities {
+  voice: boolean;
+  sms: boolean;
+}
+
+export interface PhoneNumberRecord extends Omit<PhoneNumberTable, "capability_voice" | "capability_sms" | "status"> {
+  capabilities: PhoneNumberCapabilities;
+  status: PhoneNumberStatus;
+}
+
+export interface PhoneNumberFilters {
+  status?: PhoneNumberStatus | undefined;
+  country?: string | undefined;
+}
+
+function toRecord(row: PhoneNumberTable): PhoneNumberRecord {
+  const { capability_voice, capability_sms, ...rest } = row;
+  return { ...rest, status: row.status as PhoneNumberStatus, capabilities: { voice: capability_voice === 1, sms: capability_sms === 1 } };
+}
+
+function toRow(record: Partial<PhoneNumberRecord>): Partial<PhoneNumberTable> {
+  const { capabilities, ...rest } = record;
+  return {
+    ...rest,
+    ...(capabilities !== undefined ? { capability_voice: capabilities.voice ? 1 : 0, capability_sms: capabilities.sms ? 1 : 0 } : {}),
+  };
+}
+
+/** The partial unique index `phone_numbers_held` refused a second holder of a number. */
+function isHeldConflict(err: unknown): boolean {
+  return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE" && String((err as Error).message).includes("phone_numbers.phone_number");
+}
+
+/** Phone numbers; released ones stay as `inactive` rows. */
+export class PhoneNumbersRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts the number; false when another row (of any account) already holds it. */
+  async insert(record: PhoneNumberRecord): Promise<boolean> {
+    try {
+      await this.db.insertInto("phone_numbers").values(toRow(record) as PhoneNumberTable).execute();
+      return true;
+    } catch (err) {
+      if (isHeldConflict(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Applies the patch; false when it would make a second holder of the number. */
+  async update(id: string, patch: Partial<PhoneNumberRecord>): Promise<boolean> {
+    try {
+      await this.db.updateTable("phone_numbers").set(toRow(patch)).where("id", "=", id).execute();
+      return true;
+    } catch (err) {
+      if (isHeldConflict(err)) return false;
+      throw err;
+    }
+  }
+
+  async findById(id: string): Promise<PhoneNumberRecord | undefined> {
+    const row = await this.db.selectFrom("phone_numbers").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** The row holding `phoneNumber` (active or pending), whatever its account. */
+  async findHolder(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    const row = await this.db
+      .selectFrom("phone_numbers")
+      .selectAll()
+      .where("phone_number", "=", phoneNumber)
+      .where("status", "<>", "inactive")
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** The account's active row for `phoneNumber`, when it has one. */
+  async findActive(accountId: string, phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    const row = await this.db
+      .selectFrom("phone_numbers")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("phone_number", "=", phoneNumber)
+      .where("status", "=", "active")
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** The account's oldest active number: the default `from_number` of its calls. */
+  async oldestActive(accountId: string): Promise<PhoneNumberRecord | undefined> {
+    const row = await this.db
+      .selectFrom("phone_numbers")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("status", "=", "active")
+      .orderBy("created_at", "asc")
+      .orderBy("id", "asc")
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  private filtered(accountId: string, filters: PhoneNumberFilters) {
+    let q = this.db.selectFrom("phone_numbers").where("account_id", "=", accountId);
+    if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.country) q = q.where("country", "=", filters.country);
+    return q;
+  }
+
+  async page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<PhoneNumberRecord>> {
+    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "phone_numbers", page);
+    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  }
+
+  async count(accountId: string, filters: PhoneNumberFilters): Promise<number> {
+    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,17 @@
+import type { PhoneNumberRecord } from "../../db/repositories/phone-numbers.js";
+
+/** The phone number object: the same in lists and single reads. */
+export function presentPhoneNumber(n: PhoneNumberRecord) {
+  return {
+    id: n.id,
+    phone_number: n.phone_number,
+    friendly_name: n.friendly_name,
+    country: n.country,
+    region: n.region,
+    capabilities: { voice: n.capabilities.voice, sms: n.capabilities.sms },
+    status: n.status,
+    default_agent_id: n.default_agent_id,
+    created_at: n.created_at,
+    updated_at: n.updated_at,
+  };
+}

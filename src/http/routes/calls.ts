@@ -1,0 +1,80 @@
+import type { Services } from "../../services/container.js";
+import { presentCall, presentCallCreated, presentCallListItem } from "../presenters/call.js";
+import { defineRoute, type RouteSpec } from "../route.js";
+import { callCreatedSchema, callListSchema, callReadSchema, callSchema, createCallBody, getCallQuery, listCallsQuery } from "../schemas/calls.js";
+import { idParam } from "../schemas/common.js";
+
+const callIdParam = idParam("call_id");
+
+export function callRoutes({ calls }: Services): RouteSpec[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/v1/calls",
+      operationId: "createCall",
+      summary: "Start an outbound call (it is created queued)",
+      tag: "Calls",
+      permission: "calls:write",
+      body: createCallBody,
+      response: callCreatedSchema,
+      // 200 as the reference's example shows, not 201.
+      status: 200,
+      errors: [
+        "invalid_request",
+        "invalid_phone_number",
+        "invalid_from_number",
+        "invalid_url",
+        "agent_not_found",
+        "agent_inactive",
+        "insufficient_credits",
+        "rate_limit_exceeded",
+      ],
+      handler: async ({ auth, body }) => presentCallCreated(await calls.create(auth.account, body)),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/v1/calls",
+      operationId: "listCalls",
+      summary: "List calls",
+      tag: "Calls",
+      permission: "calls:read",
+      query: listCallsQuery,
+      response: callListSchema,
+      status: 200,
+      errors: ["invalid_request", "invalid_cursor", "invalid_status", "invalid_phone_number", "invalid_date_format"],
+      handler: async ({ auth, query }) => {
+        const { status, agent_id, phone_number, direction, from_date, to_date, ...page } = query;
+        const filters = { status, agentId: agent_id, phoneNumber: phone_number, direction, createdFrom: from_date, createdBefore: to_date };
+        const result = await calls.list(auth.account.id, filters, page);
+        return { ...result, data: result.data.map(presentCallListItem) };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/v1/calls/:call_id",
+      operationId: "getCall",
+      summary: "Read a call",
+      tag: "Calls",
+      permission: "calls:read",
+      params: callIdParam,
+      query: getCallQuery,
+      response: callReadSchema,
+      status: 200,
+      errors: ["call_not_found", "unauthorized", "invalid_request"],
+      handler: async ({ auth, params, query }) => presentCall(await calls.get(auth.account.id, params.call_id), query.include),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/v1/calls/:call_id/end",
+      operationId: "endCall",
+      summary: "End a call",
+      tag: "Calls",
+      permission: "calls:write",
+      params: callIdParam,
+      response: callSchema,
+      status: 200,
+      errors: ["call_not_found", "unauthorized", "call_already_ended"],
+      handler: async ({ auth, params }) => presentCall(await calls.end(auth.account.id, params.call_id), new Set()),
+    }),
+  ];
+}

@@ -1,0 +1,121 @@
+import { ApiError } from "../core/api-error.js";
+import { isCalendarDate, isClockTime } from "../core/calendar.js";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import { nextUpdatedAt } from "../core/updated-at.js";
+import type { Db } from "../db/database.js";
+import { AppointmentsRepository, type AppointmentFilters, type AppointmentRecord } from "../db/repositories/appointments.js";
+import type { UpdateAppointmentInput } from "../http/schemas/appointments.js";
+import type { CursorCodec } from "./cursor-codec.js";
+import { listPage, type ListQuery } from "./list-page.js";
+import { findOwned } from "./ownership.js";
+
+export const APPOINTMENT_LIMITS = {
+  minDurationMinutes: 5,
+  maxDurationMinutes: 480,
+  /** When the booking does not say how long. */
+  defaultDurationMinutes: 30,
+  name: 200,
+  service: 200,
+  notes: 2000,
+} as const;
+
+/** What the dialogue engine knows when it books; unknown fields stay null. */
+export interface NewAppointment {
+  account_id: string;
+  call_id?: string | null;
+  agent_id?: string | null;
+  customer_name?: string | null;
+  customer_phone?: string | null;
+  customer_email?: string | null;
+  /** YYYY-MM-DD */
+  date: string;
+  /** HH:MM, 24-hour */
+  time: string;
+  service?: string | null;
+  duration_minutes?: number;
+  notes?: string | null;
+}
+
+const NOT_FOUND = { code: "appointment_not_found", message: "No appointment with this id" };
+
+/**
+ * Appointments booked during calls: created by the dialogue engine (`create`), read,
+ * rescheduled and cancelled through the API. Events about them are a later issue.
+ */
+export class AppointmentsService {
+  private readonly appointments: AppointmentsRepository;
+
+  constructor(
+    db: Db,
+    private readonly deps: { cursors: CursorCodec },
+  ) {
+    this.appointments = new AppointmentsRepository(db);
+  }
+
+  async create(input: NewAppointment): Promise<AppointmentRecord> {
+    const duration = input.duration_minutes ?? APPOINTMENT_LIMITS.defaultDurationMinutes;
+    // The caller extracted these from speech; a bad value is its bug, not the API client's.
+    if (!isCalendarDate(input.date)) throw new Error(`appointment date must be YYYY-MM-DD, got '${input.date}'`);
+    if (!isClockTime(input.time)) throw new Error(`appointment time must be HH:MM, got '${input.time}'`);
+    if (!Number.isInteger(duration) || duration < APPOINTMENT_LIMITS.minDurationMinutes || duration > APPOINTMENT_LIMITS.maxDurationMinutes) {
+      throw new Error(`appointment duration must be ${APPOINTMENT_LIMITS.minDurationMinutes} to ${APPOINTMENT_LIMITS.maxDurationMinutes} minutes, got ${duration}`);
+    }
+    const at = nowIso();
+    const appointment: AppointmentRecord = {
+      id: newId("appointment"),
+      account_id: input.account_id,
+      call_id: input.call_id ?? null,
+      agent_id: input.agent_id ?? null,
+      customer_name: input.customer_name ?? null,
+      customer_phone: input.customer_phone ?? null,
+      customer_email: input.customer_email ?? null,
+      date: input.date,
+      time: input.time,
+      service: input.service ?? null,
+      duration_minutes: duration,
+      notes: input.notes ?? null,
+      status: "scheduled",
+      created_at: at,
+      updated_at: at,
+    };
+    await this.appointments.insert(appointment);
+    return appointment;
+  }
+
+  async get(accountId: string, id: string): Promise<AppointmentRecord> {
+    return findOwned(await this.appointments.findById(id), accountId, NOT_FOUND);
+  }
+
+  list(accountId: string, filters: AppointmentFilters, query: ListQuery) {
+    return listPage({
+      codec: this.deps.cursors,
+      list: "appointments",
+      filters: { ...filters },
+      query,
+      fetch: (page) => this.appointments.page(accountId, filters, page),
+      count: () => this.appointments.count(accountId, filters),
+      present: (row: AppointmentRecord) => row,
+    });
+  }
+
+  /** Changes the given fields; a cancelled appointment no longer changes. */
+  async update(accountId: string, id: string, input: UpdateAppointmentInput): Promise<AppointmentRecord> {
+    const current = await this.get(accountId, id);
+    const patch: Partial<AppointmentRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    patch.updated_at = nextUpdatedAt(current.updated_at);
+    if (current.status === "cancelled" || !(await this.appointments.updateUnlessCancelled(id, patch))) {
+      throw new ApiError(409, "appointment_already_cancelled", "The appointment is cancelled and can no longer be changed");
+    }
+    return { ...current, ...patch };
+  }
+
+  async cancel(accountId: string, id: string): Promise<AppointmentRecord> {
+    const current = await this.get(accountId, id);
+    const patch = { status: "cancelled" as const, updated_at: nextUpdatedAt(current.updated_at) };
+    if (current.status === "cancelled" || !(await this.appointments.updateUnlessCancelled(id, patch))) {
+      throw new ApiError(409, "appointment_already_cancelled", "The appointment is already cancelled");
+    }
+    return { ...current, ...patch };
+  }
+}

@@ -1,0 +1,120 @@
+import { randomBytes } from "node:crypto";
+import { ApiError } from "../core/api-error.js";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import { nextUpdatedAt } from "../core/updated-at.js";
+import type { Db } from "../db/database.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
+import { WebhooksRepository, type WebhookFilters, type WebhookRecord } from "../db/repositories/webhooks.js";
+import type { CreateWebhookInput, UpdateWebhookInput } from "../http/schemas/webhooks.js";
+import type { AccountsService } from "./accounts.js";
+import type { CursorCodec } from "./cursor-codec.js";
+import { listPage, type ListQuery } from "./list-page.js";
+import { findOwned } from "./ownership.js";
+import type { UrlReachabilityProbe } from "./url-reachability.js";
+import { parseWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+
+const NOT_FOUND = { code: "webhook_not_found", message: "No webhook with this id" };
+
+export interface WebhooksConfig extends WebhookUrlPolicy {
+  /** Probe a new or changed URL before storing it (`url_unreachable`). */
+  verifyReachable: boolean;
+}
+
+/** A signing secret for a webhook created without one. */
+function generateWebhookSecret(): string {
+  return "whsec_" + randomBytes(24).toString("hex");
+}
+
+/**
+ * Webhook subscriptions: stored, listed, updated and deleted here. Sending events to them
+ * is the delivery worker's job (a later issue); nothing here sends anything but the
+ * reachability probe's connection.
+ */
+export class WebhooksService {
+  private readonly webhooks: WebhooksRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: { accounts: AccountsService; cursors: CursorCodec; probe: UrlReachabilityProbe; config: WebhooksConfig },
+  ) {
+    this.webhooks = new WebhooksRepository(db);
+  }
+
+  async create(account: AccountRecord, input: CreateWebhookInput): Promise<WebhookRecord> {
+    const url = parseWebhookUrl(input.url, this.deps.config);
+    // Refuse at the limit before waiting on the network; the transaction below decides for good.
+    await this.checkLimit(account, this.db);
+    await this.checkReachable(url);
+    const at = nowIso();
+    const webhook: WebhookRecord = {
+      id: newId("webhook"),
+      account_id: account.id,
+      url: input.url,
+      events: input.events,
+      secret: input.secret ?? generateWebhookSecret(),
+      description: input.description ?? null,
+      status: "active",
+      metadata: input.metadata ?? {},
+      consecutive_failures: 0,
+      created_at: at,
+      updated_at: at,
+    };
+    // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
+    await this.db.transaction().execute(async (trx) => {
+      await this.checkLimit(account, trx);
+      await this.webhooks.insert(webhook, trx);
+    });
+    return webhook;
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookRecord> {
+    return findOwned(await this.webhooks.findById(id), accountId, NOT_FOUND);
+  }
+
+  list(accountId: string, filters: WebhookFilters, query: ListQuery) {
+    return listPage({
+      codec: this.deps.cursors,
+      list: "webhooks",
+      filters: { ...filters },
+      query,
+      fetch: (page) => this.webhooks.page(accountId, filters, page),
+      count: () => this.webhooks.count(accountId, filters),
+      present: (row: WebhookRecord) => row,
+    });
+  }
+
+  async update(accountId: string, id: string, input: UpdateWebhookInput): Promise<WebhookRecord> {
+    const current = await this.get(accountId, id);
+    const patch: Partial<WebhookRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    if (input.url !== undefined) {
+      const url = parseWebhookUrl(input.url, this.deps.config);
+      if (input.url !== current.url) await this.checkReachable(url);
+    }
+    // Re-enabling starts the count towards automatic disabling afresh.
+    if (input.status === "active") patch.consecutive_failures = 0;
+    patch.updated_at = nextUpdatedAt(current.updated_at);
+    await this.webhooks.update(id, patch);
+    return { ...current, ...patch };
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.get(accountId, id);
+    await this.webhooks.delete(id);
+  }
+
+  private async checkLimit(account: AccountRecord, db: Db): Promise<void> {
+    const limit = this.deps.accounts.limitsOf(account).webhooks;
+    if ((await this.webhooks.count(account.id, {}, db)) >= limit) {
+      throw new ApiError(402, "webhook_limit_reached", `The ${account.plan} plan allows ${limit} webhooks; delete one or upgrade`);
+    }
+  }
+
+  private async checkReachable(url: URL): Promise<void> {
+    if (!this.deps.config.verifyReachable) return;
+    const result = await this.deps.probe.probe(url);
+    if (!result.reachable) {
+      throw ApiError.field("url_unreachable", "url", `cannot be reached: ${result.reason}`);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { admin } from "../../src/cli/admin.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+let app: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  acct = await app.account();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** Runs `parley admin number add ...` in-process against the test app's data directory. */
+async function numberAdd(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = await admin(["number", "add", ...args], app.config);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+describe("parley admin number add", () => {
+  it("registers a +1 number as US by default and prints it as JSON", async () => {
+    const res = await numberAdd("--account", acct.id, "--number", "+14155550142", "--json");
+    expect(res.code).toBe(0);
+    const printed = JSON.parse(res.stdout);
+    expect(printed).toMatchObject({
+      phone_number: "+14155550142",
+      friendly_name: "+14155550142",
+      country: "US",
+      region: null,
+      capabilities: { voice: true, sms: false },
+      status: "active",
+      default_agent_id: null,
+    });
+    const read = await app.request("GET", `/v1/phone-numbers/${printed.id}`, { key: acct.key });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(printed);
+  });
+
+  it("takes every option and prints key: value lines without --json", async () => {
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Front desk", system_prompt: "You answer calls.", voice_id: "flite-slt" },
+    });
+    const res = await numberAdd(
+      "--account", acct.id,
+      "--number", "+442071838751",
+      "--country", "gb",
+      "--region", "LND",
+      "--friendly-name", "London desk",
+      "--agent", agent.body.id,
+    );
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^phone_number\s+\+442071838751$/m);
+    expect(res.stdout).toMatch(/^country\s+GB$/m);
+    const list = await app.request("GET", "/v1/phone-numbers?country=GB", { key: acct.key });
+    expect(list.body.data[0]).toMatchObject({
+      phone_number: "+442071838751",
+      country: "GB",
+      region: "LND",
+      friendly_name: "London desk",
+      default_agent_id: agent.body.id,
+    });
+  });
+
+  it("makes the number usable as the default from_number of calls", async () => {
+    const fresh = await app.account();
+    const agent = await app.request("POST", "/v1/agents", {
+      key: fresh.key,
+      body: { name: "Caller", system_prompt: "You call people.", voice_id: "flite-slt" },
+    });
+    const body = { phone_number: "+14155550123", agent_id: agent.body.id };
+    const before = await app.request("POST", "/v1/calls", { key: fresh.key, body });
+    expect(before.body.error.code).toBe("invalid_from_number");
+    expect((await numberAdd("--account", fresh.id, "--number", "+16505550142")).code).toBe(0);
+    const after = await app.request("POST", "/v1/calls", { key: fresh.key, body });
+    expect(after.status).toBe(200);
+    expect(after.body.from_number).toBe("+16505550142");
+  });
+
+  it.each([
+    [["--number", "+442071838752"], "--country is required"],
+    [["--number", "4155550100"], "--number must be an E.164"],
+    [["--number", "+14155550143", "--country", "USA"], "--country must be a two-letter"],
+    [["--number", "+14155550144", "--friendly-name", " "], "--friendly-name must not be empty"],
+    [["--number", "+14155550145", "--agent", "agent_nope"], "agent_not_found"],
+    [["--number", "+14155550142"], "phone_number_in_use"],
+    [["--number", "+14155550146", "--colour", "red"], "colour"],
+    [[], "--number is required"],
+  ])("refuses %j with exit code 2 saying %s", async (args, message) => {
+    const res = await numberAdd("--account", acct.id, ...args);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toContain(message);
+  });
+
+  it("refuses an unknown account", async () => {
+    const res = await numberAdd("--account", "acct_nope", "--number", "+14155550147");
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("no account acct_nope");
+  });
+});
