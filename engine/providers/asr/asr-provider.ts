@@ -1,0 +1,23 @@
+import type { AudioFrame } from "../../audio/audio-frame.js";
+
+export interface AsrResult {
+  type: "partial" | "final";
+  text: string;
+}
+
+/**
+ * Speech recognition for one call. The recognizer (model) stays loaded for the whole call;
+ * `transcribe` is called once per caller utterance with that utterance's frames (at the
+ * transport's own sample rate; the provider converts as it needs) and yields partials and
+ * exactly one final when the audio ends. Aborting the signal stops the work at once.
+ */
+export interface AsrSession {
+  transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult>;
+  close(): Promise<void>;
+}
+
+export interface AsrProvider {
+  readonly name: string;
+  /** Opens a recognizer for one call (may wait for a free one when recognizers are pooled). */
+  open(options: { language: string; signal: AbortSignal }): Promise<AsrSession>;
+}

@@ -1,0 +1,30 @@
+import type { AgentSettings } from "../../types.js";
+
+/** What a dialogue turn streams back, in order. */
+export type DialogueEvent =
+  /** Reply text, in pieces as they come (tokens or whole sentences). */
+  | { type: "text"; text: string }
+  /** A tool the agent calls, e.g. `book_appointment` with `{name, date, time, service}`. */
+  | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
+  /** Hand the caller to a human (after the reply text has been spoken). */
+  | { type: "transfer" }
+  /** End the call (after the reply text has been spoken). */
+  | { type: "end_call"; reason: string };
+
+/**
+ * One call's conversation state. `respond` runs one agent turn for the caller's words and
+ * streams the reply; aborting the signal abandons the turn.
+ */
+export interface DialogueSession {
+  respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent>;
+  /**
+   * After a barge-in: the caller heard only `heardText` of the last reply. The session keeps
+   * that, not the full reply, as what the agent said.
+   */
+  truncateLastReply(heardText: string): void;
+}
+
+export interface DialogueProvider {
+  readonly name: string;
+  open(options: { agent: AgentSettings; context: Record<string, unknown> }): DialogueSession;
+}
