@@ -1,0 +1,93 @@
+import { open, type FileHandle } from "node:fs/promises";
+import { pcm16ToBytes } from "./pcm16.js";
+import { WAV_HEADER_BYTES, WAV_UNKNOWN_SIZE, checkInterleaved, riffSize, wavHeader, type WavFormat } from "./wav.js";
+
+/**
+ * Writes a PCM16 WAV file incrementally. The header goes out first with placeholder sizes
+ * (0xFFFFFFFF, "unknown length") and `close()` rewrites them with the real ones. If the
+ * process dies before `close()`, the file still holds a valid header and every sample
+ * written so far: parseWav (and tools that treat the placeholder as "to the end of the
+ * file", such as ffmpeg and sox) read it up to the last completed write.
+ *
+ * Writes are queued in order without blocking the caller; the first I/O error is thrown by
+ * the next `write()` and by `close()`. Sizes saturate at the format's 4 GiB limit.
+ */
+export interface WavFileInfo {
+  path: string;
+  /** Sample frames (one sample per channel) written. */
+  frames: number;
+  dataBytes: number;
+}
+
+export class WavFileWriter {
+  readonly path: string;
+  readonly format: Readonly<WavFormat>;
+  private readonly handle: FileHandle;
+  private position = WAV_HEADER_BYTES;
+  private pending: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+  private closed = false;
+
+  private constructor(path: string, format: WavFormat, handle: FileHandle) {
+    this.path = path;
+    this.format = Object.freeze({ ...format });
+    this.handle = handle;
+  }
+
+  /** Creates (or truncates) the file and writes the placeholder header. */
+  static async open(path: string, format: WavFormat): Promise<WavFileWriter> {
+    const header = wavHeader(format, WAV_UNKNOWN_SIZE);
+    const handle = await open(path, "w");
+    try {
+      await handle.write(header, 0, header.length, 0);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return new WavFileWriter(path, format, handle);
+  }
+
+  /** Appends interleaved samples; they are copied, so the caller may reuse the array. */
+  write(samples: Int16Array): void {
+    if (this.closed) throw new Error(`WAV writer for ${this.path} is closed`);
+    if (this.failure) throw this.failure;
+    checkInterleaved(samples, this.format.channels);
+    if (samples.length === 0) return;
+    const bytes = Buffer.from(pcm16ToBytes(samples));
+    const position = this.position;
+    this.position += bytes.length;
+    this.pending = this.pending.then(async () => {
+      if (this.failure) return;
+      try {
+        await this.handle.write(bytes, 0, bytes.length, position);
+      } catch (error) {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+      }
+    });
+  }
+
+  /** Resolves when every write queued so far has reached the file (the OS, not necessarily the disk). */
+  async flush(): Promise<void> {
+    await this.pending;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for queued writes, writes the real sizes into the header and closes the file. */
+  async close(): Promise<WavFileInfo> {
+    if (this.closed) throw new Error(`WAV writer for ${this.path} is closed`);
+    this.closed = true;
+    const dataBytes = this.position - WAV_HEADER_BYTES;
+    try {
+      await this.pending;
+      if (this.failure) throw this.failure;
+      const sizes = Buffer.alloc(4);
+      sizes.writeUInt32LE(riffSize(dataBytes), 0);
+      await this.handle.write(sizes, 0, 4, 4);
+      sizes.writeUInt32LE(Math.min(dataBytes, WAV_UNKNOWN_SIZE), 0);
+      await this.handle.write(sizes, 0, 4, 40);
+    } finally {
+      await this.handle.close();
+    }
+    return { path: this.path, frames: dataBytes / (2 * this.format.channels), dataBytes };
+  }
+}

@@ -1,0 +1,49 @@
+/** Everything a call session reports, as one typed union (the control plane stores them). */
+
+export interface TranscriptSegment {
+  role: "agent" | "user";
+  content: string;
+  /** Seconds from call start. */
+  timestamp: number;
+}
+
+/** One agent turn's timings: ms on the server's monotonic clock at each stage; null when it did not happen. */
+export interface TurnMetrics {
+  turnId: number;
+  /** When the caller's speech ended (the last voiced frame arrived). Null for the greeting. */
+  endOfSpeechAt: number | null;
+  /** When the silence reached `endpointing_ms` (the turn was taken). */
+  endpointAt: number | null;
+  asrFinalAt: number | null;
+  firstTokenAt: number | null;
+  firstTtsAudioAt: number | null;
+  firstFrameSentAt: number | null;
+  /** First frame sent minus end of caller speech (greeting: minus connection). */
+  voiceToVoiceMs: number | null;
+}
+
+export const CALL_END_REASONS = [
+  "caller_hangup",
+  "end_call_phrase",
+  "agent_ended",
+  "transferred",
+  "max_duration",
+  "stopped",
+  "error",
+] as const;
+export type CallEndReason = (typeof CALL_END_REASONS)[number];
+
+export type CallState = "connecting" | "listening" | "thinking" | "speaking" | "ended";
+
+export type CallEvent =
+  | { type: "state"; state: CallState }
+  | { type: "transcript"; segment: TranscriptSegment }
+  | { type: "partial_transcript"; text: string }
+  | { type: "interruption"; turnId: number; playedMs: number; heardText: string }
+  | { type: "turn_metrics"; metrics: TurnMetrics }
+  | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
+  | { type: "transfer"; number: string | null }
+  | { type: "dtmf"; digit: string }
+  | { type: "recording"; path: string; durationMs: number }
+  | { type: "error"; message: string }
+  | { type: "ended"; reason: CallEndReason; durationMs: number; transcript: TranscriptSegment[] };
