@@ -77,8 +77,9 @@ export interface CallTable {
   campaign_id: string | null;
   direction: string;
   status: string;
-  phone_number: string;
-  from_number: string;
+  /** Null on web calls, which have no phone numbers. */
+  phone_number: string | null;
+  from_number: string | null;
   metadata: string;
   context: string;
   record: number;

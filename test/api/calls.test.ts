@@ -232,7 +232,7 @@ describe("POST /v1/calls without loopback http allowed", () => {
 describe("GET /v1/calls", () => {
   let lister: Caller;
   let secondAgent: string;
-  const rows: Array<{ id: string; status: string; direction: string; agent_id: string; phone_number: string; created_at: string }> = [];
+  const rows: Array<{ id: string; status: string; direction: string; agent_id: string; phone_number: string | null; created_at: string }> = [];
 
   beforeAll(async () => {
     lister = await caller();

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as initial from "./001-initial.js";
+import * as nullableCallNumbers from "./002-nullable-call-numbers.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -7,6 +8,7 @@ import * as initial from "./001-initial.js";
  */
 const MIGRATIONS: Record<string, Migration> = {
   "001-initial": initial,
+  "002-nullable-call-numbers": nullableCallNumbers,
 };
 
 export const migrationProvider: MigrationProvider = {

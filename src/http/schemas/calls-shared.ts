@@ -6,8 +6,9 @@ export const callListItemSchema = z.object({
   id: z.string(),
   status: z.enum(CALL_STATUSES),
   direction: z.enum(CALL_DIRECTIONS),
-  phone_number: z.string(),
-  from_number: z.string(),
+  /** Null on web calls, which have no phone numbers. */
+  phone_number: z.string().nullable(),
+  from_number: z.string().nullable(),
   agent_id: z.string(),
   duration: z.number().int().nullable(),
   metadata: z.record(z.string(), z.unknown()),

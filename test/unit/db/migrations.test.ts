@@ -1,15 +1,16 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sql } from "kysely";
+import { Migrator, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../../src/db/database.js";
+import { migrationProvider } from "../../../src/db/migrations/index.js";
 
 describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -35,6 +36,30 @@ describe("database migrations", () => {
     const charge = (id: string) => ({ id, account_id: "acct_1", amount: -1, balance_after: 4, reason: "call", call_id: "call_1", description: null, created_at: "t" });
     await db.insertInto("ledger").values(charge("led_1")).execute();
     await expect(db.insertInto("ledger").values(charge("led_2")).execute()).rejects.toThrow(/UNIQUE/);
+    await db.destroy();
+  });
+
+  it("upgrade a database of the first version, keeping its calls", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("001-initial");
+    expect(error).toBeUndefined();
+    await old
+      .insertInto("accounts")
+      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token: "m", limit_overrides: "{}", created_at: "t", updated_at: "t" })
+      .execute();
+    await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
+      VALUES ('call_1', 'acct_1', 'agent_1', 'outbound', 'completed', '+14155550123', '+14155550100', '{}', '{}', 1, 3600, 't', 't')`.execute(old);
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers"]);
+    const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
+    expect(call.phone_number).toBe("+14155550123");
+    await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
+      VALUES ('call_2', 'acct_1', 'agent_1', 'web', 'in_progress', NULL, NULL, '{}', '{}', 1, 3600, 't', 't')`.execute(db);
+    const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND name LIKE 'calls_%'`.execute(db);
+    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_status", "calls_agent_status"]);
     await db.destroy();
   });
 });
