@@ -1,0 +1,26 @@
+import type { DialogueProvider } from "../dialogue-provider.js";
+import { readAgentProfile } from "./agent-profile.js";
+import { ReplyLines } from "./reply-lines.js";
+import { RulesDialogueSession } from "./rules-dialogue-session.js";
+
+export interface RulesDialogueOptions {
+  /** The clock for "today", "tomorrow" and "never in the past"; tests fix it. Default: the system clock. */
+  now?: () => Date;
+}
+
+/**
+ * The embedded dialogue engine: no model, no network, microseconds per turn. It greets, answers
+ * FAQ entries from `metadata.faq`, books appointments (`book_appointment` tool call), transfers
+ * and ends calls. The call's `context.customer_name`, when given, is the caller's name.
+ */
+export function createRulesDialogueProvider(options: RulesDialogueOptions = {}): DialogueProvider {
+  const now = options.now ?? (() => new Date());
+  return {
+    name: "rules",
+    open({ agent, context }) {
+      const profile = readAgentProfile(agent);
+      const name = typeof context.customer_name === "string" && context.customer_name.trim() !== "" ? context.customer_name.trim() : null;
+      return new RulesDialogueSession(profile, new ReplyLines(profile), now, name);
+    },
+  };
+}

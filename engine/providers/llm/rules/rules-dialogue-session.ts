@@ -1,0 +1,343 @@
+import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
+import type { AgentProfile } from "./agent-profile.js";
+import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
+import { compareDates, compareTimes } from "./calendar.js";
+import {
+  asksForSlot,
+  goodbyeKind,
+  type Goodbye,
+  isBookingRequest,
+  isCancelRequest,
+  isExistingAppointmentRequest,
+  isGreeting,
+  isHowAreYou,
+  isIdentityQuestion,
+  isNothingElse,
+  isQuestion,
+  isRepeatRequest,
+  isThanks,
+  isTransferRequest,
+  isWhoAreYou,
+  slotToChange,
+  yesOrNo,
+  type YesNo,
+} from "./caller-intents.js";
+import { findDateTime } from "./date-time-extraction.js";
+import { matchFaq } from "./faq-matcher.js";
+import { findName } from "./name-extraction.js";
+import { LINES, type ReplyLines } from "./reply-lines.js";
+import { findService, type Service } from "./service-extraction.js";
+import { toUtterance, type Utterance } from "./utterance.js";
+import type { WallClock } from "./wall-clock.js";
+
+/** What the agent's last question asked for: it decides how a short answer ("yes", "john smith") reads. */
+type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer";
+
+/** One planned agent turn. */
+interface Reply {
+  /** Sent before the text, so a booking stands even if the caller cuts the "booked" line short. */
+  toolCall?: { name: string; arguments: Record<string, unknown> };
+  sentences: readonly string[];
+  /** What the last sentence asks; armed only once that sentence has gone out. */
+  expects: Expectation | null;
+  /** Sent after the text. */
+  action?: { type: "transfer" } | { type: "end_call"; reason: string };
+  /** This turn did not understand the caller. */
+  missed?: boolean;
+}
+
+/** What one utterance said about the booking. */
+interface Slots {
+  service: Service | null;
+  date: BookingDraft["date"];
+  time: BookingDraft["time"];
+  name: string | null;
+}
+
+/** What a recognizer makes of a cough or a hesitation. */
+const NOISE = new Set(["um", "uh", "uhm", "er", "erm", "hmm", "mm", "ah", "oh", "huh"]);
+
+/** Consecutive misunderstandings before the agent offers a transfer (or, without one, ends the call). */
+const MAX_MISUNDERSTANDINGS = 3;
+
+/**
+ * One call with the `rules` agent: intents from keywords, slot filling for appointments, FAQ
+ * answers from metadata, transfer and goodbye. Deterministic and synchronous; `respond`
+ * streams each sentence as its own `text` event (pieces after the first start with a space,
+ * so that the pieces joined are the reply).
+ *
+ * Three misunderstandings in a row: with transfer enabled the agent offers a transfer once
+ * (one more miss then ends the call), without it the agent apologises and ends the call with
+ * reason `not_understood`: a caller the recognizer cannot follow gains nothing from a loop.
+ */
+export class RulesDialogueSession implements DialogueSession {
+  private expectation: Expectation | null = null;
+  private draft: BookingDraft | null = null;
+  private callerName: string | null;
+  private misunderstandings = 0;
+  private transferOffered = false;
+  private lastReply: Reply | null = null;
+
+  constructor(
+    private readonly profile: AgentProfile,
+    private readonly lines: ReplyLines,
+    private readonly now: () => Date,
+    callerName: string | null,
+  ) {
+    this.callerName = callerName;
+  }
+
+  async *respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+    if (signal.aborted) return;
+    const reply = this.decide(toUtterance(userText));
+    this.lastReply = reply;
+    if (reply.toolCall) yield { type: "tool_call", ...reply.toolCall };
+    for (const [index, sentence] of reply.sentences.entries()) {
+      if (signal.aborted) return;
+      if (index === reply.sentences.length - 1) this.expectation = reply.expects;
+      yield { type: "text", text: index === 0 ? sentence : ` ${sentence}` };
+    }
+    if (reply.action && !signal.aborted) yield reply.action;
+  }
+
+  /** A question the caller did not hear in full was not asked: a later "yes" must not answer it. */
+  truncateLastReply(heardText: string): void {
+    if (!this.lastReply || this.expectation === null) return;
+    const said = toUtterance(this.lastReply.sentences.join(" ")).words;
+    const heard = toUtterance(heardText).words;
+    const heardAll = said.every((word, i) => heard[i] === word);
+    if (!heardAll) this.expectation = null;
+  }
+
+  private decide(utterance: Utterance): Reply {
+    const expecting = this.expectation;
+    this.expectation = null;
+    const now = this.profile.clock.read(this.now());
+    const reply = this.route(utterance, expecting, now);
+    if (!reply.missed) {
+      this.misunderstandings = 0;
+      this.transferOffered = false;
+    }
+    return reply;
+  }
+
+  private route(utterance: Utterance, expecting: Expectation | null, now: WallClock): Reply {
+    if (utterance.words.every((w) => NOISE.has(w))) {
+      // Nothing said before the agent's first turn: open the call.
+      if (!this.lastReply) return { sentences: this.lines.greeting(this.callerName), expects: null };
+      // A cough or a breath is not a misunderstanding: ask again without counting it.
+      return { ...this.repeatQuestion(expecting, LINES.didNotCatch, now), missed: true };
+    }
+    if (isTransferRequest(utterance)) return this.transfer(now);
+    if (isRepeatRequest(utterance) && this.lastReply) return { sentences: this.lastReply.sentences, expects: this.lastReply.expects };
+    const goodbye = goodbyeKind(utterance, this.profile.endCallPhrases);
+    const answer = yesOrNo(utterance);
+
+    const expected = this.answerExpected(utterance, expecting, goodbye, answer, now);
+    if (expected) return expected;
+    if (goodbye) return this.goodbye();
+    if (this.draft && isCancelRequest(utterance)) return this.dropBooking();
+    if (!this.draft && isExistingAppointmentRequest(utterance)) {
+      return this.profile.transferEnabled
+        ? { sentences: [...LINES.onlyNewAppointments, LINES.offerTransfer], expects: "transfer_offer" }
+        : { sentences: [...LINES.onlyNewAppointments, ...LINES.anythingElse], expects: "anything_else" };
+    }
+
+    const question = isQuestion(utterance);
+    const faq = matchFaq(this.profile.faq, utterance);
+    if (faq && question) return this.answerFaq(faq.answer, now);
+
+    const slots = this.findSlots(utterance, expecting, now);
+    const mentionsSlot = slots.service !== null || slots.date !== null || slots.time !== null;
+    const wantsBooking = this.draft !== null || isBookingRequest(utterance) || (mentionsSlot && (!question || asksForSlot(utterance)));
+    if (wantsBooking) {
+      const started = this.draft === null;
+      this.draft ??= { service: null, date: null, time: null, name: this.callerName };
+      const booking = this.fillSlots(slots, now, started);
+      if (booking) return booking;
+    }
+    if (faq) return this.answerFaq(faq.answer, now);
+    if (slots.name && !this.draft) {
+      this.callerName = slots.name;
+      return { sentences: this.lines.greeting(slots.name), expects: null };
+    }
+    return this.smallTalk(utterance, answer, now) ?? this.notUnderstood(expecting, now, question);
+  }
+
+  /** Short answers that only make sense as answers to the last question. */
+  private answerExpected(
+    utterance: Utterance,
+    expecting: Expectation | null,
+    goodbye: Goodbye | null,
+    answer: YesNo | null,
+    now: WallClock,
+  ): Reply | null {
+    switch (expecting) {
+      case "confirmation": {
+        if (!this.draft) return null;
+        if (isCancelRequest(utterance)) return this.dropBooking();
+        const correction = this.fillSlots(this.findSlots(utterance, null, now), now, false);
+        if (correction) return correction;
+        if (answer === "yes") return this.book(now, goodbye === "strong");
+        if (answer === "no") return { sentences: LINES.whatToChange, expects: "change" };
+        return null;
+      }
+      case "change": {
+        if (!this.draft) return null;
+        if (isCancelRequest(utterance)) return this.dropBooking();
+        const correction = this.fillSlots(this.findSlots(utterance, null, now), now, false);
+        if (correction) return correction;
+        const slot = slotToChange(utterance);
+        if (slot) {
+          this.draft[slot] = null;
+          return { sentences: [this.lines.slotQuestion(slot, this.draft)], expects: slot };
+        }
+        // "no, it's fine": back to the confirmation.
+        return answer ? this.nextBookingStep(now, []) : null;
+      }
+      case "transfer_offer":
+        if (answer === "yes") return this.transfer(now);
+        if (answer !== "no" && goodbye !== "done") return null;
+        if (this.draft) return this.nextBookingStep(now, LINES.noProblem);
+        return { sentences: [...LINES.noProblem, ...this.lines.helpPrompt()], expects: null };
+      case "anything_else":
+        if (goodbye || isNothingElse(utterance) || (answer === "no" && utterance.words.length <= 3)) return this.goodbye();
+        if (answer === "yes" && utterance.words.length <= 2) return { sentences: LINES.whatElse, expects: null };
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  private findSlots(utterance: Utterance, expecting: Expectation | null, now: WallClock): Slots {
+    // A short "three" is a time when the agent asked for one, or when the booking still lacks one.
+    const timeExpected = expecting === "time" || (this.draft?.time === null && utterance.words.length <= 3);
+    const { date, time } = findDateTime(utterance.text, now, { timeExpected });
+    // An answer with a day or time in it is not the service's name, whatever was asked.
+    const bareService = expecting === "service" && date === null && time === null;
+    return {
+      service: findService(utterance, this.profile.services, bareService),
+      date,
+      time,
+      name: findName(utterance, { bare: expecting === "name", notNames: this.profile.serviceWords }),
+    };
+  }
+
+  /**
+   * Puts what the caller said into the draft (new values replace old ones: that is how
+   * corrections work) and asks for what is missing, or confirms. Null when the words changed
+   * nothing and the booking did not just start.
+   */
+  private fillSlots(slots: Slots, now: WallClock, started: boolean): Reply | null {
+    const draft = this.draft;
+    if (!draft) return null;
+    const thanks: string[] = [];
+    const problems: string[] = [];
+    let changed = false;
+    if (slots.name && slots.name !== draft.name) {
+      draft.name = slots.name;
+      this.callerName = slots.name;
+      thanks.push(...this.lines.thanksName(slots.name));
+      changed = true;
+    }
+    if (slots.service && slots.service.name !== draft.service?.name) {
+      draft.service = slots.service;
+      changed = true;
+    }
+    if (slots.date && (!draft.date || compareDates(slots.date, draft.date) !== 0)) {
+      if (compareDates(slots.date, now.date) < 0) problems.push(...LINES.pastDay);
+      else {
+        draft.date = slots.date;
+        changed = true;
+      }
+    }
+    if (slots.time && (!draft.time || compareTimes(slots.time, draft.time) !== 0)) {
+      draft.time = slots.time;
+      changed = true;
+    }
+    if (draft.date && draft.time && compareDates(draft.date, now.date) === 0 && compareTimes(draft.time, now.time) <= 0) {
+      draft.time = null;
+      problems.push(...LINES.pastTime);
+    }
+    if (!changed && problems.length === 0 && !started) return null;
+    const opening = started ? LINES.startBooking : thanks.length === 0 && problems.length === 0 ? LINES.gotIt : [];
+    return this.nextBookingStep(now, [...opening, ...thanks, ...problems]);
+  }
+
+  /** The question for the first missing slot, or the confirmation when nothing is missing. */
+  private nextBookingStep(now: WallClock, prefix: readonly string[]): Reply {
+    const draft = this.draft!;
+    const slot = missingSlot(draft);
+    if (slot) return { sentences: [...prefix, this.lines.slotQuestion(slot, draft)], expects: slot };
+    return { sentences: [...prefix, this.lines.summary(draft, now.date), LINES.confirmQuestion], expects: "confirmation" };
+  }
+
+  private book(now: WallClock, thenGoodbye: boolean): Reply {
+    const draft = this.draft!;
+    this.draft = null;
+    const toolCall = { name: "book_appointment", arguments: bookingArguments(draft) };
+    const booked = this.lines.booked(draft, now.date);
+    if (!thenGoodbye) return { toolCall, sentences: [...booked, ...LINES.anythingElse], expects: "anything_else" };
+    return { ...this.goodbye(), toolCall, sentences: [...booked, ...this.lines.goodbye()] };
+  }
+
+  private dropBooking(): Reply {
+    this.draft = null;
+    return { sentences: [...LINES.bookingDropped, ...LINES.anythingElse], expects: "anything_else" };
+  }
+
+  private answerFaq(answer: string, now: WallClock): Reply {
+    const sentences = this.lines.faqAnswer(answer);
+    if (this.draft) return this.nextBookingStep(now, sentences);
+    return { sentences: [...sentences, ...LINES.anythingElse], expects: "anything_else" };
+  }
+
+  private transfer(now: WallClock): Reply {
+    if (this.profile.transferEnabled) return { sentences: this.lines.transferring(), expects: null, action: { type: "transfer" } };
+    return this.withFollowUp(this.lines.cannotTransfer(), now);
+  }
+
+  private goodbye(): Reply {
+    return { sentences: this.lines.goodbye(), expects: null, action: { type: "end_call", reason: "caller_goodbye" } };
+  }
+
+  private smallTalk(utterance: Utterance, answer: YesNo | null, now: WallClock): Reply | null {
+    if (isIdentityQuestion(utterance)) return this.withFollowUp(this.lines.automated(), now);
+    if (isWhoAreYou(utterance)) return this.withFollowUp(this.lines.introduction(), now);
+    if (isHowAreYou(utterance)) return this.withFollowUp(LINES.howAreYou, now);
+    if (isThanks(utterance)) {
+      if (this.draft) return this.withFollowUp(LINES.youAreWelcome, now);
+      return { sentences: [...LINES.youAreWelcome, ...LINES.anythingElse], expects: "anything_else" };
+    }
+    if (isGreeting(utterance)) return this.draft ? this.withFollowUp(LINES.imHere, now) : { sentences: this.lines.greeting(this.callerName), expects: null };
+    if (answer === "yes" && !this.draft) return { sentences: LINES.whatElse, expects: null };
+    return null;
+  }
+
+  /** `lines`, then the pending booking question or "How can I help you today?". */
+  private withFollowUp(lines: readonly string[], now: WallClock): Reply {
+    if (this.draft) return this.nextBookingStep(now, lines);
+    return { sentences: [...lines, ...LINES.howCanIHelp], expects: null };
+  }
+
+  private notUnderstood(expecting: Expectation | null, now: WallClock, question = false): Reply {
+    this.misunderstandings += 1;
+    if (this.misunderstandings >= MAX_MISUNDERSTANDINGS) {
+      if (this.profile.transferEnabled && !this.transferOffered) {
+        this.transferOffered = true;
+        return { sentences: [...LINES.troubleUnderstanding, LINES.offerTransfer], expects: "transfer_offer", missed: true };
+      }
+      return { sentences: LINES.giveUp, expects: null, action: { type: "end_call", reason: "not_understood" }, missed: true };
+    }
+    const sorry = question && !this.draft ? LINES.noAnswer : this.misunderstandings === 1 ? LINES.didNotCatch : LINES.stillDidNotGet;
+    return { ...this.repeatQuestion(expecting, sorry, now), missed: true };
+  }
+
+  /** `prefix`, then the question the caller did not answer (or what the agent can do). */
+  private repeatQuestion(expecting: Expectation | null, prefix: readonly string[], now: WallClock): Reply {
+    if (expecting === "transfer_offer") return { sentences: [...prefix, LINES.offerTransfer], expects: expecting };
+    if (expecting === "change") return { sentences: [...prefix, ...LINES.whatToChange.slice(1)], expects: expecting };
+    if (this.draft) return this.nextBookingStep(now, prefix);
+    return { sentences: [...prefix, ...this.lines.helpPrompt()], expects: null };
+  }
+}

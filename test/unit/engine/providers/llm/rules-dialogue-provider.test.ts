@@ -1,0 +1,334 @@
+import { describe, expect, it } from "vitest";
+import type { DialogueEvent, DialogueSession } from "../../../../../engine/providers/llm/dialogue-provider.js";
+import { createRulesDialogueProvider } from "../../../../../engine/providers/llm/rules/rules-dialogue-provider.js";
+import type { AgentSettings } from "../../../../../engine/types.js";
+
+/** Saturday, March 1, 2025, 10:00 UTC. */
+const NOW = new Date("2025-03-01T10:00:00Z");
+
+const FAQ = [
+  { question: "What are your opening hours?", answer: "We are open Monday to Friday, 9 AM to 5 PM. On Saturdays we close at noon." },
+  { question: "Do you accept insurance?", answer: "Yes, we accept most major insurance plans." },
+  { question: "Is there parking near the office?", answer: "Yes, there is free parking behind the building." },
+];
+
+function agent(overrides: Partial<AgentSettings> = {}, metadata: Record<string, unknown> = {}): AgentSettings {
+  return {
+    id: "agent_test",
+    name: "Ava",
+    systemPrompt: "You book dental appointments.",
+    voiceId: "flite-rms",
+    firstMessage: null,
+    language: "en-US",
+    model: "llm-small",
+    temperature: 0.7,
+    maxTokens: 150,
+    interruptionThreshold: 0.5,
+    endCallPhrases: [],
+    transferEnabled: false,
+    transferNumber: null,
+    transferMessage: "Please hold while I transfer you to a member of our team.",
+    endpointingMs: 500,
+    metadata: { business_name: "Bright Smile Dental", faq: FAQ, ...metadata },
+    ...overrides,
+  };
+}
+
+function open(settings: AgentSettings = agent(), options: { now?: Date; context?: Record<string, unknown> } = {}): DialogueSession {
+  const now = options.now ?? NOW;
+  return createRulesDialogueProvider({ now: () => now }).open({ agent: settings, context: options.context ?? {} });
+}
+
+async function say(session: DialogueSession, text: string, signal = new AbortController().signal): Promise<DialogueEvent[]> {
+  const events: DialogueEvent[] = [];
+  for await (const event of session.respond(text, signal)) events.push(event);
+  return events;
+}
+
+function spoken(events: readonly DialogueEvent[]): string {
+  return events.map((e) => (e.type === "text" ? e.text : "")).join("");
+}
+
+function toolCalls(events: readonly DialogueEvent[]) {
+  return events.filter((e) => e.type === "tool_call");
+}
+
+/** Says each line in turn; returns the events of the last one. */
+async function conversation(session: DialogueSession, lines: readonly string[]): Promise<DialogueEvent[]> {
+  let events: DialogueEvent[] = [];
+  for (const line of lines) events = await say(session, line);
+  return events;
+}
+
+describe("rules dialogue provider", () => {
+  it("is named rules", () => {
+    expect(createRulesDialogueProvider().name).toBe("rules");
+  });
+
+  it("books an appointment over several recognizer-style utterances", async () => {
+    const session = open();
+    const seen: DialogueEvent[][] = [];
+    for (const line of ["hi", "i would like to book an appointment", "my name is john smith", "for a cleaning", "tuesday at three in the afternoon"]) {
+      seen.push(await say(session, line));
+    }
+    expect(spoken(seen[0]!)).toBe("Hi, thanks for calling Bright Smile Dental. How can I help you today?");
+    expect(spoken(seen[1]!)).toContain("What is the appointment for?");
+    expect(spoken(seen[2]!)).toContain("Thanks, John.");
+    expect(seen.flat().some((e) => e.type === "tool_call")).toBe(false);
+    expect(spoken(seen[4]!)).toContain("So that's a cleaning for John Smith on Tuesday, March 4 at 3:00 PM. Shall I book it?");
+
+    const booked = await say(session, "yes");
+    expect(booked[0]).toEqual({
+      type: "tool_call",
+      name: "book_appointment",
+      arguments: { customer_name: "John Smith", date: "2025-03-04", time: "15:00", service: "cleaning" },
+    });
+    expect(spoken(booked)).toContain("booked for Tuesday, March 4 at 3:00 PM");
+  });
+
+  it("streams one sentence per text event, and the pieces joined are the reply", async () => {
+    const events = await say(open(), "hello");
+    expect(events).toEqual([
+      { type: "text", text: "Hi, thanks for calling Bright Smile Dental." },
+      { type: "text", text: " How can I help you today?" },
+    ]);
+  });
+
+  it("takes several slots from one utterance", async () => {
+    const session = open();
+    const confirm = await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    expect(spoken(confirm)).toContain("So that's a cleaning for Jane Doe on Sunday, March 2 at 3:00 PM. Shall I book it?");
+    const booked = await say(session, "yeah");
+    expect(toolCalls(booked)).toEqual([
+      { type: "tool_call", name: "book_appointment", arguments: { customer_name: "Jane Doe", date: "2025-03-02", time: "15:00", service: "cleaning" } },
+    ]);
+  });
+
+  it("asks for what is missing one question at a time", async () => {
+    const session = open();
+    expect(spoken(await say(session, "can i book an appointment for friday"))).toMatch(/What is the appointment for\?$/);
+    expect(spoken(await say(session, "a checkup"))).toMatch(/What time would you like on Friday\?$/);
+    expect(spoken(await say(session, "ten thirty"))).toMatch(/Can I have your name, please\?$/);
+    expect(spoken(await say(session, "sam jones"))).toContain("So that's a checkup for Sam Jones on Friday, March 7 at 10:30 AM.");
+    expect(toolCalls(await say(session, "yes please"))[0]).toMatchObject({ arguments: { date: "2025-03-07", time: "10:30", service: "checkup", customer_name: "Sam Jones" } });
+  });
+
+  it("applies a correction given at the confirmation", async () => {
+    const session = open();
+    await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    const reconfirm = await say(session, "no make it four pm");
+    expect(toolCalls(reconfirm)).toEqual([]);
+    expect(spoken(reconfirm)).toContain("on Sunday, March 2 at 4:00 PM. Shall I book it?");
+    expect(toolCalls(await say(session, "yes"))[0]).toMatchObject({ arguments: { time: "16:00", date: "2025-03-02" } });
+  });
+
+  it("asks what to change on a plain no", async () => {
+    const session = open();
+    await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    expect(spoken(await say(session, "no"))).toContain("What would you like to change");
+    expect(spoken(await say(session, "the day"))).toBe("What day would you like to come in?");
+    expect(spoken(await say(session, "wednesday"))).toContain("on Wednesday, March 5 at 3:00 PM. Shall I book it?");
+    expect(toolCalls(await say(session, "correct"))[0]).toMatchObject({ arguments: { date: "2025-03-05", time: "15:00" } });
+  });
+
+  it("books the agent's listed services, with their duration, despite small recognizer errors", async () => {
+    const session = open(agent({}, { services: [{ name: "Teeth whitening", duration_minutes: 60 }, "Cleaning", "Checkup"] }));
+    expect(spoken(await say(session, "i want to book an appointment"))).toContain("Which service would you like: Teeth whitening, Cleaning or Checkup?");
+    expect(spoken(await say(session, "a hair cut"))).toContain("Sorry, I didn't catch that. Which service would you like");
+    await conversation(session, ["whitning please", "monday at nine a m", "this is ann lee"]);
+    expect(toolCalls(await say(session, "yes"))[0]).toMatchObject({
+      arguments: { customer_name: "Ann Lee", date: "2025-03-03", time: "09:00", service: "Teeth whitening", duration_minutes: 60 },
+    });
+  });
+
+  it("uses the call context's customer name instead of asking", async () => {
+    const session = open(agent(), { context: { customer_name: "Maria Garcia" } });
+    const confirm = await say(session, "book a cleaning on the twenty third at half past two");
+    expect(spoken(confirm)).toContain("So that's a cleaning for Maria Garcia on Sunday, March 23 at 2:30 PM.");
+  });
+
+  it("resolves days in the business's time zone and never in the past", async () => {
+    // 05:00 UTC is 21:00 on Friday, February 28 in Los Angeles.
+    const la = agent({}, { timezone: "America/Los_Angeles" });
+    const session = open(la, { now: new Date("2025-03-01T05:00:00Z") });
+    expect(spoken(await say(session, "book a cleaning tomorrow at nine my name is bob"))).toContain("on Saturday, March 1 at 9:00 AM");
+
+    const late = open(la, { now: new Date("2025-03-01T05:00:00Z") });
+    expect(spoken(await say(late, "book a cleaning today at eight pm my name is bob"))).toContain("Thanks, Bob. Sorry, that time has already passed today. What time would you like on Friday?");
+
+    // Saturday said on a Saturday is next week; "march first" on March 2 is next year.
+    expect(spoken(await say(open(), "book a cleaning saturday at three my name is bob"))).toContain("on Saturday, March 8 at 3:00 PM");
+    expect(spoken(await say(open(agent(), { now: new Date("2025-03-02T10:00:00Z") }), "book a cleaning march first at three my name is bob"))).toContain(
+      "on Sunday, March 1, 2026 at 3:00 PM",
+    );
+    expect(spoken(await say(open(), "book a cleaning yesterday at three my name is bob"))).toContain("Sorry, that day has already passed. What day would you like to come in?");
+  });
+
+  it("answers FAQ entries asked in other words and says so when it has no answer", async () => {
+    const session = open();
+    const hours = await say(session, "what time do you open");
+    expect(spoken(hours)).toBe("We are open Monday to Friday, 9 AM to 5 PM. On Saturdays we close at noon. Is there anything else I can help you with?");
+    expect(hours.filter((e) => e.type === "text")).toHaveLength(3);
+    expect(spoken(await say(session, "do you take insurance"))).toContain("we accept most major insurance plans");
+    expect(spoken(await say(session, "parking"))).toContain("free parking behind the building");
+
+    const miss = await say(session, "do you sell toothbrushes");
+    expect(spoken(miss)).toContain("I'm sorry, I don't have an answer to that.");
+    expect(spoken(miss)).not.toMatch(/insurance|parking|open Monday/);
+  });
+
+  it("answers an FAQ in the middle of a booking and goes back to it", async () => {
+    const session = open();
+    await say(session, "i need to book a cleaning");
+    expect(spoken(await say(session, "is there parking"))).toBe("Yes, there is free parking behind the building. What day would you like to come in?");
+  });
+
+  it("transfers to a human when transfer is enabled", async () => {
+    const session = open(agent({ transferEnabled: true, transferNumber: "+15550001111" }));
+    const events = await say(session, "can i speak to a representitive please");
+    expect(spoken(events)).toBe("Please hold while I transfer you to a member of our team.");
+    expect(events[events.length - 1]).toEqual({ type: "transfer" });
+  });
+
+  it("says it cannot transfer when transfer is disabled", async () => {
+    const events = await say(open(), "i want to talk to a real person");
+    expect(events.some((e) => e.type === "transfer")).toBe(false);
+    expect(spoken(events)).toContain("I'm sorry, I can't transfer you to a person right now.");
+    expect(spoken(events)).toContain("I can book an appointment or answer questions about Bright Smile Dental.");
+  });
+
+  it("tells a caller who asks whether it is a person that it is automated, without transferring", async () => {
+    const events = await say(open(agent({ transferEnabled: true })), "are you a real person");
+    expect(events.some((e) => e.type === "transfer")).toBe(false);
+    expect(spoken(events)).toContain("I'm Ava, an automated assistant for Bright Smile Dental.");
+  });
+
+  it("ends the call on goodbye", async () => {
+    for (const line of ["bye", "ok thanks goodbye", "no thanks that's it"]) {
+      const events = await say(open(), line);
+      expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
+      expect(spoken(events)).toBe("Thanks for calling Bright Smile Dental. Have a great day. Goodbye.");
+    }
+  });
+
+  it("ends the call on the agent's own end-call phrases", async () => {
+    const events = await say(open(agent({ endCallPhrases: ["I'm all done here"] })), "ok i'm all done here");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
+  });
+
+  it("ends after 'nothing else' once booked", async () => {
+    const session = open();
+    await conversation(session, ["i'd like a cleaning tomorrow at three pm my name is jane doe", "yes"]);
+    const events = await say(session, "no i'm good");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
+  });
+
+  it("does not book on a yes to a confirmation the caller did not hear in full", async () => {
+    const session = open();
+    const confirm = await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    expect(spoken(confirm)).toContain("Shall I book it?");
+    session.truncateLastReply("Sure, I can help you book an appointment. Thanks, Jane. So that's a cleaning for Jane Doe");
+
+    const yes = await say(session, "yes");
+    expect(toolCalls(yes)).toEqual([]);
+    expect(spoken(yes)).toContain("So that's a cleaning for Jane Doe on Sunday, March 2 at 3:00 PM. Shall I book it?");
+    expect(toolCalls(await say(session, "yes"))).toHaveLength(1);
+  });
+
+  it("books on a yes when the whole confirmation was heard", async () => {
+    const session = open();
+    const confirm = await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    session.truncateLastReply(spoken(confirm));
+    expect(toolCalls(await say(session, "yes"))).toHaveLength(1);
+  });
+
+  it("returns at once when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const session = open();
+    expect(await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe", controller.signal)).toEqual([]);
+    // The turn never happened: the next turn starts the booking afresh.
+    expect(spoken(await say(session, "hello"))).toBe("Hi, thanks for calling Bright Smile Dental. How can I help you today?");
+  });
+
+  it("stops between events when aborted, and an unsent question is not pending", async () => {
+    const session = open();
+    const controller = new AbortController();
+    const events: DialogueEvent[] = [];
+    for await (const event of session.respond("i'd like a cleaning tomorrow at three pm my name is jane doe", controller.signal)) {
+      events.push(event);
+      controller.abort();
+    }
+    expect(events).toEqual([{ type: "text", text: "Sure, I can help you book an appointment." }]);
+    expect(toolCalls(await say(session, "yes"))).toEqual([]);
+  });
+
+  it("offers a transfer after three misunderstandings when transfer is enabled", async () => {
+    const session = open(agent({ transferEnabled: true }));
+    expect(spoken(await say(session, "purple monkey dishwasher"))).toContain("Sorry, I didn't catch that.");
+    expect(spoken(await say(session, "blue giraffe"))).toContain("Sorry, I still didn't get that.");
+    expect(spoken(await say(session, "green elephant"))).toContain("Would you like me to put you through to someone?");
+    const events = await say(session, "yes please");
+    expect(events[events.length - 1]).toEqual({ type: "transfer" });
+  });
+
+  it("ends politely after three misunderstandings when transfer is disabled", async () => {
+    const events = await conversation(open(), ["purple monkey dishwasher", "blue giraffe", "green elephant"]);
+    expect(spoken(events)).toContain("I'm sorry, I'm having trouble understanding you on this line.");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "not_understood" });
+  });
+
+  it("counts only consecutive misunderstandings", async () => {
+    const events = await conversation(open(), ["purple monkey dishwasher", "blue giraffe", "hello", "green elephant", "red zebra"]);
+    expect(events.some((e) => e.type === "end_call")).toBe(false);
+  });
+
+  it("books and ends the call on 'yes, bye' at the confirmation", async () => {
+    const session = open();
+    await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    const events = await say(session, "okay great thanks bye");
+    expect(events[0]).toMatchObject({ type: "tool_call", name: "book_appointment" });
+    expect(spoken(events)).toContain("Your cleaning is booked for Sunday, March 2 at 3:00 PM. Thanks for calling Bright Smile Dental.");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
+  });
+
+  it("does not count noise from the recognizer as a misunderstanding", async () => {
+    const events = await conversation(open(), ["purple monkey dishwasher", "blue giraffe", "um", "<sil>", "", "uh"]);
+    expect(spoken(events)).toContain("Sorry, I didn't catch that.");
+    expect(events.some((e) => e.type === "end_call")).toBe(false);
+  });
+
+  it("repeats its last reply when asked", async () => {
+    const session = open();
+    const confirm = await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    expect(spoken(await say(session, "sorry can you repeat that"))).toBe(spoken(confirm));
+    expect(toolCalls(await say(session, "yes"))).toHaveLength(1);
+  });
+
+  it("drops the booking in progress when the caller cancels", async () => {
+    const session = open();
+    await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
+    expect(spoken(await say(session, "actually never mind"))).toContain("Okay, I won't book anything.");
+    expect(toolCalls(await say(session, "yes"))).toEqual([]);
+  });
+
+  it("only books new appointments", async () => {
+    const events = await say(open(), "i need to cancel my appointment");
+    expect(spoken(events)).toContain("I can only book new appointments");
+    expect(toolCalls(events)).toEqual([]);
+  });
+
+  it("greets the caller by the name they give", async () => {
+    expect(spoken(await say(open(), "hi this is jane"))).toBe("Hi Jane, thanks for calling Bright Smile Dental. How can I help you today?");
+  });
+
+  it("opens the call when asked to respond to nothing first", async () => {
+    expect(spoken(await say(open(agent({}, { business_name: undefined })), ""))).toBe("Hi, this is Ava. How can I help you today?");
+  });
+
+  it("reads punctuated, capitalised recognizer output too", async () => {
+    const session = open();
+    const events = await say(session, "Hi, I'd like to book a cleaning for Tuesday at 3 PM. My name's John Smith.");
+    expect(spoken(events)).toContain("So that's a cleaning for John Smith on Tuesday, March 4 at 3:00 PM.");
+  });
+});
