@@ -26,7 +26,10 @@ export async function speak(text: string, voice = "slt"): Promise<Speech> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "parley-flite-"));
   try {
     const wasi = new WASI({ version: "preview1", args: ["flite", "-voice", voice, "-t", text, "-o", "/out/speech.wav"], preopens: { "/out": dir } });
-    const instance = await WebAssembly.instantiate(await fliteModule(), wasi.getImportObject() as WebAssembly.Imports);
+    // Each WASI import behind a plain JavaScript call: called directly from WebAssembly, Node's
+    // WASI functions can crash the process during garbage collection (nodejs/node#46777).
+    const wasiImport = Object.fromEntries(Object.entries(wasi.wasiImport).map(([name, call]) => [name, (...args: unknown[]) => (call as (...a: unknown[]) => unknown)(...args)]));
+    const instance = await WebAssembly.instantiate(await fliteModule(), { wasi_snapshot_preview1: wasiImport } as WebAssembly.Imports);
     wasi.start(instance);
     const wav = readFileSync(path.join(dir, "speech.wav"));
     // Flite writes a canonical 44-byte header: mono PCM16.
