@@ -35,6 +35,9 @@ npm ci --no-audit --no-fund
 echo "setup: building TypeScript"
 npm run build --silent
 
+echo "setup: building the native speech recognizer"
+bash scripts/build-native.sh
+
 echo "setup: migrating the database"
 node dist/src/cli/main.js migrate
 

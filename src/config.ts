@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { VAD_NAMES, type VadName } from "../engine/index.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -38,6 +39,15 @@ export interface Config {
     /** Check that a webhook URL accepts connections before storing it (`url_unreachable`). */
     verifyReachable: boolean;
   };
+  engine: {
+    /** Load the media engine (VAD, recognizers, TTS) and serve the media endpoints. */
+    enabled: boolean;
+    vad: VadName;
+    /** Most speech recognizers alive at once: one per live call, ~100 MB each. */
+    asrRecognizers: number;
+    /** Flite worker threads. */
+    ttsWorkers: number;
+  };
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -53,7 +63,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "port" | "int" | "string" | "url" | "bool" | "logLevel" | "path";
+type Kind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum";
 
 interface Setting {
   /** Dotted path in the config object and in parley.config.json. */
@@ -62,6 +72,8 @@ interface Setting {
   kind: Kind;
   min?: number;
   max?: number;
+  /** Allowed values of an `enum` setting. */
+  values?: readonly string[];
 }
 
 const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
@@ -77,11 +89,15 @@ const SETTINGS: Setting[] = [
   { key: "host", env: "PARLEY_HOST", kind: "string" },
   { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
   { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
-  { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "logLevel" },
+  { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS },
   { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024 },
   { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool" },
   { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool" },
+  { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
+  { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
+  { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
+  { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -111,6 +127,7 @@ function defaults(): Config {
     shutdownGraceMs: 30_000,
     plans: structuredClone(DEFAULT_PLAN_LIMITS),
     webhooks: { allowLoopbackHttp: false, verifyReachable: true },
+    engine: { enabled: true, vad: "silero", asrRecognizers: 4, ttsWorkers: 2 },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }
@@ -134,8 +151,9 @@ function parseValue(setting: Setting, raw: unknown, label: string): unknown {
       if (["0", "false", "no", "off"].includes(s)) return false;
       return fail("must be true or false (1/0)");
     }
-    case "logLevel": {
-      if (typeof raw !== "string" || !(LOG_LEVELS as readonly string[]).includes(raw)) fail(`must be one of ${LOG_LEVELS.join(", ")}`);
+    case "enum": {
+      const values = setting.values ?? [];
+      if (typeof raw !== "string" || !values.includes(raw)) fail(`must be one of ${values.join(", ")}`);
       return raw;
     }
     case "url": {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Logger } from "pino";
+import { createEngine, type Engine } from "../engine/index.js";
 import type { Config } from "./config.js";
 import { createLogger } from "./core/logger.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
@@ -7,12 +8,15 @@ import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
+import { MediaGateway } from "./telephony/media-gateway.js";
 
 export interface Parley {
   config: Config;
   services: Services;
   http: RunningServer;
   logger: Logger;
+  /** The media engine and its WebSocket endpoints; absent when PARLEY_ENGINE=0. */
+  media: { engine: Engine; gateway: MediaGateway } | undefined;
   /** Graceful stop: no new requests, open ones finish, the database is closed. */
   stop(): Promise<void>;
 }
@@ -33,8 +37,14 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Parley> {
   const db = await openMigratedDatabase(config, logger);
   const services = createServices(db, config);
+  let media: Parley["media"];
+  if (config.engine.enabled) {
+    const engine = await createEngine({ vad: config.engine.vad, asrRecognizers: config.engine.asrRecognizers, ttsWorkers: config.engine.ttsWorkers });
+    media = { engine, gateway: new MediaGateway(services, engine, logger) };
+  }
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);
+  media?.gateway.attach(http.server);
   const sweeper = sweepIdempotencyKeys(db, logger);
   let stopping: Promise<void> | undefined;
   return {
@@ -42,10 +52,14 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     services,
     http,
     logger,
+    media,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweeper);
+        // Live calls end first, so they are stored and billed while the database is open.
+        await media?.gateway.close();
         await http.close();
+        await media?.engine.close();
         await db.destroy();
       })()),
   };

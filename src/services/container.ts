@@ -8,6 +8,7 @@ import { AppointmentsService } from "./appointments.js";
 import { CallsService } from "./calls.js";
 import { CampaignsService } from "./campaigns.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
+import { LiveCallsService } from "./live-calls.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
@@ -27,6 +28,7 @@ export interface Services {
   appointments: AppointmentsService;
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
+  liveCalls: LiveCallsService;
 }
 
 export function createServices(db: Db, config: Config): Services {
@@ -40,5 +42,6 @@ export function createServices(db: Db, config: Config): Services {
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const calls = new CallsService(db, config, { accounts, cursors });
-  return { config, db, cursors, voices, accounts, apiKeys, agents, phoneNumbers, calls, webhooks, campaigns, appointments };
+  const liveCalls = new LiveCallsService(db, config, { accounts });
+  return { config, db, cursors, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, webhooks, campaigns, appointments };
 }

@@ -58,6 +58,11 @@ export class PhoneNumbersService {
     return record;
   }
 
+  /** The account's active number `phoneNumber`: where an inbound call to it is routed. */
+  findActiveByNumber(accountId: string, phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    return this.numbers.findActive(accountId, phoneNumber);
+  }
+
   async get(accountId: string, id: string): Promise<PhoneNumberRecord> {
     return findOwned(await this.numbers.findById(id), accountId, NOT_FOUND);
   }

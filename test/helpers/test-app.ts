@@ -45,7 +45,8 @@ export interface TestApp {
 export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
-    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", ...env },
+    // API tests run without the media engine (no recognizers or TTS workers to load).
+    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", PARLEY_ENGINE: "0", ...env },
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });

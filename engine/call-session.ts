@@ -1,0 +1,548 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { EventEmitter } from "eventemitter3";
+import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
+import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
+import { FrameChunker } from "./audio/frame-chunker.js";
+import { FrameClock } from "./audio/frame-clock.js";
+import { Resampler } from "./audio/resampler.js";
+import type { CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
+import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
+import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
+import type { TtsProvider } from "./providers/tts/tts-provider.js";
+import { CallRecorder } from "./recording/call-recorder.js";
+import { AsyncQueue } from "./stream/async-queue.js";
+import { SentenceSplitter } from "./text/sentence-splitter.js";
+import { fillTemplate } from "./text/template.js";
+import type { MediaTransport } from "./transports/transport.js";
+import { BargeInPolicy } from "./turn/barge-in-policy.js";
+import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
+import { SpeechDetector } from "./turn/speech-detector.js";
+import type { AgentSettings } from "./types.js";
+import type { VadFactory } from "./vad/vad-factory.js";
+import type { Vad } from "./vad/vad.js";
+
+export interface CallProviders {
+  vad: VadFactory;
+  asr: AsrProvider;
+  dialogue: DialogueProvider;
+  tts: TtsProvider;
+}
+
+export interface CallSessionOptions {
+  callId: string;
+  agent: AgentSettings;
+  /** Values for `{{placeholders}}` and for the dialogue (customer name, purpose, ...). */
+  context: Record<string, unknown>;
+  transport: MediaTransport;
+  providers: CallProviders;
+  /** Where to write the stereo WAV recording; null when the call is not recorded. */
+  recordingPath: string | null;
+  maxDurationSec: number;
+  /** Caller audio kept from before speech is detected, so the recognizer hears the first word whole. */
+  preRollMs?: number;
+  /** Drives pacing and metrics (tests use a fake one). */
+  clock?: Clock;
+}
+
+export interface CallSessionEvents {
+  event: (event: CallEvent) => void;
+}
+
+/** Everything a call produced, once it has ended. */
+export interface CallSummary {
+  reason: CallEndReason;
+  durationMs: number;
+  transcript: TranscriptSegment[];
+  recording: { path: string; durationMs: number } | null;
+  turns: TurnMetrics[];
+}
+
+/** Agent audio of one reply, sentence by sentence, as it is queued and played. */
+interface AgentTurn {
+  id: number;
+  abort: AbortController;
+  metrics: TurnMetrics;
+  sentences: Array<{ text: string; frames: number }>;
+  /** Frames queued for sending, and frames sent so far. */
+  queuedFrames: number;
+  playedFrames: number;
+  /** The dialogue finished and all its audio is queued. */
+  complete: boolean;
+  /** What to do once this reply has been heard in full. */
+  after: "listen" | "transfer" | "end_call";
+  text: string;
+  /** For the rest of a reply said after a false interruption: what was heard before the cut. */
+  resumesAfter?: string;
+}
+
+/** Caller speech from speech start to the end of the turn. */
+interface Utterance {
+  audio: AsyncQueue<AudioFrame>;
+  partial: string;
+  final: Promise<string>;
+  startMs: number;
+  /** Wall time the last voiced frame arrived. */
+  lastVoicedAt: number;
+}
+
+const MAX_PREROLL_MS = 300;
+
+/**
+ * One live call end to end: caller audio -> VAD -> endpointing -> ASR -> dialogue -> TTS ->
+ * paced agent audio, with barge-in, recording, transcript and per-turn metrics. Nothing runs
+ * until `start()`; `stop()` (or the far end hanging up, an end-call phrase, the dialogue's
+ * decision, `max_duration`) ends it and resolves `ended`.
+ */
+export class CallSession extends EventEmitter<CallSessionEvents> {
+  private readonly clock: Clock;
+  private readonly outgoing: FrameClock;
+  private readonly transport: MediaTransport;
+  private readonly agent: AgentSettings;
+  private readonly policy: BargeInPolicy;
+  private readonly detector: SpeechDetector;
+  private readonly transcript: TranscriptSegment[] = [];
+  private readonly turns: TurnMetrics[] = [];
+  private readonly preRoll: AudioFrame[] = [];
+  private readonly preRollFrames: number;
+  private vad: Vad | undefined;
+  private asr: AsrSession | undefined;
+  private dialogue: DialogueSession | undefined;
+  private recorder: CallRecorder | undefined;
+  private startedAt = 0;
+  /** Caller audio received so far, in ms: the input timeline. */
+  private inputMs = 0;
+  private inputChain: Promise<void> = Promise.resolve();
+  private utterance: Utterance | undefined;
+  private speaking: AgentTurn | undefined;
+  private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
+  private turnCounter = 0;
+  private maxDurationTimer: TimerHandle | undefined;
+  /** Aborted when the call ends: stops recognition and anything else still running. */
+  private readonly lifetime = new AbortController();
+  private endedResolve!: (summary: CallSummary) => void;
+  private ending: Promise<CallSummary> | undefined;
+  /** Resolves once the call has ended and everything is released. */
+  readonly ended: Promise<CallSummary>;
+
+  constructor(private readonly options: CallSessionOptions) {
+    super();
+    this.clock = options.clock ?? systemClock;
+    this.outgoing = new FrameClock({ clock: this.clock });
+    this.transport = options.transport;
+    this.agent = options.agent;
+    this.policy = new BargeInPolicy({ interruptionThreshold: options.agent.interruptionThreshold });
+    this.detector = new SpeechDetector({ endpointingMs: options.agent.endpointingMs });
+    this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
+    this.ended = new Promise((resolve) => (this.endedResolve = resolve));
+  }
+
+  /** Opens the providers, speaks the greeting and starts listening. */
+  async start(): Promise<void> {
+    const { providers, transport } = this.options;
+    this.startedAt = this.clock.now();
+    this.emitEvent({ type: "state", state: "connecting" });
+    this.vad = providers.vad.createVad(transport.inputSampleRate);
+    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context });
+    if (this.options.recordingPath) {
+      await mkdir(path.dirname(this.options.recordingPath), { recursive: true });
+      const recorder = new CallRecorder({ path: this.options.recordingPath });
+      await recorder.open();
+      this.recorder = recorder;
+    }
+    transport.on("audio", (frame) => {
+      this.inputChain = this.inputChain.then(() => this.onCallerFrame(frame)).catch((err: unknown) => this.fail(err));
+    });
+    transport.on("dtmf", (digit) => this.emitEvent({ type: "dtmf", digit }));
+    this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
+    this.outgoing.on("idle", () => {
+      const turn = this.speaking;
+      if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
+    });
+    transport.on("hangup", () => void this.stop("caller_hangup"));
+    this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
+
+    // The greeting goes out before the recognizer is ready: the caller hears it at once.
+    if (this.agent.firstMessage) {
+      const text = fillTemplate(this.agent.firstMessage, { ...this.agent.metadata, ...this.options.context });
+      if (text) this.speak(this.newTurn(null), oneItem(text));
+    }
+    const asr = await providers.asr.open({ language: this.agent.language, signal: this.lifetime.signal });
+    if (this.ending) {
+      // The call ended while the recognizer was being opened: give it straight back.
+      await asr.close();
+      return;
+    }
+    this.asr = asr;
+    if (!this.speaking) this.setState("listening");
+  }
+
+  /** Ends the call (idempotent); resolves with what it produced. */
+  stop(reason: CallEndReason = "stopped"): Promise<CallSummary> {
+    this.ending ??= this.finish(reason);
+    return this.ending;
+  }
+
+  // ---- caller side -------------------------------------------------------------------------
+
+  private async onCallerFrame(frame: AudioFrame): Promise<void> {
+    if (this.ending || !this.vad) return;
+    const frameMs = (frame.samples.length * 1000) / frame.sampleRate;
+    const startMs = this.inputMs;
+    this.inputMs += frameMs;
+    this.recorder?.writeCaller(frame, startMs);
+    const probability = await this.vad.process(frame);
+    const transition = this.detector.push(probability, this.inputMs, frameMs);
+
+    if (transition?.type === "speech_start") this.beginUtterance(transition.atMs);
+    const utterance = this.utterance;
+    if (utterance) {
+      utterance.audio.push(frame);
+      if (probability >= 0.5) utterance.lastVoicedAt = this.clock.now();
+      if (this.speaking && !this.interrupted) {
+        const speechMs = this.detector.currentSpeechMs(this.inputMs);
+        if (this.policy.shouldInterrupt(speechMs, utterance.partial)) this.interrupt();
+      }
+    } else {
+      this.preRoll.push(frame);
+      if (this.preRoll.length > this.preRollFrames) this.preRoll.shift();
+    }
+    if (transition?.type === "speech_end" && utterance) this.endUtterance(utterance);
+  }
+
+  private beginUtterance(atMs: number): void {
+    const audio = new AsyncQueue<AudioFrame>();
+    for (const frame of this.preRoll) audio.push(frame);
+    this.preRoll.length = 0;
+    const utterance: Utterance = { audio, partial: "", final: Promise.resolve(""), startMs: atMs, lastVoicedAt: this.clock.now() };
+    utterance.final = this.recognise(utterance);
+    // An utterance still open when the call ends is abandoned with the recognizer's abort.
+    utterance.final.catch(() => undefined);
+    this.utterance = utterance;
+  }
+
+  private async recognise(utterance: Utterance): Promise<string> {
+    if (!this.asr) return "";
+    let final = "";
+    for await (const result of this.asr.transcribe(utterance.audio, this.lifetime.signal)) {
+      if (result.type === "partial") {
+        utterance.partial = result.text;
+        this.emitEvent({ type: "partial_transcript", text: result.text });
+        if (this.speaking && !this.interrupted && this.policy.shouldInterrupt(this.detector.currentSpeechMs(this.inputMs), result.text)) {
+          this.interrupt();
+        }
+      } else {
+        final = result.text.trim();
+      }
+    }
+    return final;
+  }
+
+  private endUtterance(utterance: Utterance): void {
+    this.utterance = undefined;
+    const endpointAt = this.clock.now();
+    utterance.audio.end();
+    void utterance.final
+      .then((text) => this.onCallerTurn(utterance, text, endpointAt))
+      .catch((err: unknown) => this.fail(err));
+  }
+
+  private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
+    if (this.ending) return;
+    const asrFinalAt = this.clock.now();
+    const interrupted = this.interrupted;
+    if (!text || (this.policy.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
+      // Noise or a backchannel: the agent goes on (or picks up where it was cut off).
+      if (interrupted) this.resume(interrupted);
+      return;
+    }
+    if (this.speaking && !interrupted) this.interrupt();
+    this.interrupted = undefined;
+    this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+    if (matchEndCallPhrase(text, this.agent.endCallPhrases)) {
+      void this.stop("end_call_phrase");
+      return;
+    }
+    const turn = this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt });
+    this.setState("thinking");
+    this.speak(turn, this.reply(turn, text));
+  }
+
+  // ---- agent side --------------------------------------------------------------------------
+
+  private newTurn(caller: { endOfSpeechAt: number; endpointAt: number; asrFinalAt: number } | null): AgentTurn {
+    const id = ++this.turnCounter;
+    return {
+      id,
+      abort: new AbortController(),
+      metrics: {
+        turnId: id,
+        endOfSpeechAt: caller?.endOfSpeechAt ?? null,
+        endpointAt: caller?.endpointAt ?? null,
+        asrFinalAt: caller?.asrFinalAt ?? null,
+        firstTokenAt: null,
+        firstTtsAudioAt: null,
+        firstFrameSentAt: null,
+        voiceToVoiceMs: null,
+      },
+      sentences: [],
+      queuedFrames: 0,
+      playedFrames: 0,
+      complete: false,
+      after: "listen",
+      text: "",
+    };
+  }
+
+  /** Streams the dialogue's reply as sentences, noting tool calls and end decisions. */
+  private async *reply(turn: AgentTurn, userText: string): AsyncIterable<string> {
+    const splitter = new SentenceSplitter();
+    for await (const event of this.dialogue!.respond(userText, turn.abort.signal)) {
+      if (turn.abort.signal.aborted) return;
+      if (event.type === "text") {
+        turn.metrics.firstTokenAt ??= this.clock.now();
+        yield* splitter.push(event.text);
+      } else if (event.type === "tool_call") {
+        this.emitEvent({ type: "tool_call", name: event.name, arguments: event.arguments });
+      } else if (event.type === "transfer") {
+        turn.after = "transfer";
+      } else {
+        turn.after = "end_call";
+      }
+    }
+    yield* splitter.flush();
+  }
+
+  /** Synthesises `sentences` and queues the audio for paced sending. */
+  private speak(turn: AgentTurn, sentences: AsyncIterable<string>): void {
+    this.speaking = turn;
+    const outputRate = this.transport.outputSampleRate;
+    const spoken = new AsyncQueue<string>();
+    const tee = async () => {
+      try {
+        for await (const sentence of sentences) {
+          if (turn.abort.signal.aborted) break;
+          turn.metrics.firstTokenAt ??= this.clock.now();
+          turn.sentences.push({ text: sentence, frames: 0 });
+          turn.text = turn.text ? `${turn.text} ${sentence}` : sentence;
+          spoken.push(sentence);
+        }
+        spoken.end();
+      } catch (err) {
+        spoken.fail(err);
+      }
+    };
+    const synthesise = async () => {
+      let resampler: Resampler | undefined;
+      let chunker: FrameChunker | undefined;
+      let sentenceIndex = 0;
+      let lastSentences = 0;
+      for await (const chunk of this.options.providers.tts.synthesize(spoken, { voiceId: this.agent.voiceId, signal: turn.abort.signal })) {
+        if (turn.abort.signal.aborted) break;
+        turn.metrics.firstTtsAudioAt ??= this.clock.now();
+        if (!resampler || !chunker) {
+          resampler = new Resampler({ inputRate: chunk.sampleRate, outputRate });
+          chunker = new FrameChunker(outputRate);
+        }
+        // Audio chunks arrive in sentence order; attribute them to the newest sentence queued.
+        if (turn.sentences.length > lastSentences) {
+          sentenceIndex = turn.sentences.length - 1;
+          lastSentences = turn.sentences.length;
+        }
+        for (const samples of chunker.push(resampler.push(chunk.samples))) this.enqueue(turn, samples, sentenceIndex);
+      }
+      if (resampler && chunker && !turn.abort.signal.aborted) {
+        for (const samples of chunker.push(resampler.flush())) this.enqueue(turn, samples, sentenceIndex);
+        for (const samples of chunker.flush()) this.enqueue(turn, samples, sentenceIndex);
+      }
+    };
+    void Promise.all([tee(), synthesise()])
+      .then(() => {
+        turn.complete = true;
+        // Everything already played (or nothing to play): the FrameClock will not go idle again.
+        if (this.speaking === turn && turn.queuedFrames === turn.playedFrames && !this.outgoing.playing) this.onTurnPlayed(turn);
+      })
+      .catch((err: unknown) => {
+        if (!turn.abort.signal.aborted) this.fail(err);
+      });
+  }
+
+  private enqueue(turn: AgentTurn, samples: Int16Array, sentenceIndex: number): void {
+    if (turn.abort.signal.aborted || this.speaking !== turn) return;
+    const sentence = turn.sentences[sentenceIndex];
+    if (sentence) sentence.frames += 1;
+    turn.queuedFrames += 1;
+    if (!this.outgoing.playing) this.setState("speaking");
+    this.outgoing.enqueue({ samples, sampleRate: this.transport.outputSampleRate });
+  }
+
+  /** One paced agent frame: to the caller, into the recording, into the turn's accounts. */
+  private sendFrame(frame: AudioFrame, atMs: number): void {
+    const turn = this.speaking;
+    this.transport.sendAudio(frame);
+    this.recorder?.writeAgent(frame, atMs - this.startedAt);
+    if (!turn) return;
+    turn.playedFrames += 1;
+    if (turn.metrics.firstFrameSentAt === null) {
+      const now = this.clock.now();
+      turn.metrics.firstFrameSentAt = now;
+      turn.metrics.voiceToVoiceMs = Math.round(now - (turn.metrics.endOfSpeechAt ?? this.startedAt));
+    }
+  }
+
+  /** The reply was heard in full. */
+  private onTurnPlayed(turn: AgentTurn): void {
+    if (this.speaking !== turn) return;
+    this.speaking = undefined;
+    this.transport.sendMark(`turn-${turn.id}`);
+    this.finishTurn(turn, turn.text);
+    // The whole reply has now been heard after all: the dialogue must know (a question it asked counts).
+    if (turn.resumesAfter !== undefined) this.dialogue?.truncateLastReply(`${turn.resumesAfter} ${turn.text}`.trim());
+    if (turn.after === "transfer") {
+      this.emitEvent({ type: "transfer", number: this.agent.transferNumber });
+      void this.stop("transferred");
+    } else if (turn.after === "end_call") {
+      void this.stop("agent_ended");
+    } else if (matchEndCallPhrase(turn.text, this.agent.endCallPhrases)) {
+      void this.stop("end_call_phrase");
+    } else {
+      this.setState("listening");
+    }
+  }
+
+  /** Barge-in: silence the agent at once, abandon the reply, keep what was heard. */
+  private interrupt(): void {
+    const turn = this.speaking;
+    if (!turn) return;
+    turn.abort.abort();
+    this.speaking = undefined;
+    this.outgoing.clear();
+    this.transport.clearAudio();
+    const playedMs = turn.playedFrames * FRAME_MS;
+    const heard = heardText(turn.sentences, turn.playedFrames);
+    this.dialogue?.truncateLastReply(heard.text);
+    this.emitEvent({ type: "interruption", turnId: turn.id, playedMs, heardText: heard.text });
+    this.finishTurn(turn, heard.text);
+    this.interrupted = { turn, heard };
+    this.setState("listening");
+  }
+
+  /** A false interruption (noise, a backchannel): say the rest of the cut-off reply. */
+  private resume(interrupted: { turn: AgentTurn; heard: HeardText }): void {
+    this.interrupted = undefined;
+    if (!interrupted.heard.remaining || this.speaking) return;
+    const turn = this.newTurn(null);
+    turn.after = interrupted.turn.after;
+    turn.resumesAfter = interrupted.heard.before;
+    this.speak(turn, oneItem(interrupted.heard.remaining));
+  }
+
+  private finishTurn(turn: AgentTurn, spokenText: string): void {
+    this.turns.push(turn.metrics);
+    this.emitEvent({ type: "turn_metrics", metrics: turn.metrics });
+    if (spokenText) this.addTranscript({ role: "agent", content: spokenText, timestamp: round2(this.turnStartSeconds(turn)) });
+  }
+
+  private turnStartSeconds(turn: AgentTurn): number {
+    const at = turn.metrics.firstFrameSentAt ?? this.clock.now();
+    return (at - this.startedAt) / 1000;
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  private async finish(reason: CallEndReason): Promise<CallSummary> {
+    if (this.maxDurationTimer !== undefined) this.clock.clearTimeout(this.maxDurationTimer);
+    this.outgoing.clear();
+    const turn = this.speaking;
+    if (turn) {
+      turn.abort.abort();
+      this.speaking = undefined;
+      this.finishTurn(turn, heardText(turn.sentences, turn.playedFrames).text);
+    }
+    this.lifetime.abort();
+    this.utterance?.audio.end();
+    await this.inputChain.catch(() => undefined);
+    const durationMs = Math.max(0, this.clock.now() - this.startedAt);
+    let recording: CallSummary["recording"] = null;
+    await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
+    if (this.recorder) {
+      try {
+        recording = await this.recorder.close();
+        this.emitEvent({ type: "recording", path: recording.path, durationMs: recording.durationMs });
+      } catch (err) {
+        // A disk problem loses the recording, not the call's transcript and end.
+        this.emitEvent({ type: "error", message: `recording failed: ${(err as Error).message}` });
+      }
+    }
+    this.setState("ended");
+    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns] };
+    this.emitEvent({ type: "ended", reason, durationMs, transcript: summary.transcript });
+    this.transport.close(reason);
+    this.endedResolve(summary);
+    return summary;
+  }
+
+  private fail(err: unknown): void {
+    if (this.ending) return;
+    this.emitEvent({ type: "error", message: err instanceof Error ? err.message : String(err) });
+    void this.stop("error");
+  }
+
+  private addTranscript(segment: TranscriptSegment): void {
+    this.transcript.push(segment);
+    this.emitEvent({ type: "transcript", segment });
+  }
+
+  private setState(state: CallState): void {
+    this.emitEvent({ type: "state", state });
+  }
+
+  private emitEvent(event: CallEvent): void {
+    this.transport.sendEvent(event);
+    this.emit("event", event);
+  }
+}
+
+async function* oneItem<T>(item: T): AsyncIterable<T> {
+  yield item;
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** What the caller heard of a reply cut short. */
+export interface HeardText {
+  /** The sentences played in full, then the share of the cut sentence's words played. */
+  text: string;
+  /** The sentences played in full only. */
+  before: string;
+  /** The reply from the cut sentence on (said again after a false interruption). */
+  remaining: string;
+}
+
+/**
+ * What the caller heard of a reply cut after `playedFrames`: the share of the cut sentence is
+ * in proportion to its audio played.
+ */
+export function heardText(sentences: ReadonlyArray<{ text: string; frames: number }>, playedFrames: number): HeardText {
+  const full: string[] = [];
+  let left = playedFrames;
+  for (const [i, sentence] of sentences.entries()) {
+    if (left >= sentence.frames) {
+      full.push(sentence.text);
+      left -= sentence.frames;
+      continue;
+    }
+    const words = sentence.text.split(/\s+/);
+    const count = Math.floor((words.length * left) / Math.max(1, sentence.frames));
+    const before = full.join(" ");
+    return {
+      text: [before, words.slice(0, count).join(" ")].filter(Boolean).join(" "),
+      before,
+      remaining: sentences.slice(i).map((s) => s.text).join(" "),
+    };
+  }
+  const text = full.join(" ");
+  return { text, before: text, remaining: "" };
+}

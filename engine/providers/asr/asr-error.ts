@@ -1,0 +1,31 @@
+/** Why speech recognition failed; the single source of the `AsrError` codes. */
+export const ASR_ERROR_CODES = [
+  /** Every recognizer is serving a call and none was freed in time. */
+  "capacity_exhausted",
+  /** The recognizer died during an utterance (it is replaced for the session's next one). */
+  "recognizer_crashed",
+  /** The recognizer cannot start: binary or model missing, or it failed while loading. */
+  "recognizer_unavailable",
+  /** The recognizer reported a decoding failure for the utterance. */
+  "recognition_failed",
+  /** Audio the provider cannot take (sample rate). */
+  "unsupported_audio",
+  "unsupported_language",
+  /** The provider or session was closed. */
+  "closed",
+] as const;
+
+export type AsrErrorCode = (typeof ASR_ERROR_CODES)[number];
+
+/** A speech recognition failure; `retryable` says whether trying again (another utterance or call) may work. */
+export class AsrError extends Error {
+  override readonly name = "AsrError";
+  readonly code: AsrErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: AsrErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable;
+  }
+}

@@ -1,0 +1,34 @@
+import type { EventEmitter } from "eventemitter3";
+import type { AudioFrame } from "../audio/audio-frame.js";
+import type { CallEvent } from "../call-events.js";
+
+export interface TransportEvents {
+  /** Caller audio: 20 ms frames at `inputSampleRate`, in order. */
+  audio: (frame: AudioFrame) => void;
+  dtmf: (digit: string) => void;
+  /** The far end played up to a mark sent with `sendMark`. */
+  mark: (name: string) => void;
+  /** The far end hung up or the connection dropped. */
+  hangup: (reason: string) => void;
+}
+
+/**
+ * One call's media connection, whatever the protocol (native WebSocket, Twilio Media
+ * Streams, SIP/RTP). Adapters decode at the edge but do not resample: audio stays at the
+ * protocol's rate. The call session paces outgoing frames in real time.
+ */
+export interface MediaTransport extends EventEmitter<TransportEvents> {
+  readonly protocol: string;
+  readonly inputSampleRate: number;
+  readonly outputSampleRate: number;
+  /** Sends one 20 ms agent frame at `outputSampleRate`. */
+  sendAudio(frame: AudioFrame): void;
+  /** Drops agent audio the far end has buffered but not played (barge-in). */
+  clearAudio(): void;
+  /** Asks to be told (`mark` event) when the far end has played everything sent so far. */
+  sendMark(name: string): void;
+  /** Forwards a call event to protocols that carry them (the native one); others ignore it. */
+  sendEvent(event: CallEvent): void;
+  /** Ends the media connection (the call is over). */
+  close(reason: string): void;
+}

@@ -1,0 +1,99 @@
+import { EventEmitter } from "eventemitter3";
+import type WebSocket from "ws";
+import type { AudioFrame } from "../../audio/audio-frame.js";
+import { FrameChunker } from "../../audio/frame-chunker.js";
+import { OpusCodec } from "../../audio/opus.js";
+import { bytesToPcm16, pcm16ToBytes } from "../../audio/pcm16.js";
+import type { CallEvent } from "../../call-events.js";
+import type { MediaTransport, TransportEvents } from "../transport.js";
+import { parseNativeClientMessage, toNativeMessage, type NativeFormat, type NativeServerMessage } from "./native-protocol.js";
+
+export interface NativeTransportOptions {
+  format: NativeFormat;
+  sampleRate: number;
+}
+
+/**
+ * The native protocol over one WebSocket: audio both ways at the client's rate (PCM16 or
+ * Opus), call events to the client as JSON.
+ */
+export class NativeTransport extends EventEmitter<TransportEvents> implements MediaTransport {
+  readonly protocol = "native";
+  readonly inputSampleRate: number;
+  readonly outputSampleRate: number;
+  private readonly chunker: FrameChunker;
+  private readonly opus: OpusCodec | undefined;
+  private closed = false;
+  private hungUp = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly options: NativeTransportOptions,
+  ) {
+    super();
+    this.inputSampleRate = this.outputSampleRate = options.sampleRate;
+    this.chunker = new FrameChunker(options.sampleRate);
+    this.opus = options.format === "opus" ? new OpusCodec(options.sampleRate) : undefined;
+    socket.on("message", (data: WebSocket.RawData, isBinary: boolean) => {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      if (isBinary) this.receiveAudio(bytes);
+      else this.receiveControl(bytes.toString("utf8"));
+    });
+    socket.on("close", () => this.hangup("caller_hangup"));
+    socket.on("error", () => this.hangup("connection_error"));
+  }
+
+  /** First message on the socket: the call id and the audio format both sides use. */
+  sendConnected(callId: string): void {
+    this.sendJson({ type: "connected", call_id: callId, format: this.options.format, sample_rate: this.options.sampleRate, frame_ms: 20 });
+  }
+
+  sendAudio(frame: AudioFrame): void {
+    if (frame.sampleRate !== this.outputSampleRate) throw new Error(`expected ${this.outputSampleRate} Hz audio, got ${frame.sampleRate}`);
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples), { binary: true });
+  }
+
+  clearAudio(): void {
+    this.sendJson({ type: "clear" });
+  }
+
+  sendMark(name: string): void {
+    this.sendJson({ type: "mark", name });
+  }
+
+  sendEvent(event: CallEvent): void {
+    const message = toNativeMessage(event);
+    if (message) this.sendJson(message);
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000, reason.slice(0, 100));
+  }
+
+  private receiveAudio(bytes: Buffer): void {
+    const samples = this.opus ? this.opus.decode(bytes) : bytesToPcm16(bytes);
+    for (const frame of this.chunker.push(samples)) this.emit("audio", { samples: frame, sampleRate: this.inputSampleRate });
+  }
+
+  private receiveControl(text: string): void {
+    const message = parseNativeClientMessage(text);
+    if (!message) return;
+    if (message.type === "dtmf") this.emit("dtmf", message.digit);
+    else if (message.type === "mark") this.emit("mark", message.name);
+    else this.hangup("caller_hangup");
+  }
+
+  private sendJson(message: NativeServerMessage): void {
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(JSON.stringify(message));
+  }
+
+  private hangup(reason: string): void {
+    if (this.hungUp || this.closed) return;
+    this.hungUp = true;
+    this.emit("hangup", reason);
+  }
+}

@@ -1,0 +1,130 @@
+import type { Config } from "../config.js";
+import { ApiError } from "../core/api-error.js";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
+import type { AgentRecord } from "../db/repositories/agents.js";
+import { CallsRepository, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
+import { LedgerRepository } from "../db/repositories/ledger.js";
+import type { AccountsService } from "./accounts.js";
+
+export interface LiveCallStart {
+  account: AccountRecord;
+  agent: AgentRecord;
+  direction: CallDirection;
+  phoneNumber: string | null;
+  fromNumber: string | null;
+  record: boolean;
+  maxDuration: number;
+  metadata: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+export interface LiveCallEnd {
+  status: Extract<CallStatus, "completed" | "transferred" | "failed">;
+  durationMs: number;
+  transcript: TranscriptSegment[];
+  recordingPath: string | null;
+}
+
+/** Whole started minutes, as calls are billed. */
+export function billedMinutes(durationSeconds: number): number {
+  return Math.ceil(durationSeconds / 60);
+}
+
+/**
+ * Calls that are connected as they start (web and inbound media streams): the row goes
+ * straight to `in_progress`; at the end the call is closed and charged in one transaction,
+ * exactly once.
+ */
+export class LiveCallsService {
+  private readonly calls: CallsRepository;
+  private readonly ledger: LedgerRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly deps: { accounts: AccountsService },
+  ) {
+    this.calls = new CallsRepository(db);
+    this.ledger = new LedgerRepository(db);
+  }
+
+  async begin(input: LiveCallStart): Promise<CallRecord> {
+    const { account, agent } = input;
+    if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
+    const perMinute = this.config.credits.perMinute;
+    if (account.credit_balance < perMinute) {
+      throw new ApiError(402, "insufficient_credits", `A call needs at least ${perMinute} credit(s) to start; the balance is ${account.credit_balance}`);
+    }
+    const at = nowIso();
+    const call: CallRecord = {
+      id: newId("call"),
+      account_id: account.id,
+      agent_id: agent.id,
+      campaign_id: null,
+      direction: input.direction,
+      status: "in_progress",
+      phone_number: input.phoneNumber,
+      from_number: input.fromNumber,
+      metadata: input.metadata,
+      context: input.context,
+      record: input.record,
+      max_duration: input.maxDuration,
+      webhook_url: null,
+      duration: null,
+      transcript: null,
+      recording_path: null,
+      analysis: null,
+      billed_credits: null,
+      created_at: at,
+      answered_at: at,
+      ended_at: null,
+      updated_at: at,
+    };
+    const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
+    await this.db.transaction().execute(async (trx) => {
+      const live = (await this.calls.countInStatus(account.id, "in_progress", trx)) + (await this.calls.countInStatus(account.id, "ringing", trx));
+      if (live >= limit) {
+        throw new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`);
+      }
+      await this.calls.insert(call, trx);
+    });
+    return call;
+  }
+
+  /**
+   * Closes a live call and charges it, in one transaction. A call that is no longer
+   * `in_progress` (already closed) is left alone: false.
+   */
+  async end(callId: string, end: LiveCallEnd): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const call = await this.calls.findById(callId, trx);
+      if (!call || call.status !== "in_progress") return false;
+      const at = nowIso();
+      const duration = Math.round(end.durationMs / 1000);
+      const credits = billedMinutes(duration) * this.config.credits.perMinute;
+      await this.calls.update(
+        callId,
+        {
+          status: end.status,
+          duration,
+          ended_at: at,
+          updated_at: at,
+          transcript: end.transcript,
+          recording_path: end.recordingPath,
+          billed_credits: credits,
+        },
+        trx,
+      );
+      if (credits > 0) {
+        await this.ledger.record(
+          { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },
+          trx,
+        );
+      }
+      return true;
+    });
+  }
+}

@@ -1,0 +1,254 @@
+import type { IncomingMessage, Server } from "node:http";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { WebSocketServer, type WebSocket } from "ws";
+import {
+  NATIVE_FORMATS,
+  NATIVE_OPUS_RATES,
+  NATIVE_PCM_RATES,
+  NativeTransport,
+  TwilioTransport,
+  type CallEvent,
+  type CallSession,
+  type Engine,
+  type MediaTransport,
+  type NativeFormat,
+} from "../../engine/index.js";
+import { ApiError } from "../core/api-error.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
+import type { AgentRecord } from "../db/repositories/agents.js";
+import type { CallRecord } from "../db/repositories/calls.js";
+import { AccountsRepository } from "../db/repositories/accounts.js";
+import type { Services } from "../services/container.js";
+import { grants } from "../services/permissions.js";
+import { toAgentSettings } from "./agent-settings.js";
+import { refuseUpgrade } from "./upgrade-response.js";
+
+const MAX_CALL_SECONDS = 3600;
+/** How long a Twilio stream may take to send its `start` message. */
+const TWILIO_START_TIMEOUT_MS = 10_000;
+/** WebSocket close code for a policy violation (bad or missing credentials). */
+const POLICY_VIOLATION = 1008;
+
+interface CallSetup {
+  account: AccountRecord;
+  agent: AgentRecord;
+  direction: "web" | "inbound";
+  phoneNumber: string | null;
+  fromNumber: string | null;
+  record: boolean;
+  maxDuration: number;
+  metadata: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+/**
+ * Media WebSocket endpoints: `/media/ws` (Parley's native protocol, API key in the
+ * Authorization header) and `/media/twilio` (Twilio Media Streams, the account's media token
+ * in `start.customParameters.token`). Each connection becomes a call row and an engine call
+ * session; at its end the call is closed and billed.
+ */
+export class MediaGateway {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  private readonly live = new Map<string, CallSession>();
+  private readonly recordingsDir: string;
+
+  constructor(
+    private readonly services: Services,
+    private readonly engine: Engine,
+    private readonly logger: Logger,
+  ) {
+    this.recordingsDir = path.join(services.config.dataDir, "recordings");
+  }
+
+  attach(server: Server): void {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      if (url.pathname === "/media/ws") void this.acceptNative(req, socket, head, url);
+      else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
+      else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
+    });
+  }
+
+  /** Live calls right now. */
+  get liveCalls(): number {
+    return this.live.size;
+  }
+
+  /** Ends every live call (recorded and billed as they stand) and closes the endpoints. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.live.values()].map((session) => session.stop("stopped").then(() => undefined)));
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+
+  private async acceptNative(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
+    let setup: CallSetup;
+    let format: NativeFormat;
+    let sampleRate: number;
+    try {
+      const { key, account } = await this.services.apiKeys.authenticate(req.headers.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]);
+      if (!grants(key.permissions, "calls:write")) throw new ApiError(403, "forbidden", "This API key lacks the 'calls:write' permission");
+      const q = url.searchParams;
+      format = (q.get("format") ?? "pcm16") as NativeFormat;
+      if (!(NATIVE_FORMATS as readonly string[]).includes(format)) throw ApiError.field("invalid_request", "format", `must be one of ${NATIVE_FORMATS.join(", ")}`);
+      const rates: readonly number[] = format === "opus" ? NATIVE_OPUS_RATES : NATIVE_PCM_RATES;
+      sampleRate = Number(q.get("sample_rate") ?? 16000);
+      if (!rates.includes(sampleRate)) throw ApiError.field("invalid_request", "sample_rate", `must be one of ${rates.join(", ")} for ${format}`);
+      const agentId = q.get("agent_id");
+      if (!agentId) throw ApiError.field("invalid_request", "agent_id", "is required");
+      const agent = await this.services.agents.get(account.id, agentId);
+      setup = {
+        account,
+        agent,
+        direction: "web",
+        phoneNumber: null,
+        fromNumber: null,
+        record: q.get("record") !== "false",
+        maxDuration: parseMaxDuration(q.get("max_duration")),
+        metadata: {},
+        context: parseContext(q.get("context")),
+      };
+    } catch (err) {
+      refuseUpgrade(socket, err);
+      return;
+    }
+    let call: CallRecord;
+    try {
+      call = await this.services.liveCalls.begin(setup);
+    } catch (err) {
+      refuseUpgrade(socket, err);
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const transport = new NativeTransport(ws, { format, sampleRate });
+      transport.sendConnected(call.id);
+      void this.run(call, setup, transport);
+    });
+  }
+
+  private async acceptTwilio(ws: WebSocket): Promise<void> {
+    const transport = new TwilioTransport(ws);
+    try {
+      const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
+      const params = start.customParameters ?? {};
+      const account = params.token ? await new AccountsRepository(this.services.db).findByMediaToken(params.token) : undefined;
+      if (!account) {
+        ws.close(POLICY_VIOLATION, "missing or invalid media token");
+        return;
+      }
+      const to = params.To ?? params.to ?? null;
+      const agent = await this.routeTwilioCall(account, params.agent_id ?? null, to);
+      if (!agent) {
+        ws.close(POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
+        return;
+      }
+      const setup: CallSetup = {
+        account,
+        agent,
+        direction: to ? "inbound" : "web",
+        phoneNumber: to,
+        fromNumber: params.From ?? params.from ?? null,
+        record: params.record !== "false",
+        maxDuration: parseMaxDuration(params.max_duration ?? null),
+        metadata: { twilio_call_sid: start.callSid, twilio_stream_sid: start.streamSid },
+        context: parseContext(params.context ?? null),
+      };
+      const call = await this.services.liveCalls.begin(setup);
+      await this.run(call, setup, transport);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
+      ws.close(POLICY_VIOLATION, (err as Error).message.slice(0, 100));
+    }
+  }
+
+  /** The agent for a Twilio stream: the one named, or the dialled number's default agent. */
+  private async routeTwilioCall(account: AccountRecord, agentId: string | null, to: string | null): Promise<AgentRecord | undefined> {
+    if (agentId) return this.services.agents.get(account.id, agentId).catch(() => undefined);
+    if (!to) return undefined;
+    const number = await this.services.phoneNumbers.findActiveByNumber(account.id, to);
+    if (!number?.default_agent_id) return undefined;
+    return this.services.agents.get(account.id, number.default_agent_id).catch(() => undefined);
+  }
+
+  private async run(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
+    const log = this.logger.child({ callId: call.id });
+    const session = this.engine.createCall({
+      callId: call.id,
+      agent: toAgentSettings(setup.agent),
+      context: setup.context,
+      transport,
+      recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
+      maxDurationSec: setup.maxDuration,
+    });
+    this.live.set(call.id, session);
+    session.on("event", (event) => void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored")));
+    try {
+      await session.start();
+    } catch (err) {
+      log.error({ err }, "call failed to start");
+      void session.stop("error");
+    }
+    const summary = await session.ended;
+    this.live.delete(call.id);
+    const status = summary.reason === "transferred" ? "transferred" : summary.reason === "error" ? "failed" : "completed";
+    await this.services.liveCalls.end(call.id, {
+      status,
+      durationMs: summary.durationMs,
+      transcript: summary.transcript,
+      recordingPath: summary.recording?.path ?? null,
+    });
+    log.info({ reason: summary.reason, durationMs: summary.durationMs, turns: summary.turns.length }, "call ended");
+  }
+
+  private async onEvent(call: CallRecord, setup: CallSetup, event: CallEvent): Promise<void> {
+    if (event.type !== "tool_call" || event.name !== "book_appointment") return;
+    const a = event.arguments;
+    await this.services.appointments.create({
+      account_id: call.account_id,
+      call_id: call.id,
+      agent_id: call.agent_id,
+      customer_name: typeof a.customer_name === "string" ? a.customer_name : null,
+      customer_phone: setup.fromNumber,
+      date: String(a.date),
+      time: String(a.time),
+      service: typeof a.service === "string" ? a.service : null,
+      ...(typeof a.duration_minutes === "number" ? { duration_minutes: a.duration_minutes } : {}),
+    });
+  }
+}
+
+function parseMaxDuration(value: string | null): number {
+  if (value === null) return MAX_CALL_SECONDS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CALL_SECONDS) throw ApiError.field("invalid_request", "max_duration", `must be an integer from 1 to ${MAX_CALL_SECONDS}`);
+  return n;
+}
+
+function parseContext(value: string | null): Record<string, unknown> {
+  if (value === null) return {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && value.length <= 4096) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw ApiError.field("invalid_request", "context", "must be a JSON object of at most 4096 characters");
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(what)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

@@ -1,0 +1,202 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "../helpers/media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
+
+function fixture(name: string, rate: 8 | 16): Int16Array {
+  return parseWav(readFileSync(path.join(FIXTURES, `${name}.${rate}k.wav`))).samples;
+}
+
+const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
+const BOOKING_LINES = ["book-appointment", "service-cleaning", "day-and-time", "my-name", "yes-please"];
+
+/** The next Tuesday after today (UTC), as the rules dialogue resolves "tuesday". */
+function nextTuesday(): string {
+  const d = new Date();
+  const ahead = ((2 - d.getUTCDay() + 7) % 7) || 7;
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + ahead)).toISOString().slice(0, 10);
+}
+
+let app: TestApp;
+let acct: TestAccount;
+let agentId: string;
+let wsBase: string;
+
+beforeAll(async () => {
+  app = await startTestApp({}, { PARLEY_ENGINE: "1" });
+  wsBase = app.baseUrl.replace(/^http/, "ws");
+  acct = await app.account({ credits: 100 });
+  const agent = await app.request("POST", "/v1/agents", {
+    key: acct.key,
+    body: {
+      name: "Acme front desk",
+      system_prompt: "You book appointments for Acme Dental.",
+      voice_id: "flite-slt",
+      first_message: GREETING,
+      metadata: { business_name: "Acme Dental", services: ["cleaning", "checkup"] },
+    },
+  });
+  expect(agent.status).toBe(201);
+  agentId = agent.body.id;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Plays the booking conversation line by line, each after the agent has finished speaking. */
+async function bookingConversation(client: MediaClient, rate: 8 | 16): Promise<void> {
+  client.startStreaming();
+  await client.waitForAgentSilence();
+  for (const line of BOOKING_LINES) {
+    const saidAt = await client.say(fixture(line, rate));
+    await client.waitForAgentSilence(900, saidAt);
+  }
+}
+
+async function waitForCallEnd(callId: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const res = await app.request("GET", `/v1/calls/${callId}?include=transcript,recording`, { key: acct.key });
+    if (!["queued", "ringing", "in_progress"].includes(res.body.status)) return res.body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`call ${callId} did not end`);
+}
+
+async function checkBooking(callId: string): Promise<void> {
+  const call = await waitForCallEnd(callId);
+  expect(call.status).toBe("completed");
+  expect(call.duration).toBeGreaterThan(5);
+  const user = call.transcript.filter((s: any) => s.role === "user").map((s: any) => s.content).join(" | ");
+  const agent = call.transcript.filter((s: any) => s.role === "agent").map((s: any) => s.content);
+  expect(agent[0]).toBe(GREETING);
+  expect(user).toMatch(/appointment/);
+  expect(user).toMatch(/john smith/);
+  expect(call.transcript.every((s: any, i: number, all: any[]) => i === 0 || s.timestamp >= all[i - 1].timestamp)).toBe(true);
+
+  const appointments = await app.request("GET", `/v1/appointments?call_id=${callId}`, { key: acct.key });
+  expect(appointments.body.total).toBe(1);
+  expect(appointments.body.data[0]).toMatchObject({ date: nextTuesday(), time: "15:00", service: expect.stringMatching(/cleaning/i), customer_name: expect.stringMatching(/john smith/i) });
+
+  const row = await app.parley.services.db.selectFrom("calls").select(["recording_path", "duration", "billed_credits"]).where("id", "=", callId).executeTakeFirstOrThrow();
+  expect(row.recording_path).toBeTruthy();
+  expect(existsSync(row.recording_path!)).toBe(true);
+  const wav = parseWav(readFileSync(row.recording_path!));
+  expect(wav.channels).toBe(2);
+  const seconds = wav.samples.length / 2 / wav.sampleRate;
+  expect(Math.abs(seconds - row.duration!)).toBeLessThan(2);
+  expect(row.billed_credits).toBe(Math.ceil(row.duration! / 60));
+}
+
+describe("a call over the native WebSocket protocol", () => {
+  it("greets, books an appointment from recorded caller audio, records and bills the call", async () => {
+    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key, 16000);
+    const connected = await client.waitFor((m) => m.type === "connected");
+    expect(connected).toMatchObject({ format: "pcm16", sample_rate: 16000 });
+    await bookingConversation(client, 16);
+    const transcripts = client.messages.filter((m) => m.message.type === "transcript");
+    expect(transcripts.length).toBeGreaterThanOrEqual(6);
+    expect(client.messages.some((m) => m.message.type === "tool_call" && m.message.name === "book_appointment")).toBe(true);
+    const metrics = client.messages.filter((m) => m.message.type === "turn_metrics").map((m) => m.message);
+    expect(metrics.some((m) => m.voice_to_voice_ms !== null && m.asr_final_at !== null)).toBe(true);
+    client.close();
+    await checkBooking(connected.call_id);
+  }, 120_000);
+
+  it("refuses upgrades without a valid key or agent, in the error envelope", async () => {
+    await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, "sk_parley_wrong")).rejects.toMatchObject({ status: 401 });
+    await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=agent_nope`, acct.key)).rejects.toMatchObject({
+      status: 404,
+      body: { error: { code: "agent_not_found" } },
+    });
+    await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}&sample_rate=11025`, acct.key)).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe("a call over Twilio Media Streams", () => {
+  it("books an appointment from 8 kHz mu-law audio", async () => {
+    const account = await app.request("GET", "/v1/account", { key: acct.key });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: agentId });
+    await bookingConversation(client, 8);
+    client.hangUp();
+    await client.closed;
+    const calls = await app.request("GET", `/v1/calls?agent_id=${agentId}&direction=web&limit=1`, { key: acct.key });
+    await checkBooking(calls.body.data[0].id);
+  }, 120_000);
+
+  it("closes with 1008 when the media token is wrong", async () => {
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: "mt_wrong", agent_id: agentId });
+    await client.closed;
+    expect(client.closeCode).toBe(1008);
+  });
+});
+
+describe("barge-in", () => {
+  const LONG = "Thanks for calling Acme Dental. We are open from nine to five on weekdays. We offer cleanings, checkups and whitening. Our clinic is on Main Street next to the post office. How can I help you today?";
+  let longAgentId: string;
+
+  beforeAll(async () => {
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Talkative", system_prompt: "p", voice_id: "flite-slt", first_message: LONG, interruption_threshold: 0.5 },
+    });
+    longAgentId = agent.body.id;
+  });
+
+  it("native: the caller talks over the agent; audio stops, clear is sent, the transcript keeps what was heard", async () => {
+    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${longAgentId}`, acct.key);
+    const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+    client.startStreaming();
+    await client.waitFor(() => true, 0);
+    await new Promise((r) => setTimeout(r, 2500));
+    const spokeAt = Date.now();
+    await client.say(fixture("wait-stop", 16));
+    const interruption = await client.waitFor((m) => m.type === "interruption", spokeAt);
+    const clear = await client.waitFor((m) => m.type === "clear", spokeAt);
+    expect(clear).toBeTruthy();
+    expect(interruption.played_ms).toBeGreaterThan(1000);
+    await new Promise((r) => setTimeout(r, 1500));
+    client.close();
+    const call = await waitForCallEnd(callId);
+    const firstAgent = call.transcript.find((s: any) => s.role === "agent");
+    expect(firstAgent.content.length).toBeGreaterThan(10);
+    expect(firstAgent.content.length).toBeLessThan(LONG.length - 20);
+    expect(LONG.startsWith(firstAgent.content)).toBe(true);
+    // Agent audio received up to the interruption is about what it says was played.
+    const receivedMs = (client.audio.filter((a) => a.at <= spokeAt + 1500).reduce((n, a) => n + a.samples.length, 0) / 16000) * 1000;
+    expect(Math.abs(receivedMs - interruption.played_ms)).toBeLessThan(1500);
+  }, 60_000);
+
+  it("twilio: the caller talks over the agent and Twilio receives clear", async () => {
+    const account = await app.request("GET", "/v1/account", { key: acct.key });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: longAgentId });
+    client.startStreaming();
+    await new Promise((r) => setTimeout(r, 2500));
+    const spokeAt = Date.now();
+    await client.say(fixture("wait-stop", 8));
+    await client.waitFor((m) => m.event === "clear", spokeAt);
+    const audioAfter = () => client.audio.filter((a) => a.at > Date.now() - 600).length;
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(audioAfter()).toBe(0);
+    client.hangUp();
+  }, 60_000);
+
+  it("a backchannel ('okay') during agent speech does not interrupt", async () => {
+    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${longAgentId}`, acct.key);
+    const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+    client.startStreaming();
+    await new Promise((r) => setTimeout(r, 2500));
+    await client.say(fixture("okay", 16));
+    await client.waitForAgentSilence(1000);
+    expect(client.messages.some((m) => m.message.type === "interruption" || m.message.type === "clear")).toBe(false);
+    client.close();
+    const call = await waitForCallEnd(callId);
+    expect(call.transcript.find((s: any) => s.role === "agent").content).toBe(LONG);
+    expect(call.transcript.some((s: any) => s.role === "user")).toBe(false);
+  }, 60_000);
+});
