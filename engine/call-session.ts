@@ -200,7 +200,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       utterance.audio.push(frame);
       if (probability >= 0.5) utterance.lastVoicedAt = this.clock.now();
       if (this.speaking && !this.interrupted) {
-        const speechMs = this.detector.currentSpeechMs(this.inputMs);
+        const speechMs = this.detector.currentSpeechMs();
         if (this.policy.shouldInterrupt(speechMs, utterance.partial)) this.interrupt();
       }
     } else {
@@ -228,7 +228,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (result.type === "partial") {
         utterance.partial = result.text;
         this.emitEvent({ type: "partial_transcript", text: result.text });
-        if (this.speaking && !this.interrupted && this.policy.shouldInterrupt(this.detector.currentSpeechMs(this.inputMs), result.text)) {
+        if (this.speaking && !this.interrupted && this.policy.shouldInterrupt(this.detector.currentSpeechMs(), result.text)) {
           this.interrupt();
         }
       } else {

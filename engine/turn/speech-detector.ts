@@ -40,9 +40,12 @@ export class SpeechDetector {
     return this.speaking;
   }
 
-  /** Milliseconds of the current utterance so far (0 when not speaking). */
-  currentSpeechMs(nowMs: number): number {
-    return this.speaking ? nowMs - this.speechStartMs : 0;
+  /**
+   * Milliseconds of the current utterance up to its last voiced frame (0 when not speaking):
+   * the silence that may end the turn does not count as speech.
+   */
+  currentSpeechMs(): number {
+    return this.speaking ? this.lastVoicedEndMs - this.speechStartMs : 0;
   }
 
   /** Feeds one frame that ends at `endMs` and lasted `frameMs`; returns a transition or null. */

@@ -32,6 +32,13 @@ describe("SpeechDetector", () => {
     expect(t[1]).toMatchObject({ atMs: 57 * 20 });
   });
 
+  it("counts speech up to the last voiced frame, not the silence after it", () => {
+    const d = new SpeechDetector({ endpointingMs: 500 });
+    run(d, [...frames(30, 0.9), ...frames(10, 0)]);
+    expect(d.isSpeaking).toBe(true);
+    expect(d.currentSpeechMs()).toBe(600);
+  });
+
   it("uses hysteresis: probabilities between the thresholds keep the current state", () => {
     const d = new SpeechDetector({ endpointingMs: 200 });
     const t = run(d, [...frames(5, 0.9), ...frames(30, 0.4), ...frames(10, 0.1)]);
