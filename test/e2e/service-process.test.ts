@@ -6,6 +6,9 @@ import { runCli, runCliJson, startServer } from "../helpers/cli.js";
 
 const agentBody = { name: "Front desk", system_prompt: "Answer politely.", voice_id: "flite-slt" };
 
+// Each test starts several processes; give them more than the default 5 s on a loaded machine.
+const SLOW = { timeout: 60_000 };
+
 async function api(baseUrl: string, method: string, urlPath: string, key: string, body?: unknown) {
   const res = await fetch(baseUrl + urlPath, {
     method,
@@ -16,9 +19,10 @@ async function api(baseUrl: string, method: string, urlPath: string, key: string
 }
 
 describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
-  it("keys from the CLI work against the server, data and cursors survive a restart, SIGTERM exits cleanly", async () => {
+  it("keys from the CLI work against the server, data and cursors survive a restart, SIGTERM exits cleanly", SLOW, async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
-    const env = { PARLEY_DATA_DIR: dataDir };
+    // The REST API is what this test is about; the media engine is covered by media-call.test.ts.
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_ENGINE: "0" };
 
     const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro", "--credits", "100"], env);
     expect(account.id).toMatch(/^acct_/);
@@ -52,13 +56,13 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   });
 
-  it("stops at start-up on bad configuration with a message naming the key", async () => {
+  it("stops at start-up on bad configuration with a message naming the key", SLOW, async () => {
     const result = await runCli(["serve"], { PARLEY_PORT: "not-a-port", PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain("PARLEY_PORT");
   });
 
-  it("explains CLI mistakes with exit code 2", async () => {
+  it("explains CLI mistakes with exit code 2", SLOW, async () => {
     const env = { PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) };
     const noPlan = await runCli(["admin", "account", "create", "--name", "X"], env);
     expect(noPlan.code).toBe(2);
