@@ -41,6 +41,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   if (config.engine.enabled) {
     const engine = await createEngine({ vad: config.engine.vad, asrRecognizers: config.engine.asrRecognizers, ttsWorkers: config.engine.ttsWorkers });
     media = { engine, gateway: new MediaGateway(services, engine, logger) };
+    services.calls.attachLiveControl(media.gateway);
   }
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);

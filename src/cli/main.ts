@@ -3,16 +3,21 @@ import { ConfigError, loadConfig } from "../config.js";
 import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
 import { serve } from "./serve.js";
+import { talk, TALK_USAGE } from "./talk.js";
+import { UsageError } from "./args.js";
 
 const USAGE = `Usage: parley <command>
 
   serve              start the service (what npm start runs)
   migrate            create or upgrade the database, then exit
   admin ...          accounts, API keys, credits and numbers (parley admin for the list)
+  talk ...           talk to an agent from this terminal (see below)
 
 Configuration: PARLEY_* environment variables or parley.config.json (see README).
 
-${ADMIN_USAGE}`;
+${ADMIN_USAGE}
+
+${TALK_USAGE}`;
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -29,6 +34,14 @@ async function run(argv: string[]): Promise<number> {
     }
     case "admin":
       return admin(rest, loadConfig());
+    case "talk":
+      try {
+        return await talk(rest);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        process.stderr.write(`parley talk: ${err.message}\n`);
+        return 2;
+      }
     case undefined:
     case "help":
     case "--help":

@@ -16,6 +16,12 @@ import { parseWebhookUrl } from "./webhook-url.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
+/** Hangs up calls whose media runs in this process (the media gateway). */
+export interface LiveCallControl {
+  /** Ends the live call and waits until its end is stored; false when it is not live here. */
+  hangUp(callId: string): Promise<boolean>;
+}
+
 /**
  * How long a client told to wait by the queued-call limit should wait: queued calls drain as
  * live calls end, which takes minutes rather than seconds.
@@ -30,6 +36,7 @@ export class CallsService {
   private readonly calls: CallsRepository;
   private readonly agents: AgentsRepository;
   private readonly numbers: PhoneNumbersRepository;
+  private liveControl: LiveCallControl | undefined;
 
   constructor(
     private readonly db: Db,
@@ -129,8 +136,15 @@ export class CallsService {
    * - `in_progress` becomes `completed`, its duration counted from `answered_at`.
    * A call that has already ended is 409 `call_already_ended`.
    */
+  /** Lets `end` hang up calls with live media (set once the media gateway runs). */
+  attachLiveControl(control: LiveCallControl): void {
+    this.liveControl = control;
+  }
+
   async end(accountId: string, id: string): Promise<CallRecord> {
     await this.get(accountId, id);
+    // A call with live media is hung up for real; its end, transcript and charge are stored by the media side.
+    if (this.liveControl && (await this.liveControl.hangUp(id))) return (await this.calls.findById(id))!;
     // Read and write in one transaction so a status change by the engine cannot slip in between.
     return this.db.transaction().execute(async (trx) => {
       const call = (await this.calls.findById(id, trx))!;

@@ -21,6 +21,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import { AccountsRepository } from "../db/repositories/accounts.js";
 import type { Services } from "../services/container.js";
+import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { refuseUpgrade } from "./upgrade-response.js";
@@ -49,9 +50,10 @@ interface CallSetup {
  * in `start.customParameters.token`). Each connection becomes a call row and an engine call
  * session; at its end the call is closed and billed.
  */
-export class MediaGateway {
+export class MediaGateway implements LiveCallControl {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
-  private readonly live = new Map<string, CallSession>();
+  /** Live calls: the session and the promise that settles once its end is stored. */
+  private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
 
   constructor(
@@ -71,14 +73,17 @@ export class MediaGateway {
     });
   }
 
-  /** Live calls right now. */
-  get liveCalls(): number {
-    return this.live.size;
+  /** Ends every live call (recorded and billed as they stand) and closes the endpoints. */
+  async hangUp(callId: string): Promise<boolean> {
+    const call = this.live.get(callId);
+    if (!call) return false;
+    await call.session.stop("stopped");
+    await call.stored;
+    return true;
   }
 
-  /** Ends every live call (recorded and billed as they stand) and closes the endpoints. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.live.values()].map((session) => session.stop("stopped").then(() => undefined)));
+    await Promise.allSettled([...this.live.keys()].map((callId) => this.hangUp(callId)));
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
   }
@@ -182,7 +187,8 @@ export class MediaGateway {
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
     });
-    this.live.set(call.id, session);
+    let stored!: () => void;
+    this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
     session.on("event", (event) => void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored")));
     try {
       await session.start();
@@ -191,14 +197,18 @@ export class MediaGateway {
       void session.stop("error");
     }
     const summary = await session.ended;
-    this.live.delete(call.id);
     const status = summary.reason === "transferred" ? "transferred" : summary.reason === "error" ? "failed" : "completed";
-    await this.services.liveCalls.end(call.id, {
-      status,
-      durationMs: summary.durationMs,
-      transcript: summary.transcript,
-      recordingPath: summary.recording?.path ?? null,
-    });
+    try {
+      await this.services.liveCalls.end(call.id, {
+        status,
+        durationMs: summary.durationMs,
+        transcript: summary.transcript,
+        recordingPath: summary.recording?.path ?? null,
+      });
+    } finally {
+      this.live.delete(call.id);
+      stored();
+    }
     log.info({ reason: summary.reason, durationMs: summary.durationMs, turns: summary.turns.length }, "call ended");
   }
 

@@ -118,6 +118,25 @@ describe("a call over the native WebSocket protocol", () => {
   });
 });
 
+describe("ending a live call from the API", () => {
+  it("POST /v1/calls/{id}/end hangs up, stores the call and closes the socket", async () => {
+    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key);
+    const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+    client.startStreaming();
+    await client.waitForAgentSilence();
+    const live = await app.request("GET", `/v1/calls/${callId}`, { key: acct.key });
+    expect(live.body).toMatchObject({ status: "in_progress", direction: "web", phone_number: null });
+    const ended = await app.request("POST", `/v1/calls/${callId}/end`, { key: acct.key });
+    expect(ended.status).toBe(200);
+    expect(ended.body.status).toBe("completed");
+    expect(ended.body.duration).toBeGreaterThan(0);
+    await client.closed;
+    expect(client.messages.some((m) => m.message.type === "ended" && m.message.reason === "stopped")).toBe(true);
+    const again = await app.request("POST", `/v1/calls/${callId}/end`, { key: acct.key });
+    expect(again.body.error.code).toBe("call_already_ended");
+  }, 60_000);
+});
+
 describe("a call over Twilio Media Streams", () => {
   it("books an appointment from 8 kHz mu-law audio", async () => {
     const account = await app.request("GET", "/v1/account", { key: acct.key });
