@@ -148,6 +148,29 @@ describe("a call over Twilio Media Streams", () => {
     await checkBooking(calls.body.data[0].id);
   }, 120_000);
 
+  it("routes a stream by its dialled number (To) to the number's default agent, as an inbound call", async () => {
+    const number = await app.request("POST", "/v1/phone-numbers", {
+      key: acct.key,
+      body: { phone_number: "+14155550177", country: "US", default_agent_id: agentId },
+    });
+    expect(number.status).toBe(201);
+    const account = await app.request("GET", "/v1/account", { key: acct.key });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550177", From: "+14155550999" });
+    client.startStreaming();
+    await client.waitForAgentSilence();
+    client.hangUp();
+    await client.closed;
+    const calls = await app.request("GET", "/v1/calls?direction=inbound", { key: acct.key });
+    expect(calls.body.data[0]).toMatchObject({ agent_id: agentId, phone_number: "+14155550177", from_number: "+14155550999" });
+    const call = await waitForCallEnd(calls.body.data[0].id);
+    expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
+
+    const unknown = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550000" });
+    await unknown.closed;
+    expect(unknown.closeCode).toBe(1008);
+    expect(unknown.closeReason).toContain("+14155550000");
+  }, 60_000);
+
   it("closes with 1008 when the media token is wrong", async () => {
     const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: "mt_wrong", agent_id: agentId });
     await client.closed;
