@@ -5,7 +5,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
-import { CallsRepository, ENDED_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
+import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
@@ -85,14 +85,9 @@ export class CallsService {
       record: input.record ?? true,
       max_duration: input.max_duration ?? MAX_CALL_DURATION_SECONDS,
       webhook_url: input.webhook_url ?? null,
-      duration: null,
-      transcript: null,
-      recording_path: null,
-      analysis: null,
-      billed_credits: null,
+      ...unfinishedCallFields(),
       created_at: at,
       answered_at: null,
-      ended_at: null,
       updated_at: at,
     };
     const limit = this.deps.accounts.limitsOf(account).queuedCalls;

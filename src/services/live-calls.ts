@@ -5,7 +5,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
-import { CallsRepository, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
+import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
 import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
 
@@ -73,20 +73,14 @@ export class LiveCallsService {
       record: input.record,
       max_duration: input.maxDuration,
       webhook_url: null,
-      duration: null,
-      transcript: null,
-      recording_path: null,
-      analysis: null,
-      billed_credits: null,
+      ...unfinishedCallFields(),
       created_at: at,
       answered_at: at,
-      ended_at: null,
       updated_at: at,
     };
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
     await this.db.transaction().execute(async (trx) => {
-      const live = (await this.calls.countInStatus(account.id, "in_progress", trx)) + (await this.calls.countInStatus(account.id, "ringing", trx));
-      if (live >= limit) {
+      if ((await this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx)) >= limit) {
         throw new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`);
       }
       await this.calls.insert(call, trx);

@@ -21,6 +21,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import { AccountsRepository } from "../db/repositories/accounts.js";
 import type { Services } from "../services/container.js";
+import type { LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
@@ -32,17 +33,8 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
-interface CallSetup {
-  account: AccountRecord;
-  agent: AgentRecord;
-  direction: "web" | "inbound";
-  phoneNumber: string | null;
-  fromNumber: string | null;
-  record: boolean;
-  maxDuration: number;
-  metadata: Record<string, unknown>;
-  context: Record<string, unknown>;
-}
+/** A media connection's call: web (native protocol) or inbound (a Twilio stream to a number). */
+type CallSetup = LiveCallStart & { direction: "web" | "inbound" };
 
 /**
  * Media WebSocket endpoints: `/media/ws` (Parley's native protocol, API key in the

@@ -1,11 +1,11 @@
-import { EventEmitter } from "eventemitter3";
 import type WebSocket from "ws";
 import type { AudioFrame } from "../../audio/audio-frame.js";
 import { FrameChunker } from "../../audio/frame-chunker.js";
 import { OpusCodec } from "../../audio/opus.js";
 import { bytesToPcm16, pcm16ToBytes } from "../../audio/pcm16.js";
 import type { CallEvent } from "../../call-events.js";
-import type { MediaTransport, TransportEvents } from "../transport.js";
+import type { MediaTransport } from "../transport.js";
+import { WebSocketConnection } from "./websocket-connection.js";
 import { parseNativeClientMessage, toNativeMessage, type NativeFormat, type NativeServerMessage } from "./native-protocol.js";
 
 export interface NativeTransportOptions {
@@ -17,20 +17,18 @@ export interface NativeTransportOptions {
  * The native protocol over one WebSocket: audio both ways at the client's rate (PCM16 or
  * Opus), call events to the client as JSON.
  */
-export class NativeTransport extends EventEmitter<TransportEvents> implements MediaTransport {
+export class NativeTransport extends WebSocketConnection implements MediaTransport {
   readonly protocol = "native";
   readonly inputSampleRate: number;
   readonly outputSampleRate: number;
   private readonly chunker: FrameChunker;
   private readonly opus: OpusCodec | undefined;
-  private closed = false;
-  private hungUp = false;
 
   constructor(
-    private readonly socket: WebSocket,
+    socket: WebSocket,
     private readonly options: NativeTransportOptions,
   ) {
-    super();
+    super(socket);
     this.inputSampleRate = this.outputSampleRate = options.sampleRate;
     this.chunker = new FrameChunker(options.sampleRate);
     this.opus = options.format === "opus" ? new OpusCodec(options.sampleRate) : undefined;
@@ -50,8 +48,7 @@ export class NativeTransport extends EventEmitter<TransportEvents> implements Me
 
   sendAudio(frame: AudioFrame): void {
     if (frame.sampleRate !== this.outputSampleRate) throw new Error(`expected ${this.outputSampleRate} Hz audio, got ${frame.sampleRate}`);
-    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    this.socket.send(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples), { binary: true });
+    this.sendRaw(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples));
   }
 
   clearAudio(): void {
@@ -65,12 +62,6 @@ export class NativeTransport extends EventEmitter<TransportEvents> implements Me
   sendEvent(event: CallEvent): void {
     const message = toNativeMessage(event);
     if (message) this.sendJson(message);
-  }
-
-  close(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000, reason.slice(0, 100));
   }
 
   private receiveAudio(bytes: Buffer): void {
@@ -87,13 +78,6 @@ export class NativeTransport extends EventEmitter<TransportEvents> implements Me
   }
 
   private sendJson(message: NativeServerMessage): void {
-    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    this.socket.send(JSON.stringify(message));
-  }
-
-  private hangup(reason: string): void {
-    if (this.hungUp || this.closed) return;
-    this.hungUp = true;
-    this.emit("hangup", reason);
+    this.sendRaw(JSON.stringify(message));
   }
 }

@@ -1,10 +1,10 @@
-import { EventEmitter } from "eventemitter3";
 import type WebSocket from "ws";
 import type { AudioFrame } from "../../audio/audio-frame.js";
 import { FrameChunker } from "../../audio/frame-chunker.js";
 import { decodeMulaw, encodeMulaw } from "../../audio/mulaw.js";
 import type { CallEvent } from "../../call-events.js";
-import type { MediaTransport, TransportEvents } from "../transport.js";
+import type { MediaTransport } from "../transport.js";
+import { WebSocketConnection } from "./websocket-connection.js";
 import { parseTwilioMessage, type TwilioOutbound, type TwilioStartInfo } from "./twilio-messages.js";
 
 const TWILIO_RATE = 8000;
@@ -14,18 +14,16 @@ const TWILIO_RATE = 8000;
  * carries base64 mu-law 8 kHz, `clear` drops buffered agent audio, `mark` reports playback.
  * Audio stays at 8 kHz (no resampling at the edge).
  */
-export class TwilioTransport extends EventEmitter<TransportEvents> implements MediaTransport {
+export class TwilioTransport extends WebSocketConnection implements MediaTransport {
   readonly protocol = "twilio";
   readonly inputSampleRate = TWILIO_RATE;
   readonly outputSampleRate = TWILIO_RATE;
   private readonly chunker = new FrameChunker(TWILIO_RATE);
   private streamSid: string | undefined;
-  private closed = false;
-  private hungUp = false;
   private readonly started: Promise<TwilioStartInfo>;
 
-  constructor(private readonly socket: WebSocket) {
-    super();
+  constructor(socket: WebSocket) {
+    super(socket);
     this.started = new Promise((resolve, reject) => {
       const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
         if (isBinary) return;
@@ -86,20 +84,7 @@ export class TwilioTransport extends EventEmitter<TransportEvents> implements Me
     // Twilio streams carry audio only.
   }
 
-  close(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000, reason.slice(0, 100));
-  }
-
   private send(message: TwilioOutbound): void {
-    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    this.socket.send(JSON.stringify(message));
-  }
-
-  private hangup(reason: string): void {
-    if (this.hungUp || this.closed) return;
-    this.hungUp = true;
-    this.emit("hangup", reason);
+    this.sendRaw(JSON.stringify(message));
   }
 }

@@ -32,6 +32,11 @@ export interface CallRecord extends Omit<CallTable, "metadata" | "context" | "re
   analysis: Record<string, unknown> | null;
 }
 
+/** The fields of a new call that only its end fills in. */
+export function unfinishedCallFields(): Pick<CallRecord, "duration" | "transcript" | "recording_path" | "analysis" | "billed_credits" | "ended_at"> {
+  return { duration: null, transcript: null, recording_path: null, analysis: null, billed_credits: null, ended_at: null };
+}
+
 export function callFromRow(row: CallTable): CallRecord {
   return {
     ...row,
@@ -120,13 +125,16 @@ export class CallsRepository {
     await db.updateTable("calls").set(toRow(patch)).where("id", "=", id).execute();
   }
 
-  /** How many of the account's calls are in `status` (the queued-call limit counts `queued`). */
-  async countInStatus(accountId: string, status: CallStatus, db: Db = this.db): Promise<number> {
+  /**
+   * How many of the account's calls are in `statuses` (the queued-call limit counts `queued`,
+   * the concurrent-call limit the LIVE_CALL_STATUSES).
+   */
+  async countInStatus(accountId: string, statuses: CallStatus | readonly CallStatus[], db: Db = this.db): Promise<number> {
     const row = await db
       .selectFrom("calls")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("account_id", "=", accountId)
-      .where("status", "=", status)
+      .where("status", "in", typeof statuses === "string" ? [statuses] : statuses)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
