@@ -107,6 +107,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly preRollFrames: number;
   private vad: Vad | undefined;
   private asr: AsrSession | undefined;
+  /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
+  private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private recorder: CallRecorder | undefined;
   private startedAt = 0;
@@ -167,7 +169,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const text = fillTemplate(this.agent.firstMessage, { ...this.agent.metadata, ...this.options.context });
       if (text) this.speak(this.newTurn(null), oneItem(text));
     }
-    const asr = await providers.asr.open({ language: this.agent.language, signal: this.lifetime.signal });
+    this.asrReady = providers.asr.open({ language: this.agent.language, signal: this.lifetime.signal });
+    const asr = await this.asrReady;
     if (this.ending) {
       // The call ended while the recognizer was being opened: give it straight back.
       await asr.close();
@@ -222,9 +225,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   private async recognise(utterance: Utterance): Promise<string> {
-    if (!this.asr) return "";
+    const asr = this.asr ?? (await this.asrReady);
+    if (!asr || this.ending) return "";
     let final = "";
-    for await (const result of this.asr.transcribe(utterance.audio, this.lifetime.signal)) {
+    for await (const result of asr.transcribe(utterance.audio, this.lifetime.signal)) {
       if (result.type === "partial") {
         utterance.partial = result.text;
         this.emitEvent({ type: "partial_transcript", text: result.text });
