@@ -4,6 +4,7 @@ import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
 import { serve } from "./serve.js";
 import { talk, TALK_USAGE } from "./talk.js";
+import { bench, BENCH_USAGE } from "../../scripts/bench/run-bench.js";
 import { UsageError } from "./args.js";
 
 const USAGE = `Usage: parley <command>
@@ -12,12 +13,15 @@ const USAGE = `Usage: parley <command>
   migrate            create or upgrade the database, then exit
   admin ...          accounts, API keys, credits and numbers (parley admin for the list)
   talk ...           talk to an agent from this terminal (see below)
+  bench ...          the latency benchmark (see below)
 
 Configuration: PARLEY_* environment variables or parley.config.json (see README).
 
 ${ADMIN_USAGE}
 
-${TALK_USAGE}`;
+${TALK_USAGE}
+
+${BENCH_USAGE}`;
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -35,11 +39,12 @@ async function run(argv: string[]): Promise<number> {
     case "admin":
       return admin(rest, loadConfig());
     case "talk":
+    case "bench":
       try {
-        return await talk(rest);
+        return await (command === "talk" ? talk(rest) : bench(rest));
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
-        process.stderr.write(`parley talk: ${err.message}\n`);
+        process.stderr.write(`parley ${command}: ${err.message}\n`);
         return 2;
       }
     case undefined:

@@ -1,0 +1,13 @@
+/** `npm run bench`: the latency benchmark (the same runner as `parley bench`). */
+import { UsageError } from "../src/cli/args.js";
+import { bench, BENCH_USAGE } from "./bench/run-bench.js";
+
+bench(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(err instanceof UsageError ? `bench: ${err.message}\n\n${BENCH_USAGE}\n` : `bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  },
+);

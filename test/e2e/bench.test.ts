@@ -1,0 +1,69 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/scripts/bench.js");
+
+const METRICS = [
+  "greeting_ms",
+  "voice_to_voice_ms",
+  "barge_in_ms",
+  "jitter_ms",
+  "endpointing_wait_ms",
+  "asr_ms",
+  "first_token_ms",
+  "first_tts_audio_ms",
+  "first_frame_sent_ms",
+  "server_voice_to_voice_ms",
+  "pipeline_overhead_ms",
+];
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BENCH, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run bench -- --quick", () => {
+  it("replays the quick conversations against a served child process and writes a well-formed report", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--quick", "--out", out]);
+    expect(run.stderr).toContain("native: 1 concurrent call");
+    expect(run.stderr).toContain("native: 2 concurrent calls");
+    expect(run.stdout).toContain("voice-to-voice");
+
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    expect(result.settings).toMatchObject({ quick: true, concurrency: [1, 2], protocols: ["native"], seed: 1 });
+    expect(result.settings.conversations.length).toBeGreaterThan(0);
+    expect(result.machine.cpus).toBeGreaterThan(0);
+    for (const name of METRICS) {
+      const m = result.metrics[name];
+      expect(m.n, name).toBeGreaterThan(0);
+      for (const key of ["p50", "p95", "p99"]) expect(typeof m[key], `${name}.${key}`).toBe("number");
+    }
+    expect(result.levels.map((l: any) => l.concurrency)).toEqual([1, 2]);
+    for (const level of result.levels) {
+      for (const key of ["server_cpu_percent", "server_peak_rss_mb", "client_cpu_percent"]) expect(typeof level[key], key).toBe("number");
+    }
+    expect(result.calls.length).toBe(result.settings.conversations.length * 3);
+    expect(result.calls.every((c: any) => c.error === null)).toBe(true);
+    // Outcomes (booked, transferred, interrupted) show that the replay drove real conversations.
+    expect(result.calls.filter((c: any) => c.outcome?.passed).length).toBe(result.calls.length);
+    expect(run.code).toBe(0);
+
+    const html = readFileSync(path.join(out, "bench.html"), "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html.match(/<svg /g)?.length).toBe(3);
+    expect(html).toContain("</html>");
+    expect(readFileSync(path.join(out, "bench.txt"), "utf8")).toContain("pipeline overhead");
+  }, 240_000);
+});
