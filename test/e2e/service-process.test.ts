@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, runCliJson, startServer } from "../helpers/cli.js";
+import { runCli, runCliJson, startServer } from "../../scripts/parley-process.js";
 
 const agentBody = { name: "Front desk", system_prompt: "Answer politely.", voice_id: "flite-slt" };
 

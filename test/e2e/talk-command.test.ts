@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { PocketsphinxProvider } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
-import { runCli } from "../helpers/cli.js";
+import { runCli } from "../../scripts/parley-process.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio/book-appointment.16k.wav");

@@ -1,9 +1,26 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/**
+ * The `parley` command as a child process, for tests and the benchmark: run a command, or
+ * start `parley serve` and wait until it says where it listens.
+ */
+
+/** The package root, whether this module runs from scripts/ (tests) or dist/scripts/ (built). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json"))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("parley-process: no package.json above this module");
+    dir = parent;
+  }
+  return dir;
+}
+
 /** The built CLI (`npm test` builds first, see the pretest script). */
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/src/cli/main.js");
+export const CLI = path.join(packageRoot(), "dist/src/cli/main.js");
 
 export interface CliResult {
   code: number | null;
