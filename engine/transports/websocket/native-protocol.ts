@@ -1,4 +1,5 @@
 import type { CallEvent } from "../../call-events.js";
+import { parseJsonObject } from "./json-object.js";
 
 /**
  * Parley's native media protocol on `/media/ws`: binary frames carry audio (PCM16
@@ -33,14 +34,8 @@ export type NativeServerMessage =
   | { type: "ended"; reason: string; duration_ms: number };
 
 export function parseNativeClientMessage(text: string): NativeClientMessage | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== "object") return null;
-  const m = value as Record<string, unknown>;
+  const m = parseJsonObject(text);
+  if (!m) return null;
   if (m.type === "dtmf" && typeof m.digit === "string" && /^[0-9*#A-D]$/.test(m.digit)) return { type: "dtmf", digit: m.digit };
   if (m.type === "mark" && typeof m.name === "string") return { type: "mark", name: m.name };
   if (m.type === "hangup") return { type: "hangup" };

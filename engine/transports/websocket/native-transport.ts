@@ -65,7 +65,13 @@ export class NativeTransport extends WebSocketConnection implements MediaTranspo
   }
 
   private receiveAudio(bytes: Buffer): void {
-    const samples = this.opus ? this.opus.decode(bytes) : bytesToPcm16(bytes);
+    let samples: Int16Array;
+    try {
+      samples = this.opus ? this.opus.decode(bytes) : bytesToPcm16(bytes);
+    } catch {
+      // A packet the decoder refuses is lost audio, like a lost RTP packet: the call goes on.
+      return;
+    }
     for (const frame of this.chunker.push(samples)) this.emit("audio", { samples: frame, sampleRate: this.inputSampleRate });
   }
 

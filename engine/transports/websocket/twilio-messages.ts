@@ -1,3 +1,5 @@
+import { parseJsonObject } from "./json-object.js";
+
 /**
  * Twilio Media Streams wire messages (bidirectional streams): JSON text frames, audio as
  * base64 mu-law 8 kHz mono.
@@ -27,22 +29,21 @@ export type TwilioOutbound =
 
 /** Parses one text frame; null when it is not a message this adapter understands. */
 export function parseTwilioMessage(text: string): TwilioInbound | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== "object") return null;
-  const event = (value as { event?: unknown }).event;
-  switch (event) {
+  const value = parseJsonObject(text);
+  const part = (key: string) => (value?.[key] !== null && typeof value?.[key] === "object" ? (value[key] as Record<string, unknown>) : undefined);
+  // The fields the adapter reads are checked here, so a malformed frame is dropped, never thrown.
+  switch (value?.event) {
     case "connected":
-    case "start":
-    case "media":
-    case "mark":
-    case "dtmf":
     case "stop":
-      return value as TwilioInbound;
+      return value as unknown as TwilioInbound;
+    case "start":
+      return typeof part("start")?.streamSid === "string" ? (value as unknown as TwilioInbound) : null;
+    case "media":
+      return typeof part("media")?.payload === "string" ? (value as unknown as TwilioInbound) : null;
+    case "mark":
+      return typeof part("mark")?.name === "string" ? (value as unknown as TwilioInbound) : null;
+    case "dtmf":
+      return typeof part("dtmf")?.digit === "string" ? (value as unknown as TwilioInbound) : null;
     default:
       return null;
   }

@@ -53,6 +53,18 @@ describe("NativeTransport", () => {
     client.close();
   });
 
+  it("drops an Opus packet the decoder refuses and goes on", async () => {
+    const { client, transport } = await pair((s) => new NativeTransport(s, { format: "opus", sampleRate: 16000 }));
+    const t = await transport;
+    const frames: AudioFrame[] = [];
+    t.on("audio", (f) => frames.push(f));
+    client.send(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]));
+    client.send(new OpusCodec(16000).encode(sine(320, 16000)));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(frames).toHaveLength(1);
+    client.close();
+  });
+
   it("speaks Opus both ways, and reports DTMF, marks and hang-up", async () => {
     const { client, transport } = await pair((s) => new NativeTransport(s, { format: "opus", sampleRate: 16000 }));
     const t = await transport;
@@ -124,6 +136,20 @@ describe("TwilioTransport", () => {
     expect(frames).toHaveLength(1);
     expect(Array.from(frames[0]!.samples)).toEqual(Array.from(decodeMulaw(encodeMulaw(tone))));
     expect(events).toEqual(["dtmf:#", "mark:turn-2", "hangup:caller_hangup"]);
+    client.close();
+  });
+
+  it("drops malformed frames instead of failing", async () => {
+    const { client, transport } = await pair((s) => new TwilioTransport(s));
+    const t = await transport;
+    const frames: AudioFrame[] = [];
+    t.on("audio", (f) => frames.push(f));
+    for (const bad of ["not json", "[1,2]", '{"event":"media"}', '{"event":"media","media":{"payload":5}}', '{"event":"start"}', '{"event":"dtmf","dtmf":{}}']) client.send(bad);
+    client.send(JSON.stringify(start));
+    await t.waitForStart();
+    client.send(JSON.stringify({ event: "media", sequenceNumber: "2", streamSid: "MZ1", media: { track: "inbound", chunk: "1", timestamp: "0", payload: Buffer.from(encodeMulaw(sine(160, 8000))).toString("base64") } }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(frames).toHaveLength(1);
     client.close();
   });
 
