@@ -12,6 +12,7 @@ import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
+import { requireCallCredit } from "./call-credit.js";
 import { parseWebhookUrl } from "./webhook-url.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
@@ -62,14 +63,7 @@ export class CallsService {
       throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive; set its status to active to place calls with it`);
     }
     const fromNumber = await this.fromNumber(account.id, input.from_number);
-    const perMinute = this.config.credits.perMinute;
-    if (account.credit_balance < perMinute) {
-      throw new ApiError(
-        402,
-        "insufficient_credits",
-        `A call needs at least ${perMinute} credit(s) (one minute) to start; the balance is ${account.credit_balance}`,
-      );
-    }
+    requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),

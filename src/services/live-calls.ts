@@ -8,6 +8,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
 import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
+import { billedMinutes, requireCallCredit } from "./call-credit.js";
 
 export interface LiveCallStart {
   account: AccountRecord;
@@ -26,11 +27,6 @@ export interface LiveCallEnd {
   durationMs: number;
   transcript: TranscriptSegment[];
   recordingPath: string | null;
-}
-
-/** Whole started minutes, as calls are billed. */
-export function billedMinutes(durationSeconds: number): number {
-  return Math.ceil(durationSeconds / 60);
 }
 
 /**
@@ -54,10 +50,7 @@ export class LiveCallsService {
   async begin(input: LiveCallStart): Promise<CallRecord> {
     const { account, agent } = input;
     if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
-    const perMinute = this.config.credits.perMinute;
-    if (account.credit_balance < perMinute) {
-      throw new ApiError(402, "insufficient_credits", `A call needs at least ${perMinute} credit(s) to start; the balance is ${account.credit_balance}`);
-    }
+    requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),
