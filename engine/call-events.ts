@@ -26,6 +26,8 @@ export const CALL_END_REASONS = [
   "caller_hangup",
   "end_call_phrase",
   "agent_ended",
+  /** The dialogue left a message on an answering machine and hung up. */
+  "voicemail",
   "transferred",
   "max_duration",
   "stopped",

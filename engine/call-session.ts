@@ -69,8 +69,8 @@ interface AgentTurn {
   playedFrames: number;
   /** The dialogue finished and all its audio is queued. */
   complete: boolean;
-  /** What to do once this reply has been heard in full. */
-  after: "listen" | "transfer" | "end_call";
+  /** What to do once this reply has been heard in full: listen, transfer, or end the call for this reason. */
+  after: "listen" | "transfer" | { endCall: CallEndReason };
   text: string;
   /** For the rest of a reply said after a false interruption: what was heard before the cut. */
   resumesAfter?: string;
@@ -87,6 +87,12 @@ interface Utterance {
 }
 
 const MAX_PREROLL_MS = 300;
+/**
+ * Agent audio is resampled and queued only this far ahead of playback. A remote TTS streams
+ * several times faster than real time; converting all of it on arrival made bursts that, with
+ * many calls, held up the event loop and with it every call's frame pacing.
+ */
+const PLAYBACK_LEAD_MS = 500;
 
 /**
  * One live call end to end: caller audio -> VAD -> endpointing -> ASR -> dialogue -> TTS ->
@@ -153,7 +159,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.recorder = recorder;
     }
     transport.on("audio", (frame) => {
-      this.inputChain = this.inputChain.then(() => this.onCallerFrame(frame)).catch((err: unknown) => this.fail(err));
+      // The VAD gets each frame as it arrives (it keeps them in order); only the handling of
+      // its answers is chained. Waiting for one answer before sending the next frame would
+      // cost a round trip per frame, and after a busy moment the caller's audio would drain
+      // that slowly and stay seconds behind.
+      const probability = this.ending || !this.vad ? null : this.vad.process(frame);
+      probability?.catch(() => undefined);
+      this.inputChain = this.inputChain.then(() => this.onCallerFrame(frame, probability)).catch((err: unknown) => this.fail(err));
     });
     transport.on("dtmf", (digit) => this.emitEvent({ type: "dtmf", digit }));
     this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
@@ -169,7 +181,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const text = fillTemplate(this.agent.firstMessage, { ...this.agent.metadata, ...this.options.context });
       if (text) this.speak(this.newTurn(null), oneItem(text));
     }
-    this.asrReady = providers.asr.open({ language: this.agent.language, signal: this.lifetime.signal });
+    this.asrReady = providers.asr.open({
+      language: this.agent.language,
+      sampleRate: this.transport.inputSampleRate,
+      signal: this.lifetime.signal,
+    });
     const asr = await this.asrReady;
     if (this.ending) {
       // The call ended while the recognizer was being opened: give it straight back.
@@ -188,13 +204,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   // ---- caller side -------------------------------------------------------------------------
 
-  private async onCallerFrame(frame: AudioFrame): Promise<void> {
-    if (this.ending || !this.vad) return;
+  private async onCallerFrame(frame: AudioFrame, vadAnswer: Promise<number> | null): Promise<void> {
+    if (this.ending || !vadAnswer) return;
     const frameMs = (frame.samples.length * 1000) / frame.sampleRate;
     const startMs = this.inputMs;
     this.inputMs += frameMs;
     this.recorder?.writeCaller(frame, startMs);
-    const probability = await this.vad.process(frame);
+    const probability = await vadAnswer;
     const transition = this.detector.push(probability, this.inputMs, frameMs);
 
     if (transition?.type === "speech_start") this.beginUtterance(transition.atMs);
@@ -311,7 +327,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       } else if (event.type === "transfer") {
         turn.after = "transfer";
       } else {
-        turn.after = "end_call";
+        turn.after = { endCall: callEndReasonOf(event.reason) };
       }
     }
     yield* splitter.flush();
@@ -344,6 +360,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       for await (const chunk of this.options.providers.tts.synthesize(spoken, { voiceId: this.agent.voiceId, signal: turn.abort.signal })) {
         if (turn.abort.signal.aborted) break;
         turn.metrics.firstTtsAudioAt ??= this.clock.now();
+        await this.roomToQueue(turn);
+        if (turn.abort.signal.aborted) break;
         if (!resampler || !chunker) {
           resampler = new Resampler({ inputRate: chunk.sampleRate, outputRate });
           chunker = new FrameChunker(outputRate);
@@ -369,6 +387,22 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       .catch((err: unknown) => {
         if (!turn.abort.signal.aborted) this.fail(err);
       });
+  }
+
+  /** Resolves once less than PLAYBACK_LEAD_MS of audio waits to be sent, or the turn is aborted. */
+  private async roomToQueue(turn: AgentTurn): Promise<void> {
+    const signal = turn.abort.signal;
+    while (!signal.aborted && this.speaking === turn && this.outgoing.queuedMs > PLAYBACK_LEAD_MS) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.outgoing.off("frame", done);
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        this.outgoing.on("frame", done);
+        signal.addEventListener("abort", done);
+      });
+    }
   }
 
   private enqueue(turn: AgentTurn, samples: Int16Array, sentenceIndex: number): void {
@@ -405,8 +439,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (turn.after === "transfer") {
       this.emitEvent({ type: "transfer", number: this.agent.transferNumber });
       void this.stop("transferred");
-    } else if (turn.after === "end_call") {
-      void this.stop("agent_ended");
+    } else if (typeof turn.after === "object") {
+      void this.stop(turn.after.endCall);
     } else if (matchEndCallPhrase(turn.text, this.agent.endCallPhrases)) {
       void this.stop("end_call_phrase");
     } else {
@@ -505,6 +539,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport.sendEvent(event);
     this.emit("event", event);
   }
+}
+
+/** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */
+const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voicemail"]);
+
+function callEndReasonOf(dialogueReason: string): CallEndReason {
+  return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";
 }
 
 async function* oneItem<T>(item: T): AsyncIterable<T> {

@@ -1,10 +1,16 @@
 import { CallSession, type CallProviders, type CallSessionOptions } from "./call-session.js";
 import type { AsrProvider } from "./providers/asr/asr-provider.js";
+import { DeepgramProvider, type DeepgramConfig } from "./providers/asr/deepgram/deepgram-provider.js";
 import { PocketsphinxProvider } from "./providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import type { DialogueProvider } from "./providers/llm/dialogue-provider.js";
+import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "./providers/llm/openai/openai-dialogue-provider.js";
 import { createRulesDialogueProvider } from "./providers/llm/rules/rules-dialogue-provider.js";
 import { FliteTts } from "./providers/tts/flite-tts.js";
+import { FLITE_VOICES } from "./providers/tts/flite-voices.js";
+import { OpenAiSpeechTts, type OpenAiSpeechTtsConfig } from "./providers/tts/openai/openai-speech-tts.js";
+import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import type { VoiceInfo } from "./providers/tts/voice.js";
+import { VoiceRouterTts } from "./providers/tts/voice-router-tts.js";
 import { createVadFactory, type VadName } from "./vad/vad-factory.js";
 
 export interface EngineOptions {
@@ -14,6 +20,12 @@ export interface EngineOptions {
   asrRecognizers?: number;
   /** Flite worker threads. */
   ttsWorkers?: number;
+  /** Speech recognition: the embedded pocketsphinx (default) or a Deepgram-compatible service. */
+  asr?: { provider: "pocketsphinx" } | ({ provider: "deepgram" } & DeepgramConfig);
+  /** What every agent model name runs on: the embedded `rules` dialogue (default) or an OpenAI-compatible chat service. */
+  dialogue?: { provider: "rules" } | ({ provider: "openai" } & OpenAiDialogueConfig);
+  /** A remote speech service whose voices are offered next to Flite's (which are always there). */
+  tts?: { provider: "flite" } | ({ provider: "openai" } & OpenAiSpeechTtsConfig);
 }
 
 /**
@@ -29,16 +41,28 @@ export interface Engine {
 }
 
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  const tts = new FliteTts({ workers: options.ttsWorkers ?? 2 });
-  const [vad] = await Promise.all([createVadFactory(options.vad), tts.start()]);
-  const asr: AsrProvider & { close(): Promise<void> } = new PocketsphinxProvider({ maxRecognizers: options.asrRecognizers ?? 4 });
-  const dialogue: DialogueProvider = createRulesDialogueProvider();
+  const flite = new FliteTts({ workers: options.ttsWorkers ?? 2 });
+  const [vad] = await Promise.all([createVadFactory(options.vad), flite.start()]);
+  const asr = createAsr(options);
+  const dialogue: DialogueProvider = options.dialogue?.provider === "openai" ? new OpenAiDialogueProvider(options.dialogue) : createRulesDialogueProvider();
+  const remoteTts: TtsProvider[] = options.tts?.provider === "openai" ? [new OpenAiSpeechTts(options.tts)] : [];
+  const tts = remoteTts.length ? new VoiceRouterTts([flite, ...remoteTts]) : flite;
   const providers: CallProviders = { vad, asr, dialogue, tts };
   return {
     voices: tts.voices(),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     close: async () => {
-      await Promise.allSettled([asr.close(), tts.close(), vad.close()]);
+      await Promise.allSettled([asr instanceof PocketsphinxProvider ? asr.close() : undefined, flite.close(), vad.close()]);
     },
   };
+}
+
+/** The voices an engine with these options offers, without loading it (the control plane validates agents with them). */
+export function engineVoices(options: Pick<EngineOptions, "tts"> = {}): readonly VoiceInfo[] {
+  return options.tts?.provider === "openai" ? [...FLITE_VOICES, ...new OpenAiSpeechTts(options.tts).voices()] : FLITE_VOICES;
+}
+
+function createAsr(options: EngineOptions): AsrProvider {
+  if (options.asr?.provider === "deepgram") return new DeepgramProvider(options.asr);
+  return new PocketsphinxProvider({ maxRecognizers: options.asrRecognizers ?? 4 });
 }

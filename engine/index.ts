@@ -3,10 +3,9 @@
  */
 export type { AgentSettings } from "./types.js";
 export type { VoiceInfo } from "./providers/tts/voice.js";
-export { FLITE_VOICES } from "./providers/tts/flite-voices.js";
 export type { CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from "./call-events.js";
 export type { CallSession, CallSummary } from "./call-session.js";
-export { createEngine, type Engine, type EngineOptions } from "./engine.js";
+export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport } from "./transports/transport.js";
 export { NativeTransport } from "./transports/websocket/native-transport.js";

@@ -1,8 +1,9 @@
 /**
  * Makes the caller audio fixtures in fixtures/audio/ from text, with the engine's own Flite
  * TTS (voice rms, which the embedded recognizer reads well): a 16 kHz WAV per line, and an
- * 8 kHz one (high-quality resampler) for telephony transports. Deterministic: the same Flite
- * build gives the same bytes. Run: `npm run fixtures`.
+ * 8 kHz one (high-quality resampler) for telephony transports. A line listed in
+ * APPENDED_TONES gets a tone after its speech (an answering machine's beep). Deterministic:
+ * the same Flite build gives the same bytes. Run: `npm run fixtures`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -23,7 +24,25 @@ export const CALLER_LINES = {
   okay: "okay",
   "wait-stop": "wait stop please",
   goodbye: "goodbye",
+  "voicemail-greeting": "hi you have reached john smith i cannot take your call right now please leave a message after the tone",
 } as const;
+
+export type CallerLine = keyof typeof CALLER_LINES;
+
+/** A pure tone: `silenceMs` after the speech, then `ms` of `hz` at `peak` (PCM16), with 10 ms fades. */
+export interface Tone {
+  silenceMs: number;
+  hz: number;
+  ms: number;
+  peak: number;
+}
+
+/** Tones appended to a line's speech, in that line's fixture only. */
+export const APPENDED_TONES: Partial<Record<CallerLine, Tone>> = {
+  // The beep after the greeting: 1 kHz for 400 ms at about -12 dBFS, 100 ms after the last word
+  // (Flite's own trailing silence comes first). The VAD does not take it for speech.
+  "voicemail-greeting": { silenceMs: 100, hz: 1000, ms: 400, peak: 8000 },
+};
 
 const VOICE = "flite-rms";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,6 +63,20 @@ async function synthesize(tts: FliteTts, text: string): Promise<{ samples: Int16
   return { samples, sampleRate };
 }
 
+/** `speech`, then `tone.silenceMs` of silence and the tone. */
+export function appendTone(speech: Int16Array, sampleRate: number, tone: Tone): Int16Array {
+  const gap = Math.round((tone.silenceMs / 1000) * sampleRate);
+  const length = Math.round((tone.ms / 1000) * sampleRate);
+  const fade = Math.round(0.01 * sampleRate);
+  const out = new Int16Array(speech.length + gap + length);
+  out.set(speech);
+  for (let i = 0; i < length; i++) {
+    const envelope = Math.min(1, i / fade, (length - 1 - i) / fade);
+    out[speech.length + gap + i] = Math.round(tone.peak * envelope * Math.sin((2 * Math.PI * tone.hz * i) / sampleRate));
+  }
+  return out;
+}
+
 async function* oneLine(text: string): AsyncIterable<string> {
   yield text;
 }
@@ -54,13 +87,15 @@ async function main(): Promise<void> {
   const tts = new FliteTts({ workers: 1 });
   await tts.start();
   try {
-    for (const [name, text] of Object.entries(CALLER_LINES)) {
+    for (const [name, text] of Object.entries(CALLER_LINES) as Array<[CallerLine, string]>) {
       const speech = await synthesize(tts, text);
+      const tone = APPENDED_TONES[name];
+      if (tone) speech.samples = appendTone(speech.samples, speech.sampleRate, tone);
       const resampler = new Resampler({ inputRate: speech.sampleRate, outputRate: 8000 });
       const narrow = Int16Array.from([...resampler.push(speech.samples), ...resampler.flush()]);
       writeFileSync(path.join(dir, `${name}.16k.wav`), encodeWav({ sampleRate: speech.sampleRate, channels: 1, samples: speech.samples }));
       writeFileSync(path.join(dir, `${name}.8k.wav`), encodeWav({ sampleRate: 8000, channels: 1, samples: narrow }));
-      process.stdout.write(`fixtures/audio/${name}.{16k,8k}.wav  ${(speech.samples.length / speech.sampleRate).toFixed(2)} s  "${text}"\n`);
+      process.stdout.write(`fixtures/audio/${name}.{16k,8k}.wav  ${(speech.samples.length / speech.sampleRate).toFixed(2)} s  "${text}"${tone ? ` + ${tone.hz} Hz tone` : ""}\n`);
     }
   } finally {
     await tts.close();

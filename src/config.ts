@@ -20,6 +20,13 @@ export interface PlanLimits {
   queuedCalls: number;
 }
 
+export const ASR_PROVIDERS = ["pocketsphinx", "deepgram"] as const;
+export type AsrProviderName = (typeof ASR_PROVIDERS)[number];
+export const LLM_PROVIDERS = ["rules", "openai"] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+export const TTS_PROVIDERS = ["flite", "openai"] as const;
+export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -47,6 +54,12 @@ export interface Config {
     asrRecognizers: number;
     /** Flite worker threads. */
     ttsWorkers: number;
+    /** Speech recognition: the embedded recognizer, or a Deepgram-compatible streaming service. */
+    asr: { provider: AsrProviderName; url: string; apiKey: string; model: string };
+    /** What the agents' model names run on: the embedded `rules` dialogue, or an OpenAI-compatible chat service. */
+    llm: { provider: LlmProviderName; url: string; apiKey: string; models: { large: string; small: string; alt: string } };
+    /** Speech synthesis: Flite always; `openai` adds an OpenAI-compatible speech service's voices. */
+    tts: { provider: TtsProviderName; url: string; apiKey: string; model: string };
   };
   credits: {
     /** Credits charged per started connected minute. */
@@ -98,6 +111,20 @@ const SETTINGS: Setting[] = [
   { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
+  { key: "engine.asr.provider", env: "PARLEY_ASR_PROVIDER", kind: "enum", values: ASR_PROVIDERS },
+  { key: "engine.asr.url", env: "PARLEY_ASR_URL", kind: "url" },
+  { key: "engine.asr.apiKey", env: "PARLEY_ASR_API_KEY", kind: "string" },
+  { key: "engine.asr.model", env: "PARLEY_ASR_MODEL", kind: "string" },
+  { key: "engine.llm.provider", env: "PARLEY_LLM_PROVIDER", kind: "enum", values: LLM_PROVIDERS },
+  { key: "engine.llm.url", env: "PARLEY_LLM_URL", kind: "url" },
+  { key: "engine.llm.apiKey", env: "PARLEY_LLM_API_KEY", kind: "string" },
+  { key: "engine.llm.models.large", env: "PARLEY_LLM_MODEL_LARGE", kind: "string" },
+  { key: "engine.llm.models.small", env: "PARLEY_LLM_MODEL_SMALL", kind: "string" },
+  { key: "engine.llm.models.alt", env: "PARLEY_LLM_MODEL_ALT", kind: "string" },
+  { key: "engine.tts.provider", env: "PARLEY_TTS_PROVIDER", kind: "enum", values: TTS_PROVIDERS },
+  { key: "engine.tts.url", env: "PARLEY_TTS_URL", kind: "url" },
+  { key: "engine.tts.apiKey", env: "PARLEY_TTS_API_KEY", kind: "string" },
+  { key: "engine.tts.model", env: "PARLEY_TTS_MODEL", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -127,7 +154,15 @@ function defaults(): Config {
     shutdownGraceMs: 30_000,
     plans: structuredClone(DEFAULT_PLAN_LIMITS),
     webhooks: { allowLoopbackHttp: false, verifyReachable: true },
-    engine: { enabled: true, vad: "silero", asrRecognizers: 4, ttsWorkers: 2 },
+    engine: {
+      enabled: true,
+      vad: "silero",
+      asrRecognizers: 4,
+      ttsWorkers: 2,
+      asr: { provider: "pocketsphinx", url: "https://api.deepgram.com", apiKey: "", model: "nova-2" },
+      llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
+      tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
+    },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { createEngine, type Engine } from "../engine/index.js";
 import type { Config } from "./config.js";
+import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories/idempotency-keys.js";
@@ -39,7 +40,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   const services = createServices(db, config);
   let media: Parley["media"];
   if (config.engine.enabled) {
-    const engine = await createEngine({ vad: config.engine.vad, asrRecognizers: config.engine.asrRecognizers, ttsWorkers: config.engine.ttsWorkers });
+    const engine = await createEngine(engineOptions(config));
     media = { engine, gateway: new MediaGateway(services, engine, logger) };
     services.calls.attachLiveControl(media.gateway);
   }

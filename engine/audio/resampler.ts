@@ -134,9 +134,20 @@ export class Resampler {
     for (let n = 0; n < count; n++) {
       const first = baseIndex + firstOffset;
       const offset = phase * taps;
-      let sum = 0;
-      for (let k = 0; k < taps; k++) sum += coefficients[offset + k]! * buffer[first + k]!;
-      out[n] = clampToInt16(Math.round(sum));
+      // Four partial sums (taps is even, a multiple of 4 at the engine's rates) let the CPU overlap the multiplies.
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let k = 0;
+      for (; k + 3 < taps; k += 4) {
+        s0 += coefficients[offset + k]! * buffer[first + k]!;
+        s1 += coefficients[offset + k + 1]! * buffer[first + k + 1]!;
+        s2 += coefficients[offset + k + 2]! * buffer[first + k + 2]!;
+        s3 += coefficients[offset + k + 3]! * buffer[first + k + 3]!;
+      }
+      for (; k < taps; k++) s0 += coefficients[offset + k]! * buffer[first + k]!;
+      out[n] = clampToInt16(Math.round(s0 + s1 + s2 + s3));
       phase += down;
       baseIndex += Math.floor(phase / up);
       phase %= up;

@@ -1,6 +1,8 @@
-import * as ort from "onnxruntime-node";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import type { AudioFrame } from "../audio/audio-frame.js";
 import { readSileroModel } from "./silero-model.js";
+import { SILERO_WORKER_SOURCE, type SileroWorkerData, type SileroWorkerMessage, type SileroWorkerRequest } from "./silero-worker.js";
 import type { Vad } from "./vad.js";
 
 export const SILERO_SAMPLE_RATES = [8000, 16000] as const;
@@ -10,10 +12,7 @@ export type SileroSampleRate = (typeof SILERO_SAMPLE_RATES)[number];
  * Per rate, as upstream's v5 wrapper (OnnxWrapper in silero-vad's utils_vad.py) feeds the
  * model: windows of 256/512 new samples, each preceded by the last 32/64 samples before it.
  */
-const WINDOW_SAMPLES: Record<SileroSampleRate, number> = { 8000: 256, 16000: 512 };
-const CONTEXT_SAMPLES: Record<SileroSampleRate, number> = { 8000: 32, 16000: 64 };
-const STATE_DIMS = [2, 1, 128] as const;
-const STATE_LENGTH = STATE_DIMS[0] * STATE_DIMS[1] * STATE_DIMS[2];
+const WINDOWS: SileroWorkerData["windows"] = { 8000: { window: 256, context: 32 }, 16000: { window: 512, context: 64 } };
 
 export interface SileroVadModelOptions {
   /** Defaults to the file resolved from node_modules. */
@@ -26,25 +25,55 @@ function isSileroSampleRate(rate: number): rate is SileroSampleRate {
   return (SILERO_SAMPLE_RATES as readonly number[]).includes(rate);
 }
 
+type Pending = { resolve: (probability: number) => void; reject: (err: Error) => void };
+
 /**
- * The Silero VAD v5 model in one onnxruntime session. Load it once per process and share it:
- * the model is stateless, each stream owns its recurrent state. Sharing is safe because
- * onnxruntime-node runs `session.run` synchronously on the JS thread (deferred by
- * setImmediate), so runs from concurrent streams never overlap.
+ * The Silero VAD v5 model, loaded once per process in a worker thread that every stream
+ * shares (see silero-worker.ts): the main thread only posts frames and reads probabilities,
+ * and the worker runs the windows of all streams in batches.
  */
 export class SileroVadModel {
-  private constructor(private readonly session: ort.InferenceSession) {}
+  private readonly pending = new Map<number, Map<number, Pending>>();
+  private nextStreamId = 1;
+  private failure: Error | undefined;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on("message", (message: SileroWorkerMessage) => {
+      if (message.t === "results") {
+        for (let i = 0; i < message.ids.length; i++) {
+          const waiting = this.pending.get(message.ids[i]!);
+          const entry = waiting?.get(message.seqs[i]!);
+          if (!entry) continue;
+          waiting!.delete(message.seqs[i]!);
+          entry.resolve(message.probabilities[i]!);
+        }
+      } else if (message.t === "failed") {
+        this.fail(new Error(`Silero VAD worker failed: ${message.message}`));
+      }
+    });
+    worker.on("error", (err) => this.fail(err));
+    // The worker must not keep the process alive on its own.
+    worker.unref();
+  }
 
   static async load(options: SileroVadModelOptions = {}): Promise<SileroVadModel> {
-    const bytes = await readSileroModel(options.modelPath, options.expectedSha256);
-    // One thread: a window costs well under a millisecond, and calls run side by side on few cores.
-    const session = await ort.InferenceSession.create(bytes, {
-      executionProviders: ["cpu"],
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      graphOptimizationLevel: "all",
+    const model = await readSileroModel(options.modelPath, options.expectedSha256);
+    const workerData: SileroWorkerData = { ortPath: createRequire(import.meta.url).resolve("onnxruntime-node"), model, windows: WINDOWS };
+    const worker = new Worker(SILERO_WORKER_SOURCE, { eval: true, workerData });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (message: SileroWorkerMessage) => {
+        if (message.t === "ready") resolve();
+        else if (message.t === "failed") reject(new Error(`Silero VAD model did not load: ${message.message}`));
+        else return;
+        worker.off("message", onMessage);
+      };
+      worker.on("message", onMessage);
+      worker.once("error", reject);
+    }).catch(async (err: unknown) => {
+      await worker.terminate();
+      throw err;
     });
-    return new SileroVadModel(session);
+    return new SileroVadModel(worker);
   }
 
   /** A new stream with its own state, for audio at `sampleRate` (8000 or 16000). */
@@ -52,103 +81,75 @@ export class SileroVadModel {
     if (!isSileroSampleRate(sampleRate)) {
       throw new Error(`Silero VAD supports ${SILERO_SAMPLE_RATES.join(" and ")} Hz, not ${sampleRate} Hz`);
     }
-    return new SileroVadStream(this.session, sampleRate);
+    const id = this.nextStreamId++;
+    this.pending.set(id, new Map());
+    this.post({ t: "open", id, rate: sampleRate });
+    return new SileroVadStream(id, sampleRate, this);
   }
 
-  /** Releases the session; close every stream first. */
+  /** Stops the worker; close every stream first. */
   async close(): Promise<void> {
-    await this.session.release();
+    this.fail(new Error("Silero VAD model is closed"));
+    await this.worker.terminate();
   }
-}
 
-function zeroState(): ort.Tensor {
-  return new ort.Tensor("float32", new Float32Array(STATE_LENGTH), [...STATE_DIMS]);
-}
+  /** @internal A stream's frame: resolves with the probability once the worker has taken it in. */
+  submit(id: number, seq: number, samples: Float32Array): Promise<number> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.pending.get(id)?.set(seq, { resolve, reject });
+      this.post({ t: "frame", id, seq, samples }, [samples.buffer as ArrayBuffer]);
+    });
+  }
 
-function outputTensor(outputs: ort.InferenceSession.ReturnType, name: string): ort.Tensor {
-  const value = outputs[name];
-  if (!(value instanceof ort.Tensor)) throw new Error(`Silero VAD model returned no ${name} tensor`);
-  return value;
+  /** @internal */
+  post(request: SileroWorkerRequest, transfer: ArrayBuffer[] = []): void {
+    if (request.t === "close") this.pending.delete(request.id);
+    if (!this.failure) this.worker.postMessage(request, transfer);
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const waiting of this.pending.values()) for (const entry of waiting.values()) entry.reject(err);
+    this.pending.clear();
+  }
 }
 
 class SileroVadStream implements Vad {
   readonly name = "silero";
   readonly sampleRates = SILERO_SAMPLE_RATES;
-  private readonly windowSamples: number;
-  private readonly contextSamples: number;
-  private readonly sr: ort.Tensor;
-  /** Context followed by the window being filled: exactly the model's `input` row. */
-  private readonly input: Float32Array;
-  private filled = 0;
-  private state = zeroState();
-  private probability = 0;
-  /** Frames are handled one after another: each window needs the state of the one before. */
-  private queue: Promise<unknown> = Promise.resolve();
-  /** Bumped by reset(): work queued before a reset must not write state after it. */
+  private seq = 0;
+  /** Bumped by reset(): frames sent before a reset answer 0, whatever the worker says. */
   private epoch = 0;
+  private last: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly id: number,
     private readonly sampleRate: SileroSampleRate,
-  ) {
-    this.windowSamples = WINDOW_SAMPLES[sampleRate];
-    this.contextSamples = CONTEXT_SAMPLES[sampleRate];
-    this.sr = new ort.Tensor("int64", BigInt64Array.of(BigInt(sampleRate)), []);
-    this.input = new Float32Array(this.contextSamples + this.windowSamples);
-  }
+    private readonly model: SileroVadModel,
+  ) {}
 
   process(frame: AudioFrame): Promise<number> {
     if (this.closed) return Promise.reject(new Error("Silero VAD stream is closed"));
     if (frame.sampleRate !== this.sampleRate) {
-      return Promise.reject(
-        new Error(`Silero VAD stream runs at ${this.sampleRate} Hz but got a ${frame.sampleRate} Hz frame`),
-      );
+      return Promise.reject(new Error(`Silero VAD stream runs at ${this.sampleRate} Hz but got a ${frame.sampleRate} Hz frame`));
     }
-    // Copied now: the caller may reuse its buffer before the queued work runs.
-    const pcm = Float32Array.from(frame.samples, (s) => s / 32768);
     const epoch = this.epoch;
-    const result = this.queue.then(() => this.consume(pcm, epoch));
-    this.queue = result.catch(() => undefined);
+    const result = this.model.submit(this.id, ++this.seq, Float32Array.from(frame.samples, (s) => s / 32768)).then((p) => (epoch === this.epoch ? p : 0));
+    this.last = result.catch(() => undefined);
     return result;
   }
 
   reset(): void {
     this.epoch++;
-    this.state = zeroState();
-    this.input.fill(0);
-    this.filled = 0;
-    this.probability = 0;
+    this.model.post({ t: "reset", id: this.id });
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    await this.queue;
-  }
-
-  private async consume(pcm: Float32Array, epoch: number): Promise<number> {
-    let offset = 0;
-    while (offset < pcm.length) {
-      if (epoch !== this.epoch) return 0;
-      const count = Math.min(this.windowSamples - this.filled, pcm.length - offset);
-      this.input.set(pcm.subarray(offset, offset + count), this.contextSamples + this.filled);
-      this.filled += count;
-      offset += count;
-      if (this.filled === this.windowSamples) await this.runWindow(epoch);
-    }
-    return epoch === this.epoch ? this.probability : 0;
-  }
-
-  private async runWindow(epoch: number): Promise<void> {
-    const input = new ort.Tensor("float32", this.input, [1, this.input.length]);
-    const outputs = await this.session.run({ input, state: this.state, sr: this.sr });
-    if (epoch !== this.epoch) return;
-    this.state = outputTensor(outputs, "stateN");
-    const [probability] = outputTensor(outputs, "output").data as Float32Array;
-    if (probability === undefined) throw new Error("Silero VAD model returned an empty output");
-    this.probability = probability;
-    // The window's last samples become the next window's context.
-    this.input.copyWithin(0, this.windowSamples);
-    this.filled = 0;
+    await this.last;
+    this.model.post({ t: "close", id: this.id });
   }
 }

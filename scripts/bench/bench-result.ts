@@ -15,6 +15,10 @@ export interface LevelResult {
   server_peak_processes: number | null;
   /** The benchmark client's own CPU (this process), % of one core. */
   client_cpu_percent: number;
+  /** 99th percentile of the client's event-loop delay: large values mean arrival times partly measure the client. */
+  client_loop_delay_p99_ms: number;
+  /** The cloud stand-ins' process, % of one core; null with embedded providers. */
+  standin_cpu_percent: number | null;
   calls: CallResult[];
 }
 
@@ -38,9 +42,14 @@ export interface BenchResult {
   finished_at: string;
   settings: {
     quick: boolean;
+    providers: "embedded" | "standin";
+    /** The stand-ins' fixed delays; null with embedded providers. */
+    standin_delays_ms: { asrFinalMs: number; llmFirstTokenMs: number; llmTokenMs: number; ttsFirstByteMs: number } | null;
     concurrency: number[];
     protocols: Protocol[];
     seed: number;
+    /** Calls of a level start this far apart. */
+    arrival_interval_ms: number;
     target: string;
     endpointing_ms: number;
     conversations: string[];

@@ -13,9 +13,10 @@ export interface BenchServer {
 
 /**
  * Starts the service as a separate process, so its CPU and memory are measured apart from
- * the benchmark client's. `maxCalls` sizes the recognizer pool and the concurrent-call limit.
+ * the benchmark client's. `maxCalls` sizes the recognizer pool and the concurrent-call limit;
+ * `providerEnv` points the engine at other providers (the cloud stand-ins).
  */
-export async function startBenchServer(maxCalls: number): Promise<BenchServer> {
+export async function startBenchServer(maxCalls: number, providerEnv: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -26,6 +27,7 @@ export async function startBenchServer(maxCalls: number): Promise<BenchServer> {
     PARLEY_ENGINE: "1",
     PARLEY_ASR_RECOGNIZERS: String(Math.min(64, Math.max(4, maxCalls))),
     PARLEY_PLAN_AGENCY_CONCURRENT_CALLS: String(Math.max(50, maxCalls)),
+    ...providerEnv,
   };
   const account = await runCliJson<{ id: string }>(["admin", "account", "create", "--name", "bench", "--plan", "agency", "--credits", "100000"], env);
   const key = await runCliJson<{ key: string }>(["admin", "key", "create", "--account", account.id, "--name", "bench"], env);

@@ -6,8 +6,12 @@ import path from "node:path";
  * does step by step, and the outcome the call must reach. Fields are snake_case like the API.
  */
 export type Step =
-  /** Speak fixture lines (joined by `gap_ms` of silence, default 0) once the agent has gone quiet. */
-  | { say: string[]; gap_ms?: number; over_agent_ms?: never }
+  /**
+   * Speak fixture lines (joined by `gap_ms` of silence, default 0) once the agent has gone
+   * quiet. `timed: false` keeps the reply out of the voice-to-voice figures: for audio that
+   * does not end in speech (a voicemail beep), its end is not where the turn's latency starts.
+   */
+  | { say: string[]; gap_ms?: number; over_agent_ms?: never; timed?: boolean }
   /** Speak over the agent: `over_agent_ms` after its audio started. */
   | { say: string[]; gap_ms?: number; over_agent_ms: number }
   | { dtmf: string }
@@ -33,7 +37,7 @@ export interface Conversation {
   /** Fields of POST /v1/agents on top of the runner's defaults. */
   agent: Record<string, unknown>;
   steps: Step[];
-  /** Checked on the native protocol only: Twilio streams carry no transcript or tool calls. */
+  /** Checked on both protocols (Twilio calls through the REST API, see observe-twilio-call.ts). */
   expect: Expectation;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
 import { encodeMulaw, decodeMulaw } from "../../engine/audio/mulaw.js";
 import { bytesToPcm16, pcm16ToBytes } from "../../engine/audio/pcm16.js";
@@ -243,7 +244,9 @@ export class NativeMediaClient extends MediaClient {
 /** Twilio Media Streams as Twilio sends it: JSON messages, base64 mu-law 8 kHz. */
 export class TwilioMediaClient extends MediaClient {
   private sequence = 0;
-  readonly streamSid = "MZ" + "0".repeat(32);
+  /** Unique per connection, like Twilio's: the service stores it in the call's metadata (`twilio_call_sid`). */
+  readonly callSid = "CA" + randomBytes(16).toString("hex");
+  readonly streamSid = "MZ" + randomBytes(16).toString("hex");
 
   static connect(url: string, customParameters: Record<string, string>): Promise<TwilioMediaClient> {
     return new Promise((resolve, reject) => {
@@ -264,7 +267,7 @@ export class TwilioMediaClient extends MediaClient {
           start: {
             streamSid: client.streamSid,
             accountSid: "AC" + "0".repeat(32),
-            callSid: "CA" + "0".repeat(32),
+            callSid: client.callSid,
             tracks: ["inbound"],
             customParameters,
             mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
@@ -294,6 +297,6 @@ export class TwilioMediaClient extends MediaClient {
   }
 
   hangUp(): void {
-    this.send({ event: "stop", streamSid: this.streamSid, stop: { accountSid: "AC" + "0".repeat(32), callSid: "CA" + "0".repeat(32) } });
+    this.send({ event: "stop", streamSid: this.streamSid, stop: { accountSid: "AC" + "0".repeat(32), callSid: this.callSid } });
   }
 }

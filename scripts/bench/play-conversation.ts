@@ -31,7 +31,7 @@ export interface CallResult {
   barge_in_ms: number[];
   /** |inter-arrival - 20 ms| of agent audio frames within continuous agent speech. */
   jitter_ms: number[];
-  /** null when not checked (Twilio streams carry no transcript or tool calls). */
+  /** null when not checked (stand-in providers) or when the call failed first (see `error`). */
   outcome: { passed: boolean; failures: string[] } | null;
   error: string | null;
 }
@@ -64,6 +64,8 @@ export async function playConversation(
   conversation: Conversation,
   audio: (line: string) => Int16Array,
   meta: { protocol: Protocol; concurrency: number; lane: number; seed: number },
+  /** How to learn what the call did; null: its outcome is not checked. */
+  observe: ((client: MediaClient) => Promise<ObservedCall>) | null,
 ): Promise<CallResult> {
   const { seed, ...where } = meta;
   const result: CallResult = { conversation: conversation.name, ...where, greeting_ms: null, turns: [], barge_in_ms: [], jitter_ms: [], outcome: null, error: null };
@@ -96,8 +98,10 @@ export async function playConversation(
         await client.waitForAgentSilence(AGENT_QUIET_MS, mark, REPLY_TIMEOUT_MS);
         const spoken = await client.speak(speech);
         const replyAt = await until(() => client.firstAudioAfter(spoken.endedAt), REPLY_TIMEOUT_MS, `a reply to ${step.say.join("+")}`);
-        result.turns.push({ voice_to_voice_ms: replyAt - spoken.endedAt, server: null });
-        spokenTurns.push(spoken.endedAt);
+        if (step.timed !== false) {
+          result.turns.push({ voice_to_voice_ms: replyAt - spoken.endedAt, server: null });
+          spokenTurns.push(spoken.endedAt);
+        }
         mark = spoken.endedAt;
       }
     }
@@ -117,7 +121,13 @@ export async function playConversation(
     if (metrics) result.turns[i]!.server = stagesOf(metrics, result.turns[i]!.voice_to_voice_ms);
   });
   result.jitter_ms = pacingJitter(client.audio.map((a) => a.at));
-  if (meta.protocol === "native" && result.error === null) result.outcome = checkOutcome(client, conversation.expect);
+  if (result.error === null && observe) {
+    try {
+      result.outcome = checkOutcome(await observe(client), conversation.expect);
+    } catch (err) {
+      result.error = `outcome not observable: ${(err as Error).message}`;
+    }
+  }
   return result;
 }
 
@@ -158,28 +168,46 @@ function pacingJitter(arrivals: number[]): number[] {
   return out;
 }
 
-function checkOutcome(client: MediaClient, expect: Expectation): { passed: boolean; failures: string[] } {
+/** What a call did, as far as the outcome checks go. */
+export interface ObservedCall {
+  /** Everything the agent said, lower case. */
+  agentText: string;
+  userTurns: number;
+  interrupted: boolean;
+  /** Why the call ended, when known. */
+  endReason: string | null;
+  toolCalls: Array<{ name: string; arguments: Record<string, unknown> }>;
+}
+
+/** The native protocol streams transcript, tool calls, interruptions and the end reason as events. */
+export function observeNativeEvents(client: MediaClient): ObservedCall {
   const messages = client.messages.map((m) => m.message);
+  return {
+    agentText: messages
+      .filter((m) => m.type === "transcript" && m.role === "agent")
+      .map((m) => String(m.content).toLowerCase())
+      .join(" "),
+    userTurns: messages.filter((m) => m.type === "transcript" && m.role === "user").length,
+    interrupted: messages.some((m) => m.type === "interruption"),
+    endReason: messages.find((m) => m.type === "ended")?.reason ?? null,
+    toolCalls: messages.filter((m) => m.type === "tool_call").map((m) => ({ name: m.name, arguments: m.arguments ?? {} })),
+  };
+}
+
+function checkOutcome(observed: ObservedCall, expect: Expectation): { passed: boolean; failures: string[] } {
   const failures: string[] = [];
-  const agentText = messages
-    .filter((m) => m.type === "transcript" && m.role === "agent")
-    .map((m) => String(m.content).toLowerCase())
-    .join(" ");
-  const userTurns = messages.filter((m) => m.type === "transcript" && m.role === "user").length;
-  const interrupted = messages.some((m) => m.type === "interruption");
-  const ended = messages.find((m) => m.type === "ended");
   if (expect.tool_call) {
     const { name, arguments: args = {} } = expect.tool_call;
-    const call = messages.find((m) => m.type === "tool_call" && m.name === name);
+    const call = observed.toolCalls.find((c) => c.name === name);
     if (!call) failures.push(`no ${name} tool call`);
     for (const [key, value] of Object.entries(args)) {
       const want = resolveExpectedValue(value);
-      if (call && call.arguments?.[key] !== want) failures.push(`${name}.${key} = ${JSON.stringify(call.arguments?.[key])}, expected ${JSON.stringify(want)}`);
+      if (call && call.arguments[key] !== want) failures.push(`${name}.${key} = ${JSON.stringify(call.arguments[key])}, expected ${JSON.stringify(want)}`);
     }
   }
-  if (expect.end_reason !== undefined && ended?.reason !== expect.end_reason) failures.push(`ended ${ended?.reason ?? "(not ended)"}, expected ${expect.end_reason}`);
-  if (expect.interrupted !== undefined && interrupted !== expect.interrupted) failures.push(interrupted ? "the agent was interrupted" : "no interruption");
-  if (expect.agent_says !== undefined && !agentText.includes(expect.agent_says.toLowerCase())) failures.push(`the agent never said "${expect.agent_says}"`);
-  if (expect.user_turns !== undefined && userTurns !== expect.user_turns) failures.push(`${userTurns} caller turns, expected ${expect.user_turns}`);
+  if (expect.end_reason !== undefined && observed.endReason !== expect.end_reason) failures.push(`ended ${observed.endReason ?? "(not ended)"}, expected ${expect.end_reason}`);
+  if (expect.interrupted !== undefined && observed.interrupted !== expect.interrupted) failures.push(observed.interrupted ? "the agent was interrupted" : "no interruption");
+  if (expect.agent_says !== undefined && !observed.agentText.includes(expect.agent_says.toLowerCase())) failures.push(`the agent never said "${expect.agent_says}"`);
+  if (expect.user_turns !== undefined && observed.userTurns !== expect.user_turns) failures.push(`${observed.userTurns} caller turns, expected ${expect.user_turns}`);
   return { passed: failures.length === 0, failures };
 }

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseWav } from "../../engine/audio/wav.js";
@@ -8,26 +9,42 @@ import { integer, parseOptions, UsageError } from "../../src/cli/args.js";
 import { startBenchServer, type BenchServer } from "./bench-server.js";
 import { linesOf, loadConversations, type Conversation } from "./conversation.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "./media-caller.js";
+import { restClient } from "./rest-client.js";
+import { startStandinProcess, type StandinProcess } from "./standin-process.js";
+import { DEFAULT_STANDIN_DELAYS } from "../standins/standin-server.js";
 import { summarize, round } from "./percentiles.js";
-import { playConversation, type CallResult, type Protocol } from "./play-conversation.js";
+import { observeTwilioCall } from "./observe-twilio-call.js";
+import { observeNativeEvents, playConversation, type CallResult, type ObservedCall, type Protocol } from "./play-conversation.js";
 import { processTreeUsage } from "./process-tree-usage.js";
 import { renderHtmlReport } from "./report-html.js";
 import { renderTextSummary } from "./report-text.js";
 import type { BenchResult, LevelResult } from "./bench-result.js";
 
-export const BENCH_USAGE = `parley bench [--quick] [--concurrency 1,2,4] [--protocol native|twilio|both]
-             [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N]
+export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
+             [--protocol native|twilio|both] [--conversations a,b] [--url URL --key KEY]
+             [--out DIR] [--seed N]
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
-starts \`parley serve\` as a child process with a temporary data directory. --quick: the
-quick conversations at 1 and 2 calls.`;
+starts \`parley serve\` as a child process with a temporary data directory.
+--providers embedded (default): pocketsphinx, rules, Flite; every lane plays every
+  conversation; levels 1,2,4,8.
+--providers standin: cloud stand-ins answering with fixed delays (Deepgram-, OpenAI chat- and
+  OpenAI speech-compatible, in their own process) to measure the media engine apart from
+  model compute; each lane plays one conversation; levels 10,50,100,200; outcomes are not
+  checked (the replies are canned).
+--quick: the quick conversations at 1 and 2 calls (10 with stand-ins).`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const FIXTURES = path.join(ROOT, "fixtures");
 /** Below this level (PCM16) a fixture's tail is Flite's trailing silence, not speech. */
 const SPEECH_FLOOR = 300;
 const CPU_SAMPLE_MS = 250;
+/** Calls of a level start this far apart: 50 new calls a second. */
+const ARRIVAL_INTERVAL_MS = 20;
+
+/** A voice of the speech stand-in (OpenAI-compatible), so TTS goes to the stand-in. */
+const STANDIN_VOICE = "openai-alloy";
 
 const BASE_AGENT = {
   name: "Bench agent",
@@ -44,22 +61,13 @@ function loadLine(name: string, rate: 8 | 16): Int16Array {
   return samples.slice(0, end);
 }
 
-function parseLevels(raw: string | undefined, quick: boolean): number[] {
-  if (raw === undefined) return quick ? [1, 2] : [1, 2, 4];
+type Providers = "embedded" | "standin";
+
+function parseLevels(raw: string | undefined, quick: boolean, providers: Providers): number[] {
+  if (raw === undefined) return providers === "standin" ? (quick ? [10] : [10, 50, 100, 200]) : quick ? [1, 2] : [1, 2, 4, 8];
   const levels = raw.split(",").map((s) => integer(s.trim(), "concurrency", 1)!);
   if (levels.some((n) => n > 200)) throw new UsageError("--concurrency levels must be from 1 to 200");
   return levels;
-}
-
-async function api(baseUrl: string, key: string, method: string, urlPath: string, body?: unknown): Promise<any> {
-  const res = await fetch(baseUrl + urlPath, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 /** `parley bench` / `npm run bench`: returns the exit code. */
@@ -73,9 +81,13 @@ export async function bench(argv: string[]): Promise<number> {
     key: { type: "string" },
     out: { type: "string" },
     seed: { type: "string" },
+    providers: { type: "string" },
   });
   const quick = o.quick ?? false;
-  const levels = parseLevels(o.concurrency, quick);
+  const providers = (o.providers ?? "embedded") as Providers;
+  if (providers !== "embedded" && providers !== "standin") throw new UsageError("--providers must be embedded or standin");
+  if (providers === "standin" && o.url) throw new UsageError("--providers standin starts its own server: it cannot be combined with --url");
+  const levels = parseLevels(o.concurrency, quick, providers);
   const protocolOption = o.protocol ?? "native";
   if (!["native", "twilio", "both"].includes(protocolOption)) throw new UsageError("--protocol must be native, twilio or both");
   const protocols: Protocol[] = protocolOption === "both" ? ["native", "twilio"] : [protocolOption as Protocol];
@@ -98,17 +110,27 @@ export async function bench(argv: string[]): Promise<number> {
   const progress = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
   const maxLevel = Math.max(...levels);
   let server: BenchServer | undefined;
+  let standins: StandinProcess | undefined;
+  if (providers === "standin") {
+    standins = await startStandinProcess(DEFAULT_STANDIN_DELAYS);
+    progress(`cloud stand-ins at ${standins.url} (child process): ${JSON.stringify(DEFAULT_STANDIN_DELAYS)}`);
+  }
   if (!o.url) {
     progress("starting parley serve (child process, temporary data directory)");
-    server = await startBenchServer(maxLevel);
+    server = await startBenchServer(maxLevel, standins ? standinEnv(standins.url) : {}).catch(async (err: unknown) => {
+      await standins?.stop();
+      throw err;
+    });
   }
   const baseUrl = (o.url ?? server!.baseUrl).replace(/\/+$/, "");
   const key = o.key ?? process.env.PARLEY_API_KEY ?? server!.key;
+  const api = restClient(baseUrl, key);
   const started = new Date();
   const agents = new Map<string, string>();
   try {
-    for (const c of conversations) agents.set(c.name, (await api(baseUrl, key, "POST", "/v1/agents", { ...BASE_AGENT, ...c.agent, name: `Bench ${c.name}` })).id);
-    const mediaToken = protocols.includes("twilio") ? ((await api(baseUrl, key, "GET", "/v1/account")).media_token as string) : "";
+    const voice = providers === "standin" ? { voice_id: STANDIN_VOICE } : {};
+    for (const c of conversations) agents.set(c.name, (await api("POST", "/v1/agents", { ...BASE_AGENT, ...c.agent, ...voice, name: `Bench ${c.name}` })).id);
+    const mediaToken = protocols.includes("twilio") ? ((await api("GET", "/v1/account")).media_token as string) : "";
     const wsBase = baseUrl.replace(/^http/, "ws");
 
     const connect = (protocol: Protocol, agentId: string): Promise<MediaClient> =>
@@ -119,11 +141,24 @@ export async function bench(argv: string[]): Promise<number> {
     const levelResults: LevelResult[] = [];
     for (const protocol of protocols) {
       for (const level of levels) {
-        progress(`${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${conversations.length} conversation(s) each`);
-        levelResults.push(await runLevel(protocol, level, conversations, server?.pid, (c) => connect(protocol, agents.get(c.name)!), (name) => audio[protocol === "native" ? 16 : 8].get(name)!, seed, progress));
+        const perLane = providers === "standin" ? 1 : conversations.length;
+        progress(`${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${perLane} conversation(s) each`);
+        const caller: Caller = {
+          connect: (c) => connect(protocol, agents.get(c.name)!),
+          audio: (name) => audio[protocol === "native" ? 16 : 8].get(name)!,
+          // Canned stand-in replies make outcomes meaningless; Twilio streams carry no events,
+          // so their outcome is read back from the REST API.
+          observe:
+            providers === "standin"
+              ? null
+              : protocol === "twilio"
+                ? (c, client) => observeTwilioCall(api, agents.get(c.name)!, client as TwilioMediaClient)
+                : (_c, client) => Promise.resolve(observeNativeEvents(client)),
+        };
+        levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress));
       }
     }
-    const result = buildResult({ started, quick, levels, protocols, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults });
+    const result = buildResult({ started, quick, providers, levels, protocols, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults });
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, "bench.json"), JSON.stringify(result, null, 2) + "\n");
     writeFileSync(path.join(outDir, "bench.html"), renderHtmlReport(result));
@@ -133,23 +168,49 @@ export async function bench(argv: string[]): Promise<number> {
     return result.calls.some((c) => c.error !== null || c.outcome?.passed === false) ? 1 : 0;
   } finally {
     // Against --url the agents live in someone's account: remove them (a started server goes away whole).
-    if (!server) for (const id of agents.values()) await api(baseUrl, key, "DELETE", `/v1/agents/${id}`).catch(() => undefined);
+    if (!server) for (const id of agents.values()) await api("DELETE", `/v1/agents/${id}`).catch(() => undefined);
     await server?.stop();
+    await standins?.stop();
   }
+}
+
+/** The service's provider settings for the stand-ins (every agent model name maps to one canned model). */
+function standinEnv(url: string): NodeJS.ProcessEnv {
+  return {
+    PARLEY_ASR_PROVIDER: "deepgram",
+    PARLEY_ASR_URL: url,
+    PARLEY_LLM_PROVIDER: "openai",
+    PARLEY_LLM_URL: url,
+    PARLEY_TTS_PROVIDER: "openai",
+    PARLEY_TTS_URL: url,
+  };
+}
+
+/** How one protocol's calls are placed, fed and checked. */
+interface Caller {
+  connect(c: Conversation): Promise<MediaClient>;
+  audio(line: string): Int16Array;
+  /** null: outcomes are not checked. */
+  observe: ((c: Conversation, client: MediaClient) => Promise<ObservedCall>) | null;
 }
 
 async function runLevel(
   protocol: Protocol,
   level: number,
   conversations: Conversation[],
-  serverPid: number | undefined,
-  connect: (c: Conversation) => Promise<MediaClient>,
-  audio: (line: string) => Int16Array,
+  perLane: number,
+  pids: { server: number | undefined; standins: number | undefined },
+  caller: Caller,
   seed: number,
   progress: (text: string) => void,
 ): Promise<LevelResult> {
+  const serverPid = pids.server;
   const before = serverPid ? processTreeUsage(serverPid) : null;
+  const standinsBefore = pids.standins ? processTreeUsage(pids.standins) : null;
   const clientBefore = process.cpuUsage();
+  // The client's own event-loop delay: when it is large, arrival times (jitter) partly measure the client.
+  const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+  clientLoop.enable();
   const wallStart = performance.now();
   let peakRss = before?.rssBytes ?? 0;
   let peakProcesses = before?.processes ?? 0;
@@ -161,30 +222,36 @@ async function runLevel(
     }
   }, CPU_SAMPLE_MS);
   const calls: CallResult[] = [];
-  // Lanes start at different conversations, so simultaneous calls are not in lockstep.
+  // Lanes start at different conversations, so simultaneous calls are not in lockstep, and
+  // arrive ARRIVAL_INTERVAL_MS apart, as calls do, rather than all in the same millisecond.
   await Promise.all(
     Array.from({ length: level }, async (_, lane) => {
-      for (let i = 0; i < conversations.length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, lane * ARRIVAL_INTERVAL_MS));
+      for (let i = 0; i < perLane; i++) {
         const c = conversations[(i + lane) % conversations.length]!;
         let call: CallResult;
         try {
-          const client = await connect(c);
-          call = await playConversation(client, c, audio, { protocol, concurrency: level, lane, seed: seed + lane * 1000 + i });
+          const client = await caller.connect(c);
+          const observe = caller.observe;
+          call = await playConversation(client, c, caller.audio, { protocol, concurrency: level, lane, seed: seed + lane * 1000 + i }, observe && ((cl) => observe(c, cl)));
         } catch (err) {
           call = { conversation: c.name, protocol, concurrency: level, lane, greeting_ms: null, turns: [], barge_in_ms: [], jitter_ms: [], outcome: null, error: (err as Error).message };
         }
         calls.push(call);
         const v2v = call.turns.map((t) => Math.round(t.voice_to_voice_ms)).join("/") || "-";
-        const verdict = call.error ? `ERROR ${call.error}` : call.outcome ? (call.outcome.passed ? "ok" : `FAILED ${call.outcome.failures.join("; ")}`) : "outcome not checked";
+        const verdict = call.error ? `ERROR ${call.error}` : call.outcome === null ? "outcome not checked" : call.outcome.passed ? "ok" : `FAILED ${call.outcome.failures.join("; ")}`;
         progress(`  ${protocol} x${level} lane ${lane} ${c.name}: greeting ${call.greeting_ms === null ? "-" : Math.round(call.greeting_ms)} ms, voice-to-voice ${v2v} ms, ${verdict}`);
       }
     }),
   );
   clearInterval(sampler);
+  clientLoop.disable();
   const wallMs = performance.now() - wallStart;
   const after = serverPid ? processTreeUsage(serverPid) : null;
   const clientCpu = process.cpuUsage(clientBefore);
   const serverCpuMs = before && after ? after.cpuMs - before.cpuMs : null;
+  const standinsAfter = pids.standins ? processTreeUsage(pids.standins) : null;
+  const standinCpuMs = standinsBefore && standinsAfter ? standinsAfter.cpuMs - standinsBefore.cpuMs : null;
   return {
     protocol,
     concurrency: level,
@@ -195,6 +262,8 @@ async function runLevel(
     server_rss_mb_per_call: serverPid && before ? round((peakRss - before.rssBytes) / 1048576 / level) : null,
     server_peak_processes: serverPid ? peakProcesses : null,
     client_cpu_percent: round(((clientCpu.user + clientCpu.system) / 1000 / wallMs) * 100),
+    client_loop_delay_p99_ms: round(clientLoop.percentile(99) / 1e6),
+    standin_cpu_percent: standinCpuMs === null ? null : round((standinCpuMs / wallMs) * 100),
     calls,
   };
 }
@@ -202,6 +271,7 @@ async function runLevel(
 function buildResult(r: {
   started: Date;
   quick: boolean;
+  providers: Providers;
   levels: number[];
   protocols: Protocol[];
   seed: number;
@@ -223,7 +293,10 @@ function buildResult(r: {
       concurrency: r.levels,
       protocols: r.protocols,
       seed: r.seed,
-      target: r.startedServer ? "child process (parley serve, temporary data directory, embedded engines)" : r.baseUrl,
+      arrival_interval_ms: ARRIVAL_INTERVAL_MS,
+      providers: r.providers,
+      standin_delays_ms: r.providers === "standin" ? { ...DEFAULT_STANDIN_DELAYS } : null,
+      target: r.startedServer ? `child process (parley serve, temporary data directory, ${r.providers === "standin" ? "cloud stand-ins" : "embedded engines"})` : r.baseUrl,
       endpointing_ms: 500,
       conversations: r.conversations.map((c) => c.name),
       fixture_lines: [...new Set(r.conversations.flatMap(linesOf))].sort(),

@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
-import { FLITE_VOICES } from "../../engine/index.js";
+import { engineVoices } from "../../engine/index.js";
+import { engineOptions } from "../engine-options.js";
 import type { Db } from "../db/database.js";
 import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
@@ -33,7 +34,7 @@ export interface Services {
 
 export function createServices(db: Db, config: Config): Services {
   const cursors = new CursorCodec(loadCursorSecret(config.dataDir));
-  const voices = new VoiceCatalog(FLITE_VOICES);
+  const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
   const accounts = new AccountsService(db, config, cursors);
   const apiKeys = new ApiKeysService(db);
   const agents = new AgentsService(db, { accounts, voices, cursors });

@@ -66,4 +66,35 @@ describe("npm run bench -- --quick", () => {
     expect(html).toContain("</html>");
     expect(readFileSync(path.join(out, "bench.txt"), "utf8")).toContain("pipeline overhead");
   }, 240_000);
+
+  it("checks Twilio calls' outcomes through the REST API", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--quick", "--protocol", "twilio", "--concurrency", "1", "--out", out]);
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    expect(result.settings).toMatchObject({ providers: "embedded", protocols: ["twilio"] });
+    expect(result.calls.length).toBe(result.settings.conversations.length);
+    // The transfer conversation passes only if the call row says `transferred` and its transcript has the transfer message.
+    expect(result.calls.map((c: any) => [c.conversation, c.error, c.outcome?.passed])).toEqual(
+      result.settings.conversations.map((name: string) => [name, null, true]),
+    );
+    expect(run.code).toBe(0);
+  }, 240_000);
+
+  it("runs calls against the cloud stand-ins and reports their process apart", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--quick", "--providers", "standin", "--conversations", "faq,barge-in", "--out", out]);
+    expect(run.stderr).toContain("cloud stand-ins at http://127.0.0.1:");
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    expect(result.settings).toMatchObject({ providers: "standin", concurrency: [10], arrival_interval_ms: 20 });
+    expect(result.settings.standin_delays_ms).toMatchObject({ asrFinalMs: 150, llmFirstTokenMs: 300, ttsFirstByteMs: 200 });
+    expect(result.calls.length).toBe(10);
+    expect(result.calls.every((c: any) => c.error === null && c.outcome === null)).toBe(true);
+    // The stand-in stages are fixed delays: the server's own stage timings come out at least that long.
+    expect(result.metrics.asr_ms.min).toBeGreaterThanOrEqual(150);
+    expect(result.metrics.first_token_ms.min).toBeGreaterThanOrEqual(300);
+    expect(result.metrics.barge_in_ms.n).toBe(5);
+    expect(typeof result.levels[0].standin_cpu_percent).toBe("number");
+    expect(run.stdout).toContain("outcomes: not checked");
+    expect(run.code).toBe(0);
+  }, 240_000);
 });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { engineOptions } from "../../src/engine-options.js";
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "parley-config-"));
 
@@ -60,5 +61,45 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: {}, cwd })).toThrow("parley.config.json: port");
     writeFileSync(path.join(cwd, "parley.config.json"), "{ not json");
     expect(() => loadConfig({ env: {}, cwd })).toThrow(/not valid JSON/);
+  });
+
+  it("selects remote speech and language providers, embedded ones by default", () => {
+    const cwd = tmp();
+    const embedded = engineOptions(loadConfig({ env: {}, cwd }));
+    expect(embedded.asr).toEqual({ provider: "pocketsphinx" });
+    expect(embedded.dialogue).toEqual({ provider: "rules" });
+    expect(embedded.tts).toEqual({ provider: "flite" });
+
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ engine: { llm: { models: { small: "llama3.2" } } } }));
+    const remote = engineOptions(
+      loadConfig({
+        cwd,
+        env: {
+          PARLEY_ASR_PROVIDER: "deepgram",
+          PARLEY_ASR_URL: "http://127.0.0.1:9001/",
+          PARLEY_ASR_API_KEY: "dg-secret",
+          PARLEY_LLM_PROVIDER: "openai",
+          PARLEY_LLM_URL: "http://127.0.0.1:11434",
+          PARLEY_TTS_PROVIDER: "openai",
+          PARLEY_TTS_URL: "http://127.0.0.1:8880",
+          PARLEY_TTS_MODEL: "kokoro",
+        },
+      }),
+    );
+    expect(remote.asr).toEqual({ provider: "deepgram", url: "http://127.0.0.1:9001", apiKey: "dg-secret", model: "nova-2" });
+    expect(remote.dialogue).toEqual({
+      provider: "openai",
+      url: "http://127.0.0.1:11434",
+      apiKey: undefined,
+      models: { "llm-large": "gpt-4o", "llm-small": "llama3.2", "llm-alt": "gpt-4.1-mini" },
+    });
+    expect(remote.tts).toEqual({ provider: "openai", url: "http://127.0.0.1:8880", apiKey: undefined, model: "kokoro" });
+  });
+
+  it("refuses unknown providers and non-http provider URLs, naming the variable", () => {
+    const cwd = tmp();
+    expect(() => loadConfig({ env: { PARLEY_ASR_PROVIDER: "whisper" }, cwd })).toThrow(/PARLEY_ASR_PROVIDER: must be one of pocketsphinx, deepgram/);
+    expect(() => loadConfig({ env: { PARLEY_LLM_URL: "ftp://x" }, cwd })).toThrow(/PARLEY_LLM_URL: must be an http\(s\) URL/);
+    expect(() => loadConfig({ env: { PARLEY_TTS_PROVIDER: "eleven" }, cwd })).toThrow(ConfigError);
   });
 });

@@ -18,6 +18,9 @@ export interface AsrSession {
 
 export interface AsrProvider {
   readonly name: string;
-  /** Opens a recognizer for one call (may wait for a free one when recognizers are pooled). */
-  open(options: { language: string; signal: AbortSignal }): Promise<AsrSession>;
+  /**
+   * Opens a recognizer for one call (may wait for a free one when recognizers are pooled).
+   * `sampleRate` is the transport's input rate: every frame of the call's utterances has it.
+   */
+  open(options: { language: string; sampleRate: number; signal: AbortSignal }): Promise<AsrSession>;
 }

@@ -1,3 +1,4 @@
+import { fillTemplate } from "../../../text/template.js";
 import type { AgentSettings } from "../../../types.js";
 import { buildFaqIndex, type FaqEntry, type FaqIndex } from "./faq-matcher.js";
 import type { Service } from "./service-extraction.js";
@@ -10,7 +11,9 @@ import { WallClockReader } from "./wall-clock.js";
  * - `business_name`: string, used in greetings and closings;
  * - `faq`: `[{question, answer}]`;
  * - `services`: names (`["Cleaning", "Whitening"]`) or `{name, duration_minutes?}` objects;
- * - `timezone`: IANA name for "today" and "tomorrow" (default UTC).
+ * - `timezone`: IANA name for "today" and "tomorrow" (default UTC);
+ * - `voicemail_message`: string, what the agent says to an answering machine, with
+ *   `{{placeholders}}` filled from the metadata and the call's context like `first_message`.
  */
 export interface AgentProfile {
   agentName: string;
@@ -24,10 +27,14 @@ export interface AgentProfile {
   transferMessage: string;
   /** The agent's end-call phrases, spelled like the caller's words. */
   endCallPhrases: readonly string[];
+  /** `metadata.voicemail_message`, filled in; null when not set (the agent then says a default). */
+  voicemailMessage: string | null;
 }
 
-export function readAgentProfile(agent: AgentSettings): AgentProfile {
+/** `context`: the call's values for `{{placeholders}}` (customer name, purpose, ...). */
+export function readAgentProfile(agent: AgentSettings, context: Record<string, unknown> = {}): AgentProfile {
   const metadata = agent.metadata;
+  const voicemailTemplate = nonBlank(metadata.voicemail_message);
   const services = readServices(metadata.services);
   return {
     agentName: agent.name,
@@ -39,6 +46,7 @@ export function readAgentProfile(agent: AgentSettings): AgentProfile {
     transferEnabled: agent.transferEnabled,
     transferMessage: agent.transferMessage,
     endCallPhrases: agent.endCallPhrases.map((p) => toUtterance(p).text).filter((p) => p !== ""),
+    voicemailMessage: voicemailTemplate ? nonBlank(fillTemplate(voicemailTemplate, { ...metadata, ...context })) : null,
   };
 }
 

@@ -114,6 +114,16 @@ export class ReplyLines {
     return [business ? `Thanks for calling ${business}.` : "Thanks for calling.", "Have a great day.", "Goodbye."];
   }
 
+  /**
+   * The message left on an answering machine: the agent's `voicemail_message`, else who called
+   * and a request to call back.
+   */
+  voicemail(calleeName: string | null): string[] {
+    const hi = calleeName ? `Hi ${firstName(calleeName)}` : "Hi";
+    const fallback = [`${hi}, this is ${this.profile.businessName ?? this.profile.agentName} calling.`, "Please call us back at your convenience.", "Goodbye."];
+    return this.profile.voicemailMessage ? splitSentences(this.profile.voicemailMessage, fallback[0]!) : fallback;
+  }
+
   faqAnswer(answer: string): string[] {
     return splitSentences(answer, answer);
   }

@@ -10,15 +10,16 @@ export interface RulesDialogueOptions {
 
 /**
  * The embedded dialogue engine: no model, no network, microseconds per turn. It greets, answers
- * FAQ entries from `metadata.faq`, books appointments (`book_appointment` tool call), transfers
- * and ends calls. The call's `context.customer_name`, when given, is the caller's name.
+ * FAQ entries from `metadata.faq`, books appointments (`book_appointment` tool call), transfers,
+ * leaves a message on answering machines (`metadata.voicemail_message`) and ends calls. The
+ * call's `context.customer_name`, when given, is the caller's name.
  */
 export function createRulesDialogueProvider(options: RulesDialogueOptions = {}): DialogueProvider {
   const now = options.now ?? (() => new Date());
   return {
     name: "rules",
     open({ agent, context }) {
-      const profile = readAgentProfile(agent);
+      const profile = readAgentProfile(agent, context);
       const name = typeof context.customer_name === "string" && context.customer_name.trim() !== "" ? context.customer_name.trim() : null;
       return new RulesDialogueSession(profile, new ReplyLines(profile), now, name);
     },

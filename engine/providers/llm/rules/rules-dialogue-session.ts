@@ -1,5 +1,6 @@
 import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
 import type { AgentProfile } from "./agent-profile.js";
+import { isAnsweringMachineGreeting } from "./answering-machine.js";
 import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
 import { compareDates, compareTimes } from "./calendar.js";
 import {
@@ -69,6 +70,10 @@ const MAX_MISUNDERSTANDINGS = 3;
  * Three misunderstandings in a row: with transfer enabled the agent offers a transfer once
  * (one more miss then ends the call), without it the agent apologises and ends the call with
  * reason `not_understood`: a caller the recognizer cannot follow gains nothing from a loop.
+ *
+ * An answering machine's greeting (see `isAnsweringMachineGreeting`), whatever the state, gets
+ * the voicemail message and ends the call with reason `voicemail`. The reply comes when the
+ * caller's turn ends, `endpointing_ms` after the greeting's last word (a beep is not speech).
  */
 export class RulesDialogueSession implements DialogueSession {
   private expectation: Expectation | null = null;
@@ -128,6 +133,8 @@ export class RulesDialogueSession implements DialogueSession {
       // A cough or a breath is not a misunderstanding: ask again without counting it.
       return { ...this.repeatQuestion(expecting, LINES.didNotCatch, now), missed: true };
     }
+    // Before anything else: a greeting may well offer "press zero for the operator".
+    if (isAnsweringMachineGreeting(utterance)) return this.leaveVoicemail();
     if (isTransferRequest(utterance)) return this.transfer(now);
     if (isRepeatRequest(utterance) && this.lastReply) return { sentences: this.lastReply.sentences, expects: this.lastReply.expects };
     const goodbye = goodbyeKind(utterance, this.profile.endCallPhrases);
@@ -299,6 +306,10 @@ export class RulesDialogueSession implements DialogueSession {
 
   private goodbye(): Reply {
     return { sentences: this.lines.goodbye(), expects: null, action: { type: "end_call", reason: "caller_goodbye" } };
+  }
+
+  private leaveVoicemail(): Reply {
+    return { sentences: this.lines.voicemail(this.callerName), expects: null, action: { type: "end_call", reason: "voicemail" } };
   }
 
   private smallTalk(utterance: Utterance, answer: YesNo | null, now: WallClock): Reply | null {

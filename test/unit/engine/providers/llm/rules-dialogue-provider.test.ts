@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DialogueEvent, DialogueSession } from "../../../../../engine/providers/llm/dialogue-provider.js";
 import { createRulesDialogueProvider } from "../../../../../engine/providers/llm/rules/rules-dialogue-provider.js";
 import type { AgentSettings } from "../../../../../engine/types.js";
+import { say, spoken, testAgent } from "../../../../helpers/dialogue.js";
 
 /** Saturday, March 1, 2025, 10:00 UTC. */
 const NOW = new Date("2025-03-01T10:00:00Z");
@@ -13,40 +14,12 @@ const FAQ = [
 ];
 
 function agent(overrides: Partial<AgentSettings> = {}, metadata: Record<string, unknown> = {}): AgentSettings {
-  return {
-    id: "agent_test",
-    name: "Ava",
-    systemPrompt: "You book dental appointments.",
-    voiceId: "flite-rms",
-    firstMessage: null,
-    language: "en-US",
-    model: "llm-small",
-    temperature: 0.7,
-    maxTokens: 150,
-    interruptionThreshold: 0.5,
-    endCallPhrases: [],
-    transferEnabled: false,
-    transferNumber: null,
-    transferMessage: "Please hold while I transfer you to a member of our team.",
-    endpointingMs: 500,
-    metadata: { business_name: "Bright Smile Dental", faq: FAQ, ...metadata },
-    ...overrides,
-  };
+  return testAgent({ systemPrompt: "You book dental appointments.", metadata: { business_name: "Bright Smile Dental", faq: FAQ, ...metadata }, ...overrides });
 }
 
 function open(settings: AgentSettings = agent(), options: { now?: Date; context?: Record<string, unknown> } = {}): DialogueSession {
   const now = options.now ?? NOW;
   return createRulesDialogueProvider({ now: () => now }).open({ agent: settings, context: options.context ?? {} });
-}
-
-async function say(session: DialogueSession, text: string, signal = new AbortController().signal): Promise<DialogueEvent[]> {
-  const events: DialogueEvent[] = [];
-  for await (const event of session.respond(text, signal)) events.push(event);
-  return events;
-}
-
-function spoken(events: readonly DialogueEvent[]): string {
-  return events.map((e) => (e.type === "text" ? e.text : "")).join("");
 }
 
 function toolCalls(events: readonly DialogueEvent[]) {
@@ -214,6 +187,43 @@ describe("rules dialogue provider", () => {
   it("ends the call on the agent's own end-call phrases", async () => {
     const events = await say(open(agent({ endCallPhrases: ["I'm all done here"] })), "ok i'm all done here");
     expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
+  });
+
+  it("leaves a default message on an answering machine and ends the call for reason voicemail", async () => {
+    const events = await say(open(), "hi you have reached john smith i cannot take your call right now please leave a message after the tone");
+    expect(spoken(events)).toBe("Hi, this is Bright Smile Dental calling. Please call us back at your convenience. Goodbye.");
+    expect(events.filter((e) => e.type === "text")).toHaveLength(3);
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "voicemail" });
+    expect(toolCalls(events)).toHaveLength(0);
+  });
+
+  it("names the agent and greets the callee by name in the default message when it knows them", async () => {
+    const events = await say(open(agent({}, { business_name: undefined }), { context: { customer_name: "John Smith" } }), "you have reached john please leave a message");
+    expect(spoken(events)).toBe("Hi John, this is Ava calling. Please call us back at your convenience. Goodbye.");
+  });
+
+  it("leaves the agent's voicemail_message, with its placeholders filled from metadata and context", async () => {
+    const settings = agent({}, { voicemail_message: "Hello {{customer_name}}, this is {{business_name}} about your appointment. Please call us back. Goodbye." });
+    const events = await say(open(settings, { context: { customer_name: "John" } }), "Hi, you've reached John. I can't come to the phone. Leave your message after the beep.");
+    expect(spoken(events)).toBe("Hello John, this is Bright Smile Dental about your appointment. Please call us back. Goodbye.");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "voicemail" });
+    // A placeholder without a value is dropped; a blank message falls back to the default.
+    expect(spoken(await say(open(settings), "please leave a message after the tone"))).toBe(
+      "Hello, this is Bright Smile Dental about your appointment. Please call us back. Goodbye.",
+    );
+    expect(spoken(await say(open(agent({}, { voicemail_message: "  " })), "please leave a message after the tone"))).toBe(
+      "Hi, this is Bright Smile Dental calling. Please call us back at your convenience. Goodbye.",
+    );
+  });
+
+  it("goes on with the call when a caller mentions a voicemail or a message", async () => {
+    for (const line of ["hi i got your voicemail", "i got your voicemail and i am calling to return your call", "can i leave a message for the dentist"]) {
+      const events = await say(open(), line);
+      expect(events.some((e) => e.type === "end_call"), line).toBe(false);
+    }
+    const session = open();
+    await say(session, "hi i got your voicemail");
+    expect(spoken(await say(session, "i would like to book an appointment"))).toContain("Sure, I can help you book an appointment.");
   });
 
   it("ends after 'nothing else' once booked", async () => {

@@ -7,6 +7,7 @@ describe("toUtterance", () => {
     expect(toUtterance("<s> yes <sil> [noise] that's right ++breath++ </s>").text).toBe("yes that is right");
     expect(toUtterance("It’s 3:30 p.m.").text).toBe("it is 3:30 p m");
     expect(toUtterance("thats all im done").text).toBe("that is all i am done");
+    expect(toUtterance("You've reached us; we'll call back.").text).toBe("you have reached us we will call back");
     expect(toUtterance("peter o'brien's").words).toEqual(["peter", "o'brien's"]);
     expect(toUtterance("'quoted'").text).toBe("quoted");
     expect(toUtterance("   ").words).toEqual([]);

@@ -1,0 +1,51 @@
+/** `book_appointment` arguments as the control plane stores them (the `rules` provider emits the same shape). */
+export interface BookingArguments {
+  customer_name: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  /** HH:MM, 24-hour. */
+  time: string;
+  service: string;
+  duration_minutes?: number;
+}
+
+export type BookingCheck = { ok: true; arguments: BookingArguments } | { ok: false; problem: string };
+
+/**
+ * Checks what the model passed to `book_appointment`. A model can write "next Tuesday" or
+ * "3pm" despite the schema; such a booking is refused with a reason the model can read and
+ * fix, rather than stored wrong. "9:30" and "09:30:00" are taken as "09:30".
+ */
+export function checkBookingArguments(value: Record<string, unknown>): BookingCheck {
+  const name = text(value.customer_name);
+  const service = text(value.service);
+  const date = text(value.date);
+  const time = normaliseTime(text(value.time));
+  if (!name) return { ok: false, problem: "customer_name is required" };
+  if (!service) return { ok: false, problem: "service is required" };
+  if (!date || !isCalendarDate(date)) return { ok: false, problem: "date must be a real date written YYYY-MM-DD" };
+  if (!time) return { ok: false, problem: "time must be written HH:MM (24-hour)" };
+  const duration = value.duration_minutes;
+  const hasDuration = typeof duration === "number" && Number.isInteger(duration) && duration > 0;
+  return { ok: true, arguments: { customer_name: name, date, time, service, ...(hasDuration ? { duration_minutes: duration } : {}) } };
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+}
+
+function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function normaliseTime(value: string | null): string | null {
+  const match = value === null ? null : /^(\d{1,2}):(\d{2})(?::\d{2})?$/.exec(value);
+  if (!match) return null;
+  const [hour, minute] = [Number(match[1]), Number(match[2])];
+  if (hour > 23 || minute > 59) return null;
+  return `${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
+}

@@ -1,0 +1,40 @@
+/** Why a chat-completions request failed; the single source of the `ChatCompletionsError` codes. */
+export const CHAT_COMPLETIONS_ERROR_CODES = [
+  /** The server answered with an HTTP error status (see `status`). */
+  "http_status",
+  /** No connection, or the connection broke. */
+  "network",
+  /** No response byte within `requestTimeoutMs`. */
+  "timeout",
+  /** The server reported an error inside the stream. */
+  "stream_error",
+  /** The server sent something that is not a chat-completions stream. */
+  "invalid_response",
+] as const;
+
+export type ChatCompletionsErrorCode = (typeof CHAT_COMPLETIONS_ERROR_CODES)[number];
+
+/**
+ * A failed dialogue request. `retryable` says whether the same request may succeed later
+ * (429, 5xx, network, timeout) or will fail again as it is (other 4xx: key, model, body).
+ * Messages never carry the API key.
+ */
+export class ChatCompletionsError extends Error {
+  override readonly name = "ChatCompletionsError";
+  readonly code: ChatCompletionsErrorCode;
+  /** The HTTP status, when the server answered with one. */
+  readonly status: number | null;
+  readonly retryable: boolean;
+
+  constructor(code: ChatCompletionsErrorCode, message: string, options: { status?: number; retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? null;
+    this.retryable = options.retryable;
+  }
+}
+
+/** 429 (rate limit) and 5xx are worth trying again; other statuses are the request's fault. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}

@@ -1,0 +1,55 @@
+import type { AgentSettings } from "../../../types.js";
+import type { ChatTool } from "./chat-completions-wire.js";
+
+/** The tools the agent may call; the single source of their names. */
+export const DIALOGUE_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call"] as const;
+export type DialogueToolName = (typeof DIALOGUE_TOOL_NAMES)[number];
+
+const BOOK_APPOINTMENT: ChatTool = {
+  type: "function",
+  function: {
+    name: "book_appointment",
+    description:
+      "Book an appointment for the caller. Call it only after the caller has confirmed the name, service, date and time you read back to them.",
+    parameters: {
+      type: "object",
+      properties: {
+        customer_name: { type: "string", description: "The caller's full name." },
+        date: { type: "string", description: "The appointment date, YYYY-MM-DD." },
+        time: { type: "string", description: "The appointment start time, 24-hour HH:MM." },
+        service: { type: "string", description: "What the appointment is for." },
+        duration_minutes: { type: "integer", description: "Length of the appointment in minutes, if the business lists one for the service." },
+      },
+      required: ["customer_name", "date", "time", "service"],
+      additionalProperties: false,
+    },
+  },
+};
+
+const TRANSFER_CALL: ChatTool = {
+  type: "function",
+  function: {
+    name: "transfer_call",
+    description: "Transfer the caller to a human member of staff, when they ask for one or you cannot help. Tell the caller first.",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+  },
+};
+
+const END_CALL: ChatTool = {
+  type: "function",
+  function: {
+    name: "end_call",
+    description: "Hang up, once the conversation is over and you have said goodbye.",
+    parameters: {
+      type: "object",
+      properties: { reason: { type: "string", description: "Why the call ends, in a few words, e.g. caller_goodbye or wrong_number." } },
+      required: ["reason"],
+      additionalProperties: false,
+    },
+  },
+};
+
+/** The tools offered to the model for `agent`: transfer only when the agent may transfer. */
+export function dialogueTools(agent: AgentSettings): ChatTool[] {
+  return agent.transferEnabled ? [BOOK_APPOINTMENT, TRANSFER_CALL, END_CALL] : [BOOK_APPOINTMENT, END_CALL];
+}

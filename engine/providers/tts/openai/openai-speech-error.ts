@@ -1,0 +1,21 @@
+/**
+ * A speech request that failed. `status` is the server's HTTP status, or null when no answer
+ * came (connection refused or reset, no audio in time); `retryable` says whether asking again
+ * may work. Messages never carry the API key.
+ */
+export class OpenAiSpeechError extends Error {
+  override readonly name = "OpenAiSpeechError";
+  readonly status: number | null;
+  readonly retryable: boolean;
+
+  constructor(message: string, options: { status: number | null; retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status;
+    this.retryable = options.retryable;
+  }
+}
+
+/** Rate limits, timeouts and server faults pass; anything else is the request's own fault. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}

@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import { DEFAULT_STANDIN_REPLY } from "../../scripts/standins/openai-chat-standin.js";
+import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
+import { NativeMediaClient } from "../helpers/media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// The service configured for remote providers (Deepgram-style ASR, OpenAI-style chat and
+// speech), each answered by a local stand-in speaking that provider's wire protocol.
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
+const GREETING = "Hello, thanks for calling Acme Dental.";
+
+let standins: StandinServer;
+let app: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 });
+  app = await startTestApp(
+    {},
+    {
+      PARLEY_ENGINE: "1",
+      PARLEY_ASR_PROVIDER: "deepgram",
+      PARLEY_ASR_URL: standins.url,
+      PARLEY_LLM_PROVIDER: "openai",
+      PARLEY_LLM_URL: standins.url,
+      PARLEY_TTS_PROVIDER: "openai",
+      PARLEY_TTS_URL: standins.url,
+    },
+  );
+  acct = await app.account({ credits: 100 });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await standins?.close();
+});
+
+describe("remote providers", () => {
+  it("offer the speech service's voices next to Flite's", async () => {
+    const voices = await app.request("GET", "/v1/voices", { key: acct.key });
+    const ids = (voices.body.data as Array<{ id: string }>).map((v) => v.id);
+    expect(ids).toContain("openai-alloy");
+    expect(ids).toContain("flite-slt");
+  });
+
+  it("answer a call: the stand-in transcript reaches the chat model and its reply is spoken by the speech service", async () => {
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Remote", system_prompt: "You answer calls for Acme Dental.", voice_id: "openai-alloy", first_message: GREETING },
+    });
+    expect(agent.status).toBe(201);
+    const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, acct.key, 16000);
+    client.startStreaming();
+    await client.waitForAgentSilence(900, 0, 15_000);
+    const greetingSamples = client.audioSince(0).length;
+    const saidAt = await client.say(parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples);
+    await client.waitForAgentSilence(900, saidAt, 15_000);
+    const reply = client.audioSince(saidAt);
+    client.hangUp();
+    await client.closed;
+
+    const transcript = client.messages.filter((m) => m.message.type === "transcript").map((m) => `${m.message.role}: ${m.message.content}`);
+    expect(transcript).toEqual([`agent: ${GREETING}`, "user: stand in utterance 1", `agent: ${DEFAULT_STANDIN_REPLY}`]);
+    // The stand-in speaks 65 ms of audio per character: the reply's audio has that length (16 kHz here).
+    const expectedSamples = (DEFAULT_STANDIN_REPLY.split(/(?<=[.?!])\s+/).join("").length * 65 * 16000) / 1000;
+    expect(reply.length).toBeGreaterThan(expectedSamples * 0.9);
+    expect(reply.length).toBeLessThan(expectedSamples * 1.1);
+    expect(greetingSamples).toBeGreaterThan(((GREETING.length * 65 * 16000) / 1000) * 0.9);
+  }, 60_000);
+});

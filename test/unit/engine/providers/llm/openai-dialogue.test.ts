@@ -1,0 +1,386 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import type { DialogueEvent, DialogueSession } from "../../../../../engine/providers/llm/dialogue-provider.js";
+import { ChatCompletionsError } from "../../../../../engine/providers/llm/openai/chat-completions-error.js";
+import type { ChatMessage } from "../../../../../engine/providers/llm/openai/chat-completions-wire.js";
+import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "../../../../../engine/providers/llm/openai/openai-dialogue-provider.js";
+import { readServerSentEvents } from "../../../../../engine/providers/llm/openai/server-sent-events.js";
+import { ToolCallAssembler } from "../../../../../engine/providers/llm/openai/tool-call-assembler.js";
+import type { AgentSettings } from "../../../../../engine/types.js";
+import { say, spoken, testAgent } from "../../../../helpers/dialogue.js";
+import {
+  chatCompletionsStandin,
+  DEFAULT_STANDIN_REPLY,
+  type ChatCompletionsStandin,
+  type ChatRequest,
+  type ChatStandinOptions,
+  type StandinReply,
+} from "../../../../../scripts/standins/openai-chat-standin.js";
+import { closedLoopbackPort } from "../../../../helpers/loopback-peers.js";
+
+/** Saturday, March 1, 2025, 10:00 UTC. */
+const NOW = new Date("2025-03-01T10:00:00Z");
+const MODELS = { "llm-large": "big-model", "llm-small": "small-model", "llm-alt": "alt-model" };
+const BOOKING = { customer_name: "Jane Doe", date: "2025-03-04", time: "15:00", service: "cleaning" };
+
+function agent(overrides: Partial<AgentSettings> = {}): AgentSettings {
+  return testAgent({
+    temperature: 0.4,
+    maxTokens: 120,
+    metadata: {
+      business_name: "Bright Smile Dental",
+      faq: [{ question: "Do you have parking?", answer: "Yes, free parking behind the building." }],
+    },
+    ...overrides,
+  });
+}
+
+interface Standin {
+  url: string;
+  standin: ChatCompletionsStandin;
+  /** Responses whose connection closed before the stand-in finished them. */
+  cutOff: number;
+  close(): Promise<void>;
+}
+
+const running: Standin[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+/** The stand-in on a real HTTP server on 127.0.0.1, port 0. */
+async function startStandin(options: Partial<ChatStandinOptions> = {}): Promise<Standin> {
+  const standin = chatCompletionsStandin({ firstTokenDelayMs: 0, tokenIntervalMs: 0, ...options });
+  const server = http.createServer((req, res) => {
+    res.on("close", () => {
+      if (!res.writableFinished) peer.cutOff++;
+    });
+    if (!standin.handle(req, res)) {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const peer: Standin = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    standin,
+    cutOff: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  running.push(peer);
+  return peer;
+}
+
+function open(peer: Standin, settings: AgentSettings = agent(), options: { context?: Record<string, unknown>; config?: Partial<OpenAiDialogueConfig> } = {}): DialogueSession {
+  const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, ...options.config });
+  return provider.open({ agent: settings, context: options.context ?? {} });
+}
+
+function lastMessage(request: ChatRequest | undefined): ChatMessage | undefined {
+  return request?.messages.at(-1);
+}
+
+function toolNames(request: ChatRequest | undefined): string[] {
+  return (request?.tools ?? []).map((t) => t.function.name);
+}
+
+/** Answers with `first` until a tool result is in the conversation, then with `after`. */
+function afterToolResult(first: StandinReply, after: StandinReply): (request: ChatRequest) => StandinReply {
+  return (request) => (lastMessage(request)?.role === "tool" ? after : first);
+}
+
+describe("openai dialogue provider", () => {
+  it("is named openai", () => {
+    expect(new OpenAiDialogueProvider({ models: MODELS }).name).toBe("openai");
+  });
+
+  it("streams the reply as several text events, in order, that join to the reply", async () => {
+    const peer = await startStandin();
+    const events = await say(open(peer), "Hi, I'd like to book a cleaning.");
+    expect(events.length).toBeGreaterThan(3);
+    expect(events.every((e) => e.type === "text")).toBe(true);
+    expect(spoken(events)).toBe(DEFAULT_STANDIN_REPLY);
+  });
+
+  it("sends the mapped model, the agent's settings, a system prompt with metadata and context, the greeting and the history", async () => {
+    const peer = await startStandin();
+    const settings = agent({ model: "llm-large", temperature: 0.3, maxTokens: 90, firstMessage: "Hello {{customer_name}}, this is Ava." });
+    const session = open(peer, settings, { context: { customer_name: "Jane", caller_number: "+15551234567" } });
+    await say(session, "I need a cleaning.");
+    await say(session, "Tuesday, please.");
+
+    const [first, second] = peer.standin.requests();
+    expect(first).toMatchObject({ model: "big-model", temperature: 0.3, max_tokens: 90, stream: true });
+    const system = first!.messages[0]!;
+    expect(system.role).toBe("system");
+    expect(system.content).toContain("You book dental appointments for Bright Smile Dental.");
+    expect(system.content).toContain("business name: Bright Smile Dental");
+    expect(system.content).toContain("Yes, free parking behind the building.");
+    expect(system.content).toContain("customer name: Jane");
+    expect(system.content).toContain("+15551234567");
+    expect(system.content).toContain("2025-03-01");
+    expect(first!.messages.slice(1)).toEqual([
+      { role: "assistant", content: "Hello Jane, this is Ava." },
+      { role: "user", content: "I need a cleaning." },
+    ]);
+    expect(second!.messages.slice(1)).toEqual([
+      { role: "assistant", content: "Hello Jane, this is Ava." },
+      { role: "user", content: "I need a cleaning." },
+      { role: "assistant", content: DEFAULT_STANDIN_REPLY },
+      { role: "user", content: "Tuesday, please." },
+    ]);
+  });
+
+  it("reports a booking streamed in fragments once, sends the tool result and streams the confirmation", async () => {
+    const confirmation = "You're booked for Tuesday at three. Anything else?";
+    const peer = await startStandin({ reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }, { text: confirmation }) });
+    const events = await say(open(peer), "Yes, book it.");
+
+    expect(events.filter((e) => e.type === "tool_call")).toEqual([{ type: "tool_call", name: "book_appointment", arguments: BOOKING }]);
+    expect(events[0]!.type).toBe("tool_call");
+    expect(spoken(events)).toBe(confirmation);
+
+    const requests = peer.standin.requests();
+    expect(requests).toHaveLength(2);
+    const [call, result] = requests[1]!.messages.slice(-2);
+    expect(call).toMatchObject({ role: "assistant", tool_calls: [{ type: "function", function: { name: "book_appointment" } }] });
+    const toolCall = call!.role === "assistant" ? call!.tool_calls![0]! : undefined;
+    expect(JSON.parse(toolCall!.function.arguments)).toEqual(BOOKING);
+    expect(result).toMatchObject({ role: "tool", tool_call_id: toolCall!.id });
+    expect(JSON.parse(result!.content as string)).toEqual({ status: "booked" });
+  });
+
+  it("separates the text of two rounds, and a barge-in keeps the heard words of each", async () => {
+    const peer = await startStandin({
+      reply: afterToolResult({ text: "One moment.", toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }, { text: "You're booked for Tuesday at three." }),
+    });
+    const session = open(peer);
+    const events = await say(session, "Yes, book it.");
+    expect(spoken(events)).toBe("One moment. You're booked for Tuesday at three.");
+
+    session.truncateLastReply("One moment. You're booked");
+    const sent = peer.standin.requests().length;
+    await say(session, "Hold on.");
+    const messages = peer.standin.requests()[sent]!.messages;
+    expect(messages.filter((m) => m.role === "assistant").map((m) => m.content)).toEqual(["One moment.", "You're booked"]);
+  });
+
+  it("does not act on a tool call whose arguments are not valid JSON, and tells the model", async () => {
+    const peer = await startStandin({
+      reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: '{"customer_name": "Jane' }] }, { text: "Sorry, could you repeat that?" }),
+    });
+    const events = await say(open(peer), "Book it.");
+    expect(events.some((e) => e.type === "tool_call")).toBe(false);
+    expect(spoken(events)).toBe("Sorry, could you repeat that?");
+    const result = lastMessage(peer.standin.requests()[1]);
+    expect(result?.role).toBe("tool");
+    expect(JSON.parse(result!.content as string)).toMatchObject({ status: "error" });
+  });
+
+  it("refuses a booking whose date is not YYYY-MM-DD", async () => {
+    const peer = await startStandin({
+      reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: { ...BOOKING, date: "next Tuesday" } }] }, { text: "Which date was that?" }),
+    });
+    const events = await say(open(peer), "Book it.");
+    expect(events.some((e) => e.type === "tool_call")).toBe(false);
+    expect(lastMessage(peer.standin.requests()[1])?.content).toContain("YYYY-MM-DD");
+  });
+
+  it("stops asking again after three rounds of tool calls", async () => {
+    const peer = await startStandin({ reply: () => ({ toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }) });
+    const events = await say(open(peer), "Book it.");
+    expect(peer.standin.requests()).toHaveLength(3);
+    expect(events.filter((e) => e.type === "tool_call")).toHaveLength(3);
+  });
+
+  it("offers transfer_call only when transfer is enabled", async () => {
+    const peer = await startStandin();
+    await say(open(peer, agent({ transferEnabled: false })), "hello");
+    await say(open(peer, agent({ transferEnabled: true, transferNumber: "+15550001111" })), "hello");
+    const [without, withTransfer] = peer.standin.requests();
+    expect(toolNames(without)).toEqual(["book_appointment", "end_call"]);
+    expect(toolNames(withTransfer)).toEqual(["book_appointment", "transfer_call", "end_call"]);
+  });
+
+  it("yields transfer after the reply text when the model calls transfer_call", async () => {
+    const peer = await startStandin({ reply: () => ({ text: "Let me get someone for you.", toolCalls: [{ name: "transfer_call", arguments: {} }] }) });
+    const events = await say(open(peer, agent({ transferEnabled: true, transferNumber: "+15550001111" })), "Can I talk to a person?");
+    expect(spoken(events)).toBe("Let me get someone for you.");
+    expect(events.at(-1)).toEqual({ type: "transfer" });
+    expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("says the agent's transfer message when the model transfers without a word", async () => {
+    const peer = await startStandin({ reply: () => ({ toolCalls: [{ name: "transfer_call", arguments: {} }] }) });
+    const settings = agent({ transferEnabled: true, transferNumber: "+15550001111" });
+    const events = await say(open(peer, settings), "A human, please.");
+    expect(events).toEqual([{ type: "text", text: settings.transferMessage }, { type: "transfer" }]);
+  });
+
+  it("does not transfer when transfer is disabled, even if the model calls transfer_call", async () => {
+    const peer = await startStandin({ reply: afterToolResult({ toolCalls: [{ name: "transfer_call", arguments: {} }] }, { text: "I can't transfer you, sorry." }) });
+    const events = await say(open(peer, agent({ transferEnabled: false })), "A human, please.");
+    expect(events.some((e) => e.type === "transfer")).toBe(false);
+    expect(spoken(events)).toBe("I can't transfer you, sorry.");
+  });
+
+  it("yields end_call with the model's reason", async () => {
+    const peer = await startStandin({ reply: () => ({ text: "Goodbye, have a nice day!", toolCalls: [{ name: "end_call", arguments: { reason: "caller_goodbye" } }] }) });
+    const events = await say(open(peer), "That's all, bye.");
+    expect(spoken(events)).toBe("Goodbye, have a nice day!");
+    expect(events.at(-1)).toEqual({ type: "end_call", reason: "caller_goodbye" });
+    expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("keeps only what the caller heard of a reply cut off by a barge-in", async () => {
+    const peer = await startStandin();
+    const session = open(peer);
+    await say(session, "I need a cleaning.");
+    session.truncateLastReply("Sure, I can help");
+    await say(session, "Wait, actually on Friday.");
+    expect(peer.standin.requests()[1]!.messages.slice(1)).toEqual([
+      { role: "user", content: "I need a cleaning." },
+      { role: "assistant", content: "Sure, I can help" },
+      { role: "user", content: "Wait, actually on Friday." },
+    ]);
+  });
+
+  it("keeps only what the caller heard of the greeting", async () => {
+    const peer = await startStandin();
+    const session = open(peer, agent({ firstMessage: "Hello, this is Ava from Bright Smile Dental. How can I help?" }));
+    session.truncateLastReply("Hello, this is Ava");
+    await say(session, "Hi Ava.");
+    expect(peer.standin.requests()[0]!.messages[1]).toEqual({ role: "assistant", content: "Hello, this is Ava" });
+  });
+
+  it("keeps the system message and a bounded history on a long call", async () => {
+    const peer = await startStandin();
+    const session = open(peer);
+    for (let turn = 1; turn <= 30; turn++) await say(session, `Turn ${turn}.`);
+    const last = peer.standin.requests().at(-1)!;
+    expect(last.messages[0]!.role).toBe("system");
+    expect(last.messages.length).toBeLessThanOrEqual(41);
+    expect(last.messages.at(-1)).toEqual({ role: "user", content: "Turn 30." });
+    expect(last.messages.some((m) => m.content === "Turn 1.")).toBe(false);
+  });
+
+  it("sends the API key as a Bearer token", async () => {
+    const peer = await startStandin({ apiKey: "sk-test-right" });
+    const events = await say(open(peer, agent(), { config: { apiKey: "sk-test-right" } }), "hello");
+    expect(spoken(events)).toBe(DEFAULT_STANDIN_REPLY);
+  });
+
+  it("fails a refused key with a non-retryable error that does not contain the key", async () => {
+    const peer = await startStandin({ apiKey: "sk-test-right" });
+    const error = await say(open(peer, agent(), { config: { apiKey: "sk-test-wrong" } }), "hello").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChatCompletionsError);
+    expect(error).toMatchObject({ status: 401, retryable: false, code: "http_status" });
+    expect((error as Error).message).not.toContain("sk-test-wrong");
+    expect(peer.standin.requests()).toHaveLength(0);
+  });
+
+  it("fails a server error with a retryable error carrying the status", async () => {
+    const peer = await startStandin({ reply: () => ({ error: { status: 500, message: "The server had an error." } }) });
+    const error = await say(open(peer), "hello").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChatCompletionsError);
+    expect(error).toMatchObject({ status: 500, retryable: true });
+    expect((error as Error).message).toContain("The server had an error.");
+  });
+
+  it("treats 429 as retryable and other 4xx as not", async () => {
+    const peer = await startStandin({ reply: (r) => ({ error: { status: r.model === "small-model" ? 429 : 404, message: "nope" } }) });
+    const limited = await say(open(peer, agent({ model: "llm-small" })), "hello").catch((e: unknown) => e);
+    const missing = await say(open(peer, agent({ model: "llm-alt" })), "hello").catch((e: unknown) => e);
+    expect(limited).toMatchObject({ status: 429, retryable: true });
+    expect(missing).toMatchObject({ status: 404, retryable: false });
+  });
+
+  it("scrubs the key from a server message that echoes it", async () => {
+    const peer = await startStandin({ reply: () => ({ error: { status: 400, message: "bad request from key sk-test-secret" } }) });
+    const error = await say(open(peer, agent(), { config: { apiKey: "sk-test-secret" } }), "hello").catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, retryable: false });
+    expect((error as Error).message).not.toContain("sk-test-secret");
+  });
+
+  it("fails a connection refused with a retryable network error", async () => {
+    const port = await closedLoopbackPort();
+    const provider = new OpenAiDialogueProvider({ url: `http://127.0.0.1:${port}`, models: MODELS });
+    const error = await say(provider.open({ agent: agent(), context: {} }), "hello").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "network", retryable: true, status: null });
+  });
+
+  it("gives up with a retryable timeout when the server sends nothing in time", async () => {
+    const peer = await startStandin({ firstTokenDelayMs: 60_000 });
+    const error = await say(open(peer, agent(), { config: { requestTimeoutMs: 100 } }), "hello").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "timeout", retryable: true });
+  });
+
+  it("stops at once when aborted mid-stream and closes the connection", async () => {
+    // Forty words at 250 ms each: far past the test's timeout if the abort were not honoured.
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    const peer = await startStandin({ tokenIntervalMs: 250, reply: (r) => (r.messages.length === 2 ? { text } : { text: "Okay." }) });
+    const session = open(peer);
+    const abort = new AbortController();
+    const events: DialogueEvent[] = [];
+    for await (const event of session.respond("hello", abort.signal)) {
+      events.push(event);
+      if (events.length === 2) abort.abort();
+    }
+    expect(events).toHaveLength(2);
+    await expect.poll(() => peer.cutOff).toBe(1);
+
+    // What was streamed before the abort stays as the reply, for the call session to truncate.
+    await say(session, "sorry, go on");
+    expect(peer.standin.requests()[1]!.messages.slice(1, 3)).toEqual([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "word0 word1" },
+    ]);
+  });
+
+  it("does not send a request when already aborted", async () => {
+    const peer = await startStandin();
+    const abort = new AbortController();
+    abort.abort();
+    expect(await say(open(peer), "hello", abort.signal)).toEqual([]);
+    expect(peer.standin.requests()).toHaveLength(0);
+  });
+});
+
+describe("server-sent events", () => {
+  it("reads events split across chunks, with CRLF line ends, comments and multi-line data", async () => {
+    const wire = ': keep-alive\r\ndata: {"a":1}\r\n\r\nevent: x\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n';
+    const bytes = new TextEncoder().encode(wire);
+    async function* chunks() {
+      for (let i = 0; i < bytes.length; i += 3) yield bytes.slice(i, i + 3);
+    }
+    const events: string[] = [];
+    for await (const data of readServerSentEvents(chunks())) events.push(data);
+    expect(events).toEqual(['{"a":1}', "line one\nline two", "[DONE]"]);
+  });
+});
+
+describe("tool call assembly", () => {
+  it("joins fragments by index, and takes whole calls sent without an index (Ollama)", () => {
+    const streamed = new ToolCallAssembler();
+    streamed.push([{ index: 0, id: "call_a", function: { name: "end_call", arguments: "" } }]);
+    streamed.push([{ index: 0, function: { arguments: '{"reason":' } }]);
+    streamed.push([{ index: 0, function: { arguments: '"done"}' } }]);
+    expect(streamed.finish()).toEqual([{ id: "call_a", type: "function", function: { name: "end_call", arguments: '{"reason":"done"}' } }]);
+
+    const whole = new ToolCallAssembler();
+    whole.push([
+      { id: "call_1", function: { name: "book_appointment", arguments: "{}" } },
+      { id: "call_2", function: { name: "end_call", arguments: '{"reason":"done"}' } },
+    ]);
+    expect(whole.finish().map((c) => [c.id, c.function.name, c.function.arguments])).toEqual([
+      ["call_1", "book_appointment", "{}"],
+      ["call_2", "end_call", '{"reason":"done"}'],
+    ]);
+  });
+});
