@@ -5,6 +5,7 @@ import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import { FrameChunker } from "./audio/frame-chunker.js";
 import { FrameClock } from "./audio/frame-clock.js";
+import { rms } from "./audio/pcm16.js";
 import { Resampler } from "./audio/resampler.js";
 import type { CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
@@ -211,13 +212,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.inputMs += frameMs;
     this.recorder?.writeCaller(frame, startMs);
     const probability = await vadAnswer;
-    const transition = this.detector.push(probability, this.inputMs, frameMs);
+    const transition = this.detector.push(probability, this.inputMs, frameMs, rms(frame.samples));
 
     if (transition?.type === "speech_start") this.beginUtterance(transition.atMs);
     const utterance = this.utterance;
     if (utterance) {
       utterance.audio.push(frame);
-      if (probability >= 0.5) utterance.lastVoicedAt = this.clock.now();
+      if (this.detector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.clock.now();
       if (this.speaking && !this.interrupted) {
         const speechMs = this.detector.currentSpeechMs();
         if (this.policy.shouldInterrupt(speechMs, utterance.partial)) this.interrupt();

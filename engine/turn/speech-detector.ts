@@ -3,6 +3,12 @@
  * starts after `startMs` of frames above `startThreshold`, and ends after `endpointingMs` of
  * frames below `endThreshold` (the agent's `endpointing_ms`). Time is the caller's audio
  * timeline (ms since call start), so results depend on the audio only, never on wall clocks.
+ *
+ * With frame levels (RMS) given, the end of speech is where the sound stopped, not where the
+ * VAD's probability decayed: Silero stays above its threshold for two or three frames after
+ * a word ends, so a voiced frame far quieter than the utterance's loudest (QUIET_TAIL_DB) does
+ * not move the end. The turn ends `endpointingMs` after that end, once the VAD has also heard
+ * MIN_VAD_SILENCE_MS of silence.
  */
 export interface SpeechDetectorOptions {
   startThreshold?: number;
@@ -12,6 +18,12 @@ export interface SpeechDetectorOptions {
   /** Silence that ends the caller's turn. */
   endpointingMs: number;
 }
+
+/** A voiced frame this far below the utterance's loudest is its fading tail, not speech. */
+export const QUIET_TAIL_DB = 30;
+const QUIET_TAIL_RATIO = 10 ** (-QUIET_TAIL_DB / 20);
+/** However quiet, a turn needs this much silence by the VAD as well to end. */
+const MIN_VAD_SILENCE_MS = 200;
 
 export type SpeechTransition =
   | { type: "speech_start"; atMs: number }
@@ -28,6 +40,8 @@ export class SpeechDetector {
   private speechStartMs = 0;
   /** End of the last voiced frame: where the caller stopped speaking. */
   private lastVoicedEndMs = 0;
+  /** Loudest frame level of the current utterance. */
+  private peakLevel = 0;
 
   constructor(options: SpeechDetectorOptions) {
     this.startThreshold = options.startThreshold ?? 0.5;
@@ -40,6 +54,11 @@ export class SpeechDetector {
     return this.speaking;
   }
 
+  /** End of the last voiced frame on the audio timeline: where the caller last stopped speaking. */
+  get lastSpeechEndMs(): number {
+    return this.lastVoicedEndMs;
+  }
+
   /**
    * Milliseconds of the current utterance up to its last voiced frame (0 when not speaking):
    * the silence that may end the turn does not count as speech.
@@ -48,11 +67,15 @@ export class SpeechDetector {
     return this.speaking ? this.lastVoicedEndMs - this.speechStartMs : 0;
   }
 
-  /** Feeds one frame that ends at `endMs` and lasted `frameMs`; returns a transition or null. */
-  push(probability: number, endMs: number, frameMs: number): SpeechTransition | null {
+  /**
+   * Feeds one frame that ends at `endMs` and lasted `frameMs`, with its RMS `level` when known;
+   * returns a transition or null.
+   */
+  push(probability: number, endMs: number, frameMs: number, level?: number): SpeechTransition | null {
     if (!this.speaking) {
       if (probability >= this.startThreshold) {
         this.voicedRunMs += frameMs;
+        this.peakLevel = Math.max(this.peakLevel, level ?? 0);
         if (this.voicedRunMs >= this.startMs) {
           this.speaking = true;
           this.silentRunMs = 0;
@@ -62,20 +85,23 @@ export class SpeechDetector {
         }
       } else {
         this.voicedRunMs = 0;
+        this.peakLevel = 0;
       }
       return null;
     }
     if (probability < this.endThreshold) {
       this.silentRunMs += frameMs;
-      if (this.silentRunMs >= this.endpointingMs) {
+      if (endMs - this.lastVoicedEndMs >= this.endpointingMs && this.silentRunMs >= Math.min(this.endpointingMs, MIN_VAD_SILENCE_MS)) {
         this.speaking = false;
         this.voicedRunMs = 0;
         this.silentRunMs = 0;
+        this.peakLevel = 0;
         return { type: "speech_end", atMs: this.lastVoicedEndMs, speechMs: this.lastVoicedEndMs - this.speechStartMs };
       }
     } else {
       this.silentRunMs = 0;
-      this.lastVoicedEndMs = endMs;
+      this.peakLevel = Math.max(this.peakLevel, level ?? 0);
+      if (level === undefined || level >= this.peakLevel * QUIET_TAIL_RATIO) this.lastVoicedEndMs = endMs;
     }
     return null;
   }
@@ -84,5 +110,6 @@ export class SpeechDetector {
     this.speaking = false;
     this.voicedRunMs = 0;
     this.silentRunMs = 0;
+    this.peakLevel = 0;
   }
 }

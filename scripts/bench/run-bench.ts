@@ -3,7 +3,9 @@ import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { rms } from "../../engine/audio/pcm16.js";
 import { parseWav } from "../../engine/audio/wav.js";
+import { QUIET_TAIL_DB } from "../../engine/turn/speech-detector.js";
 import { loadConfig } from "../../src/config.js";
 import { integer, parseOptions, UsageError } from "../../src/cli/args.js";
 import { startBenchServer, type BenchServer } from "./bench-server.js";
@@ -37,8 +39,6 @@ starts \`parley serve\` as a child process with a temporary data directory.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const FIXTURES = path.join(ROOT, "fixtures");
-/** Below this level (PCM16) a fixture's tail is Flite's trailing silence, not speech. */
-const SPEECH_FLOOR = 300;
 const CPU_SAMPLE_MS = 250;
 /** Calls of a level start this far apart: 50 new calls a second. */
 const ARRIVAL_INTERVAL_MS = 20;
@@ -53,12 +53,20 @@ const BASE_AGENT = {
   first_message: "Hello, thanks for calling Acme Dental. How can I help you today?",
 };
 
-/** A fixture line without its trailing silence, so "last speech frame sent" is speech. */
+/**
+ * A fixture line cut after its last 20 ms frame within QUIET_TAIL_DB of its loudest: the end of
+ * speech by the same acoustic rule the service's speech detector uses, so "last speech frame
+ * sent" and the server's end of speech name the same moment.
+ */
 function loadLine(name: string, rate: 8 | 16): Int16Array {
   const samples = parseWav(readFileSync(path.join(FIXTURES, "audio", `${name}.${rate}k.wav`))).samples;
-  let end = samples.length;
-  while (end > 0 && Math.abs(samples[end - 1]!) < SPEECH_FLOOR) end--;
-  return samples.slice(0, end);
+  const frame = rate * 20;
+  const levels: number[] = [];
+  for (let at = 0; at < samples.length; at += frame) levels.push(rms(samples.subarray(at, at + frame)));
+  const floor = Math.max(...levels) * 10 ** (-QUIET_TAIL_DB / 20);
+  let last = levels.length - 1;
+  while (last > 0 && levels[last]! < floor) last--;
+  return samples.slice(0, (last + 1) * frame);
 }
 
 type Providers = "embedded" | "standin";

@@ -47,6 +47,42 @@ describe("SpeechDetector", () => {
   });
 });
 
+describe("SpeechDetector with frame levels", () => {
+  /** Feeds 20 ms frames of [probability, level]; returns the transitions with the frame end they came at. */
+  function runLevels(detector: SpeechDetector, frames: Array<[number, number]>): Array<SpeechTransition & { at: number }> {
+    const out: Array<SpeechTransition & { at: number }> = [];
+    frames.forEach(([p, level], i) => {
+      const t = detector.push(p, (i + 1) * 20, 20, level);
+      if (t) out.push({ ...t, at: (i + 1) * 20 });
+    });
+    return out;
+  }
+  const run = (n: number, p: number, level: number) => Array.from({ length: n }, (): [number, number] => [p, level]);
+
+  it("ends speech where the sound stopped, not where the VAD's probability decayed", () => {
+    const d = new SpeechDetector({ endpointingMs: 500 });
+    // 1 s of speech, 3 frames of the VAD's decaying tail 40 dB down, then silence.
+    const t = runLevels(d, [...run(50, 0.9, 0.1), ...run(3, 0.8, 0.001), ...run(40, 0.05, 0.0005)]);
+    expect(t).toEqual([
+      { type: "speech_start", atMs: 0, at: 60 },
+      { type: "speech_end", atMs: 1000, speechMs: 1000, at: 1500 },
+    ]);
+  });
+
+  it("keeps quieter speech (20 dB down) as speech", () => {
+    const d = new SpeechDetector({ endpointingMs: 500 });
+    const t = runLevels(d, [...run(50, 0.9, 0.1), ...run(10, 0.8, 0.01), ...run(40, 0.05, 0.0005)]);
+    expect(t[1]).toMatchObject({ type: "speech_end", atMs: 1200, at: 1700 });
+  });
+
+  it("still waits for the VAD to hear silence", () => {
+    const d = new SpeechDetector({ endpointingMs: 300 });
+    // A long quiet voiced stretch (breath) after the words: no end until 200 ms after the VAD falls.
+    const t = runLevels(d, [...run(20, 0.9, 0.1), ...run(30, 0.8, 0.0005), ...run(20, 0.05, 0.0005)]);
+    expect(t[1]).toMatchObject({ type: "speech_end", atMs: 400, at: 1200 });
+  });
+});
+
 describe("backchannels and interrupt words", () => {
   it.each(["okay", "OK.", "uh huh", "mm-hmm", "yeah yeah", "right okay", "", "all right"])("%j is a backchannel", (text) => {
     expect(isBackchannel(text)).toBe(true);
