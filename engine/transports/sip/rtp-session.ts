@@ -1,0 +1,347 @@
+import dgram, { type RemoteInfo, type Socket } from "node:dgram";
+import { isIPv6 } from "node:net";
+import { EventEmitter } from "eventemitter3";
+import { decodeAlaw, encodeAlaw } from "../../audio/alaw.js";
+import { durationMs, FRAME_MS, type AudioFrame } from "../../audio/audio-frame.js";
+import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
+import { FrameChunker } from "../../audio/frame-chunker.js";
+import { JitterBuffer, type JitterBufferOptions, type JitterBufferStats } from "../../audio/jitter-buffer.js";
+import { decodeMulaw, encodeMulaw } from "../../audio/mulaw.js";
+import { parseTelephoneEvent, type DtmfDigit } from "./dtmf-event.js";
+import { DtmfReceiver } from "./dtmf-receiver.js";
+import { planDtmfEvent, type DtmfToneOptions, type PlannedEventPacket } from "./dtmf-sender.js";
+import { parseRtpPacket, serializeRtpPacket, type RtpPacket } from "./rtp-packet.js";
+import { RtpSender } from "./rtp-sender.js";
+import type { G711Codec, NegotiatedMedia } from "./sdp-negotiation.js";
+
+const RATE = 8000;
+/** A forward sequence jump past this (2 s of 20 ms packets) restarts playout instead of concealing the gap. */
+const MAX_SEQUENCE_JUMP = 100;
+
+const CODECS: Record<G711Codec, { encode: (samples: Int16Array) => Uint8Array; decode: (bytes: Uint8Array) => Int16Array }> = {
+  PCMU: { encode: encodeMulaw, decode: decodeMulaw },
+  PCMA: { encode: encodeAlaw, decode: decodeAlaw },
+};
+const STATIC_CODECS: Partial<Record<number, G711Codec>> = { 0: "PCMU", 8: "PCMA" };
+
+export interface RtpSessionOptions {
+  /** Local address to bind (SDP may carry a different, public one). */
+  host: string;
+  /** A fixed port; 0 (the default) lets the OS pick. Ignored when `portRange` is given. */
+  port?: number;
+  /** Inclusive range to bind in: even ports (customary for RTP) tried from a random start. */
+  portRange?: readonly [number, number];
+  clock?: Clock;
+  jitter?: JitterBufferOptions;
+  /** Latch onto the first packet's source (default true); see RtpSession. */
+  symmetric?: boolean;
+  /** See RtpSender (default 100 ms). */
+  talkspurtGapMs?: number;
+}
+
+export interface RtpSessionEvents {
+  /** Far-end audio: 20 ms PCM16 frames at 8 kHz, in order, with silence standing in for lost packets. */
+  audio: (frame: AudioFrame) => void;
+  /** A key press, once per RFC 4733 event. */
+  dtmf: (digit: DtmfDigit) => void;
+}
+
+export interface RtpSessionStats {
+  sent: number;
+  /** Packets accepted: audio and telephone events from the far end. */
+  received: number;
+  /** Packets from strangers, with payload types we did not negotiate, or before `start()`. */
+  ignored: number;
+  malformed: number;
+  socketErrors: number;
+  /** The current inbound stream's jitter buffer (a new SSRC starts a new one). */
+  jitter: JitterBufferStats;
+}
+
+/**
+ * One call's RTP media over a UDP socket: G.711 at 8 kHz out and in, RFC 4733 DTMF both ways.
+ *
+ * Open it (binds the port, so it can go into our SDP), then `start()` it with the negotiated
+ * media; `start()` again after a re-INVITE. Outgoing frames are sent as given, one packet each
+ * (the caller paces them); there is no send queue, so `clearAudio()` only makes the next frame
+ * start a new talkspurt. Incoming audio goes through a jitter buffer read every 20 ms.
+ *
+ * Symmetric RTP (RFC 4961), on by default: a peer behind NAT sends from an address its SDP
+ * does not name, so until the first packet arrives, a packet from any source with a payload
+ * type we negotiated latches the session onto that source, which we then send to. After that,
+ * and with `symmetric: false` from the start, packets from any other source are ignored.
+ */
+export class RtpSession extends EventEmitter<RtpSessionEvents> {
+  readonly localAddress: string;
+  readonly localPort: number;
+  private readonly clock: Clock;
+  private readonly sender: RtpSender;
+  private readonly dtmfReceiver = new DtmfReceiver();
+  private media: NegotiatedMedia | undefined;
+  private remote: { address: string; port: number } | undefined;
+  private latched = false;
+  private jitter: JitterBuffer;
+  private chunker = new FrameChunker(RATE);
+  private inbound: { ssrc: number; highest: number } | undefined;
+  private playoutTimer: TimerHandle | undefined;
+  private nextReadAt = 0;
+  private dtmfQueue: Promise<void> = Promise.resolve();
+  private readonly waits = new Set<{ handle: TimerHandle; reject: (error: Error) => void }>();
+  private closing: Promise<void> | undefined;
+  private readonly counters = { sent: 0, received: 0, ignored: 0, malformed: 0, socketErrors: 0 };
+
+  /** Binds a UDP socket as the options say and returns the session on it. */
+  static async open(options: RtpSessionOptions): Promise<RtpSession> {
+    const socket = options.portRange ? await bindInRange(options.host, options.portRange) : await bind(options.host, options.port ?? 0);
+    return new RtpSession(socket, options);
+  }
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly options: RtpSessionOptions,
+  ) {
+    super();
+    this.clock = options.clock ?? systemClock;
+    this.sender = new RtpSender({ clock: this.clock, talkspurtGapMs: options.talkspurtGapMs });
+    this.jitter = new JitterBuffer(options.jitter);
+    const { address, port } = socket.address();
+    this.localAddress = address;
+    this.localPort = port;
+    socket.on("message", (data, from) => this.onMessage(data, from));
+    socket.on("error", () => this.counters.socketErrors++);
+  }
+
+  get stats(): RtpSessionStats {
+    return { ...this.counters, jitter: this.jitter.stats };
+  }
+
+  /** Where packets go (and, once latched, the only source accepted); undefined before `start()`. */
+  get remoteAddress(): { address: string; port: number } | undefined {
+    return this.remote && { ...this.remote };
+  }
+
+  /** Applies a negotiated offer/answer: remote address, codec, DTMF payload type, direction. */
+  start(media: NegotiatedMedia): void {
+    if (this.closing) throw new Error("the RTP session is closed");
+    const previous = this.media;
+    this.media = media;
+    if (!previous || previous.remoteAddress !== media.remoteAddress || previous.remotePort !== media.remotePort) {
+      this.remote = { address: media.remoteAddress, port: media.remotePort };
+      this.latched = this.options.symmetric === false;
+    }
+  }
+
+  /** Sends one 8 kHz frame (normally 20 ms) as one packet; dropped before `start()`, on hold, or during a DTMF event. */
+  sendAudio(frame: AudioFrame): void {
+    if (frame.sampleRate !== RATE) throw new RangeError(`RTP audio must be ${RATE} Hz, got ${frame.sampleRate}`);
+    const media = this.media;
+    if (!media || !this.canSend()) return;
+    const numbering = this.sender.audio(frame.samples.length);
+    if (!numbering) return;
+    this.transmit({ ...numbering, payloadType: media.codec.payloadType, csrcs: [], payload: CODECS[media.codec.name].encode(frame.samples) });
+  }
+
+  /** Nothing is queued on our side; the next frame starts a new talkspurt. */
+  clearAudio(): void {
+    this.sender.endTalkspurt();
+  }
+
+  /**
+   * Sends digits as RFC 4733 events, one after the other (calls queue behind each other).
+   * Resolves when the last end packet is out; rejects on a bad digit, when the far end did not
+   * negotiate telephone-event, or when the session closes first.
+   */
+  sendDtmf(digits: string, options: DtmfToneOptions = {}): Promise<void> {
+    let plans: PlannedEventPacket[][];
+    try {
+      plans = Array.from(digits, (digit) => planDtmfEvent(digit, options, RATE));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const run = this.dtmfQueue.then(async () => {
+      for (const plan of plans) await this.sendEvent(plan);
+    });
+    this.dtmfQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops playout and DTMF, and releases the port. */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.stopPlayout();
+      for (const wait of this.waits) {
+        this.clock.clearTimeout(wait.handle);
+        wait.reject(new Error("the RTP session closed"));
+      }
+      this.waits.clear();
+      this.closing = new Promise((resolve) => this.socket.close(() => resolve()));
+    }
+    return this.closing;
+  }
+
+  private canSend(): boolean {
+    const { media, remote } = this;
+    if (this.closing || !media || !remote || remote.port === 0 || remote.address === "0.0.0.0") return false;
+    return media.direction === "sendrecv" || media.direction === "sendonly";
+  }
+
+  private async sendEvent(plan: PlannedEventPacket[]): Promise<void> {
+    if (this.closing) throw new Error("the RTP session closed");
+    if (!this.media) throw new Error("the RTP session has not started");
+    if (this.media.dtmfPayloadType === null) throw new Error("the far end did not negotiate telephone-event");
+    if (!this.canSend()) return;
+    const final = parseTelephoneEvent(plan[plan.length - 1]!.payload)!;
+    this.sender.beginEvent();
+    const startedAt = this.clock.now();
+    try {
+      for (const packet of plan) {
+        await this.sleep(startedAt + packet.atMs - this.clock.now());
+        const payloadType = this.media?.dtmfPayloadType ?? null;
+        if (payloadType === null || !this.canSend()) return;
+        this.transmit({ ...this.sender.eventPacket(packet.marker), payloadType, csrcs: [], payload: packet.payload });
+      }
+    } finally {
+      this.sender.endEvent(final.duration);
+    }
+  }
+
+  private transmit(packet: RtpPacket): void {
+    const remote = this.remote!;
+    this.counters.sent++;
+    this.socket.send(serializeRtpPacket(packet), remote.port, remote.address, (error) => {
+      if (error) this.counters.socketErrors++;
+    });
+  }
+
+  private onMessage(data: Buffer, from: RemoteInfo): void {
+    const media = this.media;
+    const remote = this.remote;
+    const known = remote !== undefined && from.address === remote.address && from.port === remote.port;
+    if (this.closing || !media || (!known && this.latched)) {
+      this.counters.ignored++;
+      return;
+    }
+    const parsed = parseRtpPacket(data);
+    if (!parsed.ok) {
+      this.counters.malformed++;
+      return;
+    }
+    const packet = parsed.packet;
+    const isDtmf = packet.payloadType === media.dtmfPayloadType;
+    const codec = packet.payloadType === media.codec.payloadType ? media.codec.name : STATIC_CODECS[packet.payloadType];
+    if (!isDtmf && (!codec || packet.payload.byteLength === 0)) {
+      this.counters.ignored++;
+      return;
+    }
+    if (!this.latched) {
+      this.remote = { address: from.address, port: from.port };
+      this.latched = true;
+    }
+    this.counters.received++;
+    if (isDtmf) {
+      const digit = this.dtmfReceiver.receive(packet);
+      if (digit) this.emit("dtmf", digit);
+      return;
+    }
+    this.buffer(packet, CODECS[codec!].decode(packet.payload));
+  }
+
+  private buffer(packet: RtpPacket, samples: Int16Array): void {
+    const inbound = this.inbound;
+    const jump = inbound ? (packet.sequence - inbound.highest) & 0xffff : 0;
+    if (!inbound || packet.ssrc !== inbound.ssrc || (jump > MAX_SEQUENCE_JUMP && jump < 0x8000)) {
+      // A new stream (or one that skipped far ahead): concealing the gap would play minutes of silence.
+      if (inbound) {
+        this.jitter = new JitterBuffer(this.options.jitter);
+        this.chunker = new FrameChunker(RATE);
+      }
+      this.inbound = { ssrc: packet.ssrc, highest: packet.sequence };
+    } else if (jump > 0 && jump < 0x8000) {
+      inbound.highest = packet.sequence;
+    }
+    this.jitter.insert({ sequence: packet.sequence, timestamp: packet.timestamp, frame: { samples, sampleRate: RATE } });
+    if (this.playoutTimer === undefined) {
+      this.nextReadAt = this.clock.now();
+      this.playout();
+    }
+  }
+
+  /** Reads the jitter buffer once per frame period, on an absolute schedule; stops when it runs empty. */
+  private playout(): void {
+    this.playoutTimer = undefined;
+    const now = this.clock.now();
+    while (this.nextReadAt <= now) {
+      const read = this.jitter.read();
+      if (!read) {
+        if (this.jitter.bufferedMs === 0) return; // idle: the next packet starts playout again
+        this.nextReadAt += FRAME_MS; // still buffering up to the target depth
+        continue;
+      }
+      this.nextReadAt += durationMs(read.frame);
+      for (const samples of this.chunker.push(read.frame.samples)) {
+        this.emit("audio", { samples, sampleRate: RATE });
+        if (this.closing) return;
+      }
+    }
+    this.playoutTimer = this.clock.setTimeout(() => this.playout(), this.nextReadAt - now);
+  }
+
+  private stopPlayout(): void {
+    if (this.playoutTimer === undefined) return;
+    this.clock.clearTimeout(this.playoutTimer);
+    this.playoutTimer = undefined;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const wait = {
+        handle: this.clock.setTimeout(() => {
+          this.waits.delete(wait);
+          resolve();
+        }, ms),
+        reject,
+      };
+      this.waits.add(wait);
+    });
+  }
+}
+
+function bind(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket(isIPv6(host) ? "udp6" : "udp4");
+    const onError = (error: Error) => {
+      try {
+        socket.close();
+      } catch {
+        // already closed by the failed bind
+      }
+      reject(error);
+    };
+    socket.once("error", onError);
+    socket.bind({ port, address: host, exclusive: true }, () => {
+      socket.off("error", onError);
+      resolve(socket);
+    });
+  });
+}
+
+/** Tries the range's even ports (all its ports if it has none) from a random start until one binds. */
+async function bindInRange(host: string, [min, max]: readonly [number, number]): Promise<Socket> {
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max > 65535 || min > max) throw new RangeError(`bad RTP port range ${min}-${max}`);
+  const first = min % 2 === 0 ? min : min + 1;
+  const step = first <= max ? 2 : 1;
+  const start = first <= max ? first : min;
+  const count = Math.floor((max - start) / step) + 1;
+  const offset = Math.floor(Math.random() * count);
+  for (let i = 0; i < count; i++) {
+    const port = start + ((offset + i) % count) * step;
+    try {
+      return await bind(host, port);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EADDRINUSE" && code !== "EACCES") throw error;
+    }
+  }
+  throw new Error(`no free RTP port in ${min}-${max}`);
+}

@@ -1,0 +1,212 @@
+import { randomBytes } from "node:crypto";
+import { systemClock, type Clock } from "../../audio/clock.js";
+import { InviteClientTransaction } from "./invite-client-transaction.js";
+import { InviteServerTransaction } from "./invite-server-transaction.js";
+import { NonInviteClientTransaction } from "./non-invite-client-transaction.js";
+import { NonInviteServerTransaction } from "./non-invite-server-transaction.js";
+import { BRANCH_MAGIC_COOKIE, DEFAULT_SIP_PORT, formatVia, sentByKey, type Via } from "./sip-header-values.js";
+import { getCallId, getCSeq, getFrom, getTopVia, parseSipMessage, serializeSipMessage, type SipMessage, type SipRequest, type SipResponse } from "./sip-message.js";
+import { SipParseError } from "./sip-parse-error.js";
+import {
+  DEFAULT_TRANSACTION_TIMERS,
+  type ClientTransactionUser,
+  type SendDatagram,
+  type SipAddress,
+  type Transaction,
+  type TransactionContext,
+  type TransactionFailure,
+  type TransactionTimerConfig,
+} from "./transaction.js";
+
+export type ClientTransaction = InviteClientTransaction | NonInviteClientTransaction;
+export type ServerTransaction = InviteServerTransaction | NonInviteServerTransaction;
+
+export interface IncomingRequest {
+  request: SipRequest;
+  source: SipAddress;
+  /**
+   * The server transaction that answers it (`respond`). Null for an ACK that matched no
+   * transaction or passed through an Accepted one: the ACK for a 2xx, which is the TU's.
+   */
+  transaction: ServerTransaction | null;
+  /** For a CANCEL: the INVITE server transaction it cancels (RFC 3261 9.2), if that still exists. */
+  cancels?: InviteServerTransaction;
+}
+
+/** The transaction user: the UA core (dialogs and calls) above this layer. */
+export interface TransactionUser {
+  /** A new request (never a retransmission of one a transaction holds). */
+  request(incoming: IncomingRequest): void;
+  /** A response no client transaction claims: a retransmitted or forked 2xx to an INVITE (13.2.2.4). */
+  strayResponse(response: SipResponse, source: SipAddress): void;
+  /** A server transaction ended without completing: no ACK for a final response (Timer H), or a transport error. */
+  serverTransactionFailed(transaction: ServerTransaction, reason: TransactionFailure, error?: unknown): void;
+  /** A datagram that is not SIP; it has been dropped. */
+  malformed?(error: SipParseError, source: SipAddress): void;
+}
+
+export interface TransactionLayerConfig {
+  send: SendDatagram;
+  user: TransactionUser;
+  clock?: Clock;
+  timers?: Partial<TransactionTimerConfig>;
+}
+
+/** A new Via branch: the RFC 3261 magic cookie plus 96 random bits. */
+export function createBranch(): string {
+  return BRANCH_MAGIC_COOKIE + randomBytes(12).toString("base64url");
+}
+
+/**
+ * The SIP transaction layer (RFC 3261 17) for one UDP socket, without the socket: datagrams come
+ * in through `receive` and go out through the injected `send`. It matches requests to server
+ * transactions (branch, sent-by and method, ACK to its INVITE, 17.2.3) and responses to client
+ * transactions (branch and CSeq method, 17.1.3), creates server transactions for new requests,
+ * and hands the TU what it must see: new requests, stray responses, failures.
+ */
+export class TransactionLayer {
+  private readonly config: Readonly<{ send: SendDatagram; user: TransactionUser }>;
+  private readonly context: TransactionContext;
+  private readonly clients = new Map<string, ClientTransaction>();
+  private readonly servers = new Map<string, ServerTransaction>();
+
+  constructor(config: TransactionLayerConfig) {
+    this.config = Object.freeze({ send: config.send, user: config.user });
+    this.context = {
+      clock: config.clock ?? systemClock,
+      send: config.send,
+      timers: Object.freeze({ ...DEFAULT_TRANSACTION_TIMERS, ...config.timers }),
+      terminated: (transaction) => this.forget(transaction),
+    };
+  }
+
+  /** Live transactions (for tests and metrics). */
+  get size(): number {
+    return this.clients.size + this.servers.size;
+  }
+
+  /**
+   * Takes one received datagram. Malformed datagrams are reported (`malformed`) and dropped; a
+   * bare CRLF keep-alive (RFC 5626) is ignored.
+   */
+  receive(datagram: Buffer, source: SipAddress): void {
+    if (datagram.every((byte) => byte === 0x0d || byte === 0x0a)) return;
+    let message: SipMessage;
+    try {
+      message = parseSipMessage(datagram);
+    } catch (error) {
+      this.config.user.malformed?.(error instanceof SipParseError ? error : new SipParseError(String(error)), source);
+      return;
+    }
+    if (message.kind === "response") this.receiveResponse(message, source);
+    else this.receiveRequest(message, source);
+  }
+
+  /**
+   * Starts a client transaction for `request`, whose top Via must carry a fresh branch
+   * (`createBranch`). ACK is not sent this way: see `sendStateless`.
+   */
+  sendRequest(request: SipRequest, destination: SipAddress, user: ClientTransactionUser): ClientTransaction {
+    if (request.method === "ACK") throw new Error("an ACK has no client transaction: use sendStateless");
+    const branch = getTopVia(request).params.branch;
+    if (!branch?.startsWith(BRANCH_MAGIC_COOKIE)) throw new Error(`top Via needs a branch starting with ${BRANCH_MAGIC_COOKIE}`);
+    const id = `${branch}|${request.method}`;
+    if (this.clients.has(id)) throw new Error(`a client transaction already uses branch ${branch} for ${request.method}`);
+    const transaction =
+      request.method === "INVITE"
+        ? new InviteClientTransaction(id, request, destination, user, this.context)
+        : new NonInviteClientTransaction(id, request, destination, user, this.context);
+    this.clients.set(id, transaction);
+    transaction.start();
+    return transaction;
+  }
+
+  /**
+   * Sends a message outside any transaction: the ACK for a 2xx and the UAS's 2xx
+   * retransmissions once its transaction has ended. The result is `send`'s.
+   */
+  sendStateless(message: SipMessage, destination: SipAddress): void | Promise<unknown> {
+    return this.config.send(serializeSipMessage(message), destination.address, destination.port);
+  }
+
+  /** Ends every transaction quietly (shutdown). */
+  close(): void {
+    for (const transaction of [...this.clients.values(), ...this.servers.values()]) transaction.terminate();
+  }
+
+  private receiveResponse(response: SipResponse, source: SipAddress): void {
+    const branch = getTopVia(response).params.branch;
+    const transaction = branch ? this.clients.get(`${branch}|${getCSeq(response).method}`) : undefined;
+    if (transaction) transaction.receiveResponse(response);
+    else this.config.user.strayResponse(response, source);
+  }
+
+  private receiveRequest(request: SipRequest, source: SipAddress): void {
+    const via = stampTopVia(request, source);
+    const user = this.config.user;
+    if (request.method === "ACK") {
+      const invite = this.servers.get(serverKey(request, via, "INVITE"));
+      if (!invite?.receiveRequest(request)) user.request({ request, source, transaction: null });
+      return;
+    }
+    const id = serverKey(request, via, request.method);
+    const existing = this.servers.get(id);
+    if (existing) {
+      existing.receiveRequest(request);
+      return;
+    }
+    const destination = responseDestination(via);
+    const report = (reason: TransactionFailure, error?: unknown) => user.serverTransactionFailed(transaction, reason, error);
+    const transaction: ServerTransaction =
+      request.method === "INVITE"
+        ? new InviteServerTransaction(id, request, destination, report, this.context)
+        : new NonInviteServerTransaction(id, request, destination, report, this.context);
+    this.servers.set(id, transaction);
+    transaction.start();
+    const incoming: IncomingRequest = { request, source, transaction };
+    if (request.method === "CANCEL") {
+      // RFC 3261 9.2: the CANCEL matches as if it had the method of the request it cancels.
+      const cancelled = this.servers.get(serverKey(request, via, "INVITE"));
+      if (cancelled instanceof InviteServerTransaction) incoming.cancels = cancelled;
+    }
+    user.request(incoming);
+  }
+
+  private forget(transaction: Transaction): void {
+    if (this.clients.get(transaction.id) === transaction) this.clients.delete(transaction.id);
+    if (this.servers.get(transaction.id) === transaction) this.servers.delete(transaction.id);
+  }
+}
+
+/**
+ * RFC 3261 17.2.3 matching key. With the magic cookie: branch, sent-by and method. Without it
+ * (RFC 2543 peers), a simplification of the old rules: Call-ID, CSeq number, From tag and sent-by.
+ */
+function serverKey(request: SipRequest, via: Via, method: string): string {
+  const branch = via.params.branch;
+  if (branch?.startsWith(BRANCH_MAGIC_COOKIE)) return `${branch}|${sentByKey(via)}|${method}`;
+  return `2543|${getCallId(request)}|${getCSeq(request).seq}|${getFrom(request).params.tag ?? ""}|${sentByKey(via)}|${method}`;
+}
+
+/**
+ * Records where the request really came from in its top Via (RFC 3261 18.2.1 `received`,
+ * RFC 3581 `rport`), so responses go back through NATs; returns the updated Via.
+ */
+function stampTopVia(request: SipRequest, source: SipAddress): Via {
+  const via = getTopVia(request);
+  const rportRequested = via.params.rport === null;
+  if (!rportRequested && via.host === source.address) return via;
+  via.params.received = source.address;
+  if (rportRequested) via.params.rport = String(source.port);
+  request.headers.set("Via", formatVia(via), ...request.headers.getAll("Via").slice(1));
+  return via;
+}
+
+/** RFC 3261 18.2.2 for UDP: `received` (or sent-by) host, `rport` (or sent-by) port. */
+function responseDestination(via: Via): SipAddress {
+  const rport = via.params.rport;
+  return {
+    address: via.params.received ?? via.host,
+    port: rport ? Number(rport) : (via.port ?? DEFAULT_SIP_PORT),
+  };
+}
