@@ -90,6 +90,15 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(openapi);
   });
 
+  // Recording links carry their own signature (see RecordingLinks): no API key, so webhook
+  // receivers can fetch them. Outside the route specs because the answer is a WAV file.
+  app.get("/v1/calls/:call_id/recording", async (req, res) => {
+    const query = req.query as Record<string, string | undefined>;
+    const file = await services.recordingLinks.resolve(req.params.call_id!, query.expires, query.signature);
+    res.status(200).type("audio/wav").setHeader("Cache-Control", "private, max-age=300");
+    await new Promise<void>((resolve, reject) => res.sendFile(file, { dotfiles: "allow" }, (err) => (err ? reject(err) : resolve())));
+  });
+
   const limiter = deps.limiter ?? new FixedWindowRateLimiter();
   const anonymousLimit = Math.min(...PLANS.map((p) => services.config.plans[p].requestsPerMinute));
   const auth = authenticate({ apiKeys: services.apiKeys, accounts: services.accounts, limiter, anonymousLimit });

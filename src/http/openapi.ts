@@ -17,6 +17,8 @@ const STATUS_OF_CODE: Record<string, number> = {
   appointment_already_cancelled: 409,
   phone_number_in_use: 409,
   call_already_ended: 409,
+  invalid_signature: 403,
+  link_expired: 403,
   idempotency_key_in_use: 409,
   idempotency_key_conflict: 409,
   payload_too_large: 413,

@@ -11,6 +11,7 @@ import { CampaignsService } from "./campaigns.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
 import { LiveCallsService } from "./live-calls.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
+import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
 import { WebhooksService } from "./webhooks.js";
@@ -20,6 +21,7 @@ export interface Services {
   config: Config;
   db: Db;
   cursors: CursorCodec;
+  recordingLinks: RecordingLinks;
   voices: VoiceCatalog;
   accounts: AccountsService;
   apiKeys: ApiKeysService;
@@ -33,7 +35,9 @@ export interface Services {
 }
 
 export function createServices(db: Db, config: Config): Services {
-  const cursors = new CursorCodec(loadCursorSecret(config.dataDir));
+  const dataSecret = loadCursorSecret(config.dataDir);
+  const cursors = new CursorCodec(dataSecret);
+  const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
   const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
   const accounts = new AccountsService(db, config, cursors);
   const apiKeys = new ApiKeysService(db);
@@ -44,5 +48,5 @@ export function createServices(db: Db, config: Config): Services {
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const calls = new CallsService(db, config, { accounts, cursors });
   const liveCalls = new LiveCallsService(db, config, { accounts });
-  return { config, db, cursors, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, webhooks, campaigns, appointments };
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, webhooks, campaigns, appointments };
 }

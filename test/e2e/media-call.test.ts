@@ -88,6 +88,11 @@ async function checkBooking(callId: string): Promise<void> {
   expect(existsSync(row.recording_path!)).toBe(true);
   const wav = parseWav(readFileSync(row.recording_path!));
   expect(wav.channels).toBe(2);
+  // The call's signed recording link serves that file without an API key.
+  const link = new URL(call.recording_url);
+  const served = await fetch(app.baseUrl + link.pathname + link.search);
+  expect(served.status).toBe(200);
+  expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(row.recording_path!))).toBe(true);
   const seconds = wav.samples.length / 2 / wav.sampleRate;
   expect(Math.abs(seconds - row.duration!)).toBeLessThan(2);
   expect(row.billed_credits).toBe(Math.ceil(row.duration! / 60));

@@ -22,17 +22,22 @@ export function presentCallCreated(call: CallRecord) {
   return { ...created, record: call.record };
 }
 
-/** The call object of GET /v1/calls/{id}; `include=` adds the optional parts. */
-export function presentCall(call: CallRecord, include: ReadonlySet<"transcript" | "recording" | "analysis">) {
+/**
+ * The call object of GET /v1/calls/{id}; `include=` adds the optional parts (`recordingUrl`
+ * makes the signed link that `include=recording` hands out).
+ */
+export function presentCall(
+  call: CallRecord,
+  include: ReadonlySet<"transcript" | "recording" | "analysis">,
+  recordingUrl: (call: CallRecord) => string | null = () => null,
+) {
   return {
     ...presentCallListItem(call),
     record: call.record,
     max_duration: call.max_duration,
     answered_at: call.answered_at,
     ...(include.has("transcript") ? { transcript: call.transcript ?? [] } : {}),
-    // No route serves recording files yet (the recording issue adds one and fills this in),
-    // so no URL is handed out even when the engine has stored a file.
-    ...(include.has("recording") ? { recording_url: null } : {}),
+    ...(include.has("recording") ? { recording_url: recordingUrl(call) } : {}),
     ...(include.has("analysis") ? { analysis: call.analysis } : {}),
   };
 }

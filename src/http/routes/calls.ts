@@ -6,7 +6,7 @@ import { idParam } from "../schemas/common.js";
 
 const callIdParam = idParam("call_id");
 
-export function callRoutes({ calls }: Services): RouteSpec[] {
+export function callRoutes({ calls, recordingLinks }: Services): RouteSpec[] {
   return [
     defineRoute({
       method: "post",
@@ -61,7 +61,7 @@ export function callRoutes({ calls }: Services): RouteSpec[] {
       response: callReadSchema,
       status: 200,
       errors: ["call_not_found", "unauthorized", "invalid_request"],
-      handler: async ({ auth, params, query }) => presentCall(await calls.get(auth.account.id, params.call_id), query.include),
+      handler: async ({ auth, params, query }) => presentCall(await calls.get(auth.account.id, params.call_id), query.include, (call) => recordingLinks.url(call)),
     }),
     defineRoute({
       method: "post",
