@@ -1,0 +1,66 @@
+import { EventEmitter } from "eventemitter3";
+import type { AudioFrame } from "../../audio/audio-frame.js";
+import type { CallEvent } from "../../call-events.js";
+import type { MediaTransport, TransportEvents } from "../transport.js";
+import type { SipCall } from "./sip-call.js";
+
+const RTP_RATE = 8000;
+
+/**
+ * MediaTransport over an established SIP call: G.711 RTP at 8 kHz both ways (decoded and
+ * encoded by the RtpSession), RFC 4733 DTMF in, `hangup` when the far end sends BYE.
+ *
+ * RTP has no playback feedback, and nothing is queued on our side (each frame goes out as one
+ * packet when `sendAudio` is called; the call session paces them). So `sendMark` reports the
+ * mark as soon as every frame sent before it has been handed to the socket, which is the
+ * closest the protocol allows: it says "sent", not "played". `clearAudio` only starts a new
+ * talkspurt (the far end's jitter buffer keeps what it already has).
+ */
+export class SipCallTransport extends EventEmitter<TransportEvents> implements MediaTransport {
+  readonly protocol = "sip";
+  readonly inputSampleRate = RTP_RATE;
+  readonly outputSampleRate = RTP_RATE;
+  private closed = false;
+
+  constructor(readonly call: SipCall) {
+    super();
+    call.on("audio", (frame) => {
+      if (!this.closed) this.emit("audio", frame);
+    });
+    call.on("dtmf", (digit) => {
+      if (!this.closed) this.emit("dtmf", digit);
+    });
+    call.on("hangup", (reason) => {
+      if (this.closed) return;
+      this.closed = true;
+      this.emit("hangup", reason);
+    });
+  }
+
+  sendAudio(frame: AudioFrame): void {
+    if (frame.sampleRate !== RTP_RATE) throw new Error(`SIP audio must be 8000 Hz, got ${frame.sampleRate}`);
+    if (!this.closed) this.call.sendAudio(frame);
+  }
+
+  clearAudio(): void {
+    this.call.rtp.clearAudio();
+  }
+
+  sendMark(name: string): void {
+    // Frames are sent synchronously, so every earlier frame is already out; report on the next turn.
+    queueMicrotask(() => {
+      if (!this.closed) this.emit("mark", name);
+    });
+  }
+
+  sendEvent(_event: CallEvent): void {
+    // SIP media carries audio and DTMF only.
+  }
+
+  /** Ends the call: BYE when it is still up. */
+  close(_reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    void this.call.hangUp();
+  }
+}
