@@ -14,3 +14,5 @@ export { TwilioTransport } from "./transports/websocket/twilio-transport.js";
 export { Resampler } from "./audio/resampler.js";
 export { bytesToPcm16, pcm16ToBytes } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
+export { SipUserAgent, IncomingCall, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";
+export { SipCallTransport } from "./transports/sip/sip-call-transport.js";

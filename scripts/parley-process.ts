@@ -59,7 +59,8 @@ export interface ServerProcess {
 export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "serve"], {
-      env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", ...env },
+      // SIP off unless asked for: tests run servers side by side, and 5060 is one port.
+      env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", PARLEY_SIP_PORT: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";

@@ -61,6 +61,18 @@ export interface Config {
     /** Speech synthesis: Flite always; `openai` adds an OpenAI-compatible speech service's voices. */
     tts: { provider: TtsProviderName; url: string; apiKey: string; model: string };
   };
+  sip: {
+    /** UDP port of the SIP user agent; 0 turns SIP off. */
+    port: number;
+    /** Listen address for SIP and RTP. */
+    host: string;
+    /** Address written into Contact and SDP; empty: the listen address (127.0.0.1 for 0.0.0.0). */
+    publicIp: string;
+    /** RTP port range, "min-max". */
+    rtpPorts: string;
+    /** Sources allowed to send INVITEs: addresses or IPv4 CIDRs, comma-separated, or "*"; empty: none. */
+    allow: string;
+  };
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -125,6 +137,11 @@ const SETTINGS: Setting[] = [
   { key: "engine.tts.url", env: "PARLEY_TTS_URL", kind: "url" },
   { key: "engine.tts.apiKey", env: "PARLEY_TTS_API_KEY", kind: "string" },
   { key: "engine.tts.model", env: "PARLEY_TTS_MODEL", kind: "string" },
+  { key: "sip.port", env: "PARLEY_SIP_PORT", kind: "port" },
+  { key: "sip.host", env: "PARLEY_SIP_HOST", kind: "string" },
+  { key: "sip.publicIp", env: "PARLEY_SIP_PUBLIC_IP", kind: "string" },
+  { key: "sip.rtpPorts", env: "PARLEY_RTP_PORTS", kind: "string" },
+  { key: "sip.allow", env: "PARLEY_SIP_ALLOW", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -163,6 +180,7 @@ function defaults(): Config {
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
+    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "" },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }

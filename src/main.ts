@@ -10,14 +10,15 @@ import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
+import { SipGateway } from "./telephony/sip-gateway.js";
 
 export interface Parley {
   config: Config;
   services: Services;
   http: RunningServer;
   logger: Logger;
-  /** The media engine and its WebSocket endpoints; absent when PARLEY_ENGINE=0. */
-  media: { engine: Engine; gateway: MediaGateway } | undefined;
+  /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
+  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined } | undefined;
   /** Graceful stop: no new requests, open ones finish, the database is closed. */
   stop(): Promise<void>;
 }
@@ -41,7 +42,9 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   let media: Parley["media"];
   if (config.engine.enabled) {
     const engine = await createEngine(engineOptions(config));
-    media = { engine, gateway: new MediaGateway(services, engine, logger) };
+    const gateway = new MediaGateway(services, engine, logger);
+    const sip = config.sip.port > 0 ? await SipGateway.start(config.sip, services, gateway, logger) : undefined;
+    media = { engine, gateway, sip };
     services.calls.attachLiveControl(media.gateway);
   }
   const app = createApp({ services, logger });
@@ -58,7 +61,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(sweeper);
-        // Live calls end first, so they are stored and billed while the database is open.
+        // No new SIP calls; then live calls end, so they are stored and billed while the database is open.
+        await media?.sip?.close();
         await media?.gateway.close();
         await http.close();
         await media?.engine.close();

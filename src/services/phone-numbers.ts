@@ -63,6 +63,12 @@ export class PhoneNumbersService {
     return this.numbers.findActive(accountId, phoneNumber);
   }
 
+  /** The active number `phoneNumber`, whichever account holds it (numbers are unique while held): inbound routing. */
+  async findActiveAnywhere(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    const holder = await this.numbers.findHolder(phoneNumber);
+    return holder?.status === "active" ? holder : undefined;
+  }
+
   async get(accountId: string, id: string): Promise<PhoneNumberRecord> {
     return findOwned(await this.numbers.findById(id), accountId, NOT_FOUND);
   }

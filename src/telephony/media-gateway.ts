@@ -33,8 +33,8 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
-/** A media connection's call: web (native protocol) or inbound (a Twilio stream to a number). */
-type CallSetup = LiveCallStart & { direction: "web" | "inbound" };
+/** A media connection's call: web (native protocol) or inbound (a Twilio stream or a SIP call to a number). */
+export type CallSetup = LiveCallStart & { direction: "web" | "inbound" };
 
 /**
  * Media WebSocket endpoints: `/media/ws` (Parley's native protocol, API key in the
@@ -121,7 +121,7 @@ export class MediaGateway implements LiveCallControl {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const transport = new NativeTransport(ws, { format, sampleRate });
       transport.sendConnected(call.id);
-      void this.run(call, setup, transport);
+      void this.runCall(call, setup, transport);
     });
   }
 
@@ -153,7 +153,7 @@ export class MediaGateway implements LiveCallControl {
         context: parseContext(params.context ?? null),
       };
       const call = await this.services.liveCalls.begin(setup);
-      await this.run(call, setup, transport);
+      await this.runCall(call, setup, transport);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
       ws.close(POLICY_VIOLATION, (err as Error).message.slice(0, 100));
@@ -169,7 +169,8 @@ export class MediaGateway implements LiveCallControl {
     return this.services.agents.get(account.id, number.default_agent_id).catch(() => undefined);
   }
 
-  private async run(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
+  /** Runs a started call (its row `in_progress`) on `transport` until it ends, then stores and bills it. */
+  async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
     const log = this.logger.child({ callId: call.id });
     const session = this.engine.createCall({
       callId: call.id,

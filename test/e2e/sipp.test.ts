@@ -1,8 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import dgram from "node:dgram";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,16 +5,13 @@ import type { AudioFrame } from "../../engine/audio/audio-frame.js";
 import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipCallTransport } from "../../engine/transports/sip/sip-call-transport.js";
 import { IncomingCall, SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
 
 /**
- * SIPp (sip-tester) as a real peer on loopback. Setup installs it; a missing sipp fails these
- * tests rather than skipping them.
+ * SIPp (sip-tester) as a real peer on loopback (see test/helpers/sipp.ts).
  */
-const SIPP = "/usr/bin/sipp";
 const HOST = "127.0.0.1";
 const SCENARIOS = fileURLToPath(new URL("./sipp/", import.meta.url));
-/** Where Debian's sip-tester ships the pcap files the built-in uac_pcap scenario plays. */
-const PCAP_DIR = "/usr/share/sip-tester";
 const TIMEOUT = 40_000;
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -28,40 +20,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function freePort(): Promise<number> {
-  const socket = dgram.createSocket("udp4");
-  await new Promise<void>((resolve) => socket.bind(0, HOST, resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
+const freePort = () => freeUdpPort(HOST);
 
-interface Sipp {
-  process: ChildProcess;
-  /** Resolves with the exit code (and output, for failure messages). */
-  exited: Promise<{ code: number | null; output: string }>;
-}
-
-/** Runs sipp in a temp directory (its logs go there), killed after the test. */
+/** Runs sipp, killed after the test. */
 async function sipp(args: string[]): Promise<Sipp> {
-  expect(existsSync(SIPP), `${SIPP} is missing: run the setup script`).toBe(true);
-  const cwd = await mkdtemp(join(tmpdir(), "parley-sipp-"));
-  // The built-in uac_pcap scenario plays "pcap/g711a.pcap" relative to the working directory.
-  await symlink(PCAP_DIR, join(cwd, "pcap"));
-  const child = spawn(SIPP, [...args, "-nostdin", "-trace_err", "-timeout", "30s", "-timeout_error"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; output: string }>((resolve) => {
-    child.on("exit", (code) => resolve({ code, output: output.slice(-3000) }));
-    child.on("error", (error) => resolve({ code: -1, output: String(error) }));
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
-    await rm(cwd, { recursive: true, force: true });
-  });
-  return { process: child, exited };
+  const run = await startSipp(args);
+  cleanups.push(run.cleanup);
+  return run;
 }
 
 async function agent(onInvite?: (call: IncomingCall) => void): Promise<SipUserAgent> {

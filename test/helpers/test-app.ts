@@ -46,7 +46,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
     // API tests run without the media engine (no recognizers or TTS workers to load).
-    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", PARLEY_ENGINE: "0", ...env },
+    // SIP stays off unless a test gives it a port (test files run in parallel: no fixed 5060).
+    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", PARLEY_ENGINE: "0", PARLEY_SIP_PORT: "0", ...env },
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });

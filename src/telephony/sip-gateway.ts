@@ -1,0 +1,106 @@
+import type { Logger } from "pino";
+import { SipCallTransport, SipUserAgent, type IncomingCall } from "../../engine/index.js";
+import type { Config } from "../config.js";
+import { ApiError } from "../core/api-error.js";
+import { isE164 } from "../core/e164.js";
+import type { Services } from "../services/container.js";
+import type { CallSetup, MediaGateway } from "./media-gateway.js";
+import { parseRtpPorts, parseSipAllow } from "./sip-access.js";
+
+const MAX_CALL_SECONDS = 3600;
+
+/**
+ * Inbound SIP calls: a SIP user agent on `PARLEY_SIP_PORT` answers INVITEs to the accounts'
+ * active numbers with the number's default agent and runs them like any media call (recorded,
+ * billed at the end). Refusals: a source outside `PARLEY_SIP_ALLOW` 403, an unknown number
+ * 404, a number without a default agent (or an inactive one) 480, an account at its
+ * concurrent-call limit 486, without credits 402.
+ */
+export class SipGateway {
+  private constructor(
+    private readonly ua: SipUserAgent,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(config: Config["sip"], services: Services, media: MediaGateway, logger: Logger): Promise<SipGateway> {
+    const allowed = parseSipAllow(config.allow);
+    const rtpPortRange = parseRtpPorts(config.rtpPorts);
+    const log = logger.child({ component: "sip" });
+    let gateway: SipGateway | undefined;
+    const ua = await SipUserAgent.start({
+      host: config.host,
+      port: config.port,
+      publicAddress: config.publicIp || undefined,
+      rtpPortRange,
+      onInvite: (incoming) => void gateway?.accept(incoming, allowed, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
+    }).catch((err: unknown) => {
+      throw new Error(`SIP cannot listen on ${config.host}:${config.port} (PARLEY_SIP_PORT, 0 turns SIP off): ${(err as Error).message}`);
+    });
+    gateway = new SipGateway(ua, log);
+    log.info({ port: ua.port }, "SIP listening");
+    return gateway;
+  }
+
+  get port(): number {
+    return this.ua.port;
+  }
+
+  async close(): Promise<void> {
+    await this.ua.close();
+  }
+
+  private async accept(incoming: IncomingCall, allowed: (address: string) => boolean, services: Services, media: MediaGateway): Promise<void> {
+    if (!allowed(incoming.source.address)) {
+      this.logger.warn({ source: incoming.source.address }, "INVITE from a source outside PARLEY_SIP_ALLOW refused");
+      return incoming.reject(403, "Forbidden");
+    }
+    const dialled = toE164(incoming.to);
+    const number = dialled ? await services.phoneNumbers.findActiveAnywhere(dialled) : undefined;
+    if (!dialled || !number) return incoming.reject(404, "Not Found");
+    const account = await services.accounts.find(number.account_id);
+    const agent = number.default_agent_id ? await services.agents.get(number.account_id, number.default_agent_id).catch(() => undefined) : undefined;
+    if (!account || !agent || agent.status !== "active") return incoming.reject(480, "Temporarily Unavailable");
+    const setup: CallSetup = {
+      account,
+      agent,
+      direction: "inbound",
+      phoneNumber: dialled,
+      fromNumber: toE164(incoming.from),
+      record: true,
+      maxDuration: MAX_CALL_SECONDS,
+      metadata: { sip_call_id: incoming.callId },
+      context: {},
+    };
+    let call;
+    try {
+      call = await services.liveCalls.begin(setup);
+    } catch (err) {
+      const [status, reason] = refusalOf(err);
+      return incoming.reject(status, reason);
+    }
+    let sipCall;
+    try {
+      sipCall = await incoming.answer({ ring: true });
+    } catch (err) {
+      // Cancelled or never acknowledged: the call never connected.
+      await services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null });
+      this.logger.info({ callId: call.id, reason: (err as Error).message }, "inbound SIP call not connected");
+      return;
+    }
+    await media.runCall(call, setup, new SipCallTransport(sipCall));
+  }
+}
+
+/** A SIP user part as E.164: `+14155550100`, `14155550100` (a leading + is implied); null otherwise. */
+function toE164(user: string): string | null {
+  const digits = user.startsWith("+") ? user : `+${user}`;
+  return isE164(digits) ? digits : null;
+}
+
+function refusalOf(err: unknown): [number, string] {
+  const code = err instanceof ApiError ? err.code : "";
+  if (code === "insufficient_credits") return [402, "Payment Required"];
+  if (code === "agent_inactive") return [480, "Temporarily Unavailable"];
+  if (code === "rate_limit_exceeded") return [486, "Busy Here"];
+  return [500, "Server Internal Error"];
+}

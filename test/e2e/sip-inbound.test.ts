@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import { SipCallError } from "../../engine/transports/sip/sip-call.js";
+import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import { freeUdpPort, startSipp } from "../helpers/sipp.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// Inbound SIP calls to the service: sipp (a real SIP peer) dials an owned number, plays RTP
+// audio and hangs up; refusals are checked with a SIP user agent of our own over UDP.
+
+const HOST = "127.0.0.1";
+const NUMBER = "+14155550177";
+const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
+
+let app: TestApp;
+let acct: TestAccount;
+let sipPort: number;
+let caller: SipUserAgent;
+
+beforeAll(async () => {
+  sipPort = await freeUdpPort(HOST);
+  app = await startTestApp(
+    {},
+    { PARLEY_ENGINE: "1", PARLEY_SIP_PORT: String(sipPort), PARLEY_SIP_HOST: HOST, PARLEY_SIP_ALLOW: "127.0.0.0/8", PARLEY_RTP_PORTS: "30000-30999" },
+  );
+  acct = await app.account({ credits: 100 });
+  const agent = await app.request("POST", "/v1/agents", {
+    key: acct.key,
+    body: { name: "Front desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING },
+  });
+  const number = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id } });
+  expect(number.status).toBe(201);
+  const bare = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: "+14155550178", country: "US" } });
+  expect(bare.status).toBe(201);
+  caller = await SipUserAgent.start({ host: HOST });
+}, 60_000);
+
+afterAll(async () => {
+  await caller?.close();
+  await app?.close();
+});
+
+async function inviteOutcome(number: string): Promise<number> {
+  const outgoing = caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` });
+  const error = await outgoing.result.then(
+    (call) => {
+      void call.hangUp();
+      return null;
+    },
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(SipCallError);
+  return (error as SipCallError).status;
+}
+
+describe("inbound SIP", () => {
+  it("answers sipp's call to an owned number with its default agent: transcript, recording, duration, credits", async () => {
+    const sipp = await startSipp([`${HOST}:${sipPort}`, "-sn", "uac_pcap", "-s", NUMBER.slice(1), "-m", "1", "-i", HOST, "-p", String(await freeUdpPort()), "-mp", String(await freeUdpPort())]);
+    try {
+      const exit = await sipp.exited;
+      expect(exit.code, exit.output).toBe(0);
+    } finally {
+      await sipp.cleanup();
+    }
+    let call: any;
+    for (let i = 0; i < 100; i++) {
+      const list = await app.request("GET", "/v1/calls?direction=inbound", { key: acct.key });
+      call = list.body.data[0];
+      if (call && call.status !== "in_progress") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(call).toMatchObject({ direction: "inbound", status: "completed", phone_number: NUMBER });
+    expect(call.duration).toBeGreaterThan(0);
+    const full = await app.request("GET", `/v1/calls/${call.id}?include=transcript,recording`, { key: acct.key });
+    // The agent greeted over RTP; sipp's recorded speech (g711a.pcap) talks over it, so the
+    // greeting may be cut where the caller barged in: the transcript keeps what was played.
+    const [first] = full.body.transcript;
+    expect(first.role).toBe("agent");
+    expect(first.content.length).toBeGreaterThan(10);
+    expect(GREETING.startsWith(first.content)).toBe(true);
+    // The recording (caller left, agent right) holds both sides' audio.
+    const link = new URL(full.body.recording_url);
+    const wav = parseWav(Buffer.from(await (await fetch(app.baseUrl + link.pathname + link.search)).arrayBuffer()));
+    expect(wav.channels).toBe(2);
+    const energy = [0, 1].map((channel) => {
+      let sum = 0;
+      for (let i = channel; i < wav.samples.length; i += 2) sum += wav.samples[i]! * wav.samples[i]!;
+      return Math.sqrt(sum / (wav.samples.length / 2));
+    });
+    expect(energy[0], "caller channel").toBeGreaterThan(100);
+    expect(energy[1], "agent channel").toBeGreaterThan(100);
+    const row = await app.parley.services.db.selectFrom("calls").select(["billed_credits"]).where("id", "=", call.id).executeTakeFirstOrThrow();
+    expect(row.billed_credits).toBe(Math.ceil(call.duration / 60));
+    const account = await app.request("GET", "/v1/account", { key: acct.key });
+    expect(account.body.credit_balance).toBe(100 - row.billed_credits!);
+  }, 90_000);
+
+  it("refuses unknown numbers with 404 and numbers without a default agent with 480", async () => {
+    expect(await inviteOutcome("+14155550999")).toBe(404);
+    expect(await inviteOutcome("+14155550178")).toBe(480);
+  }, 30_000);
+});
+
+describe("inbound SIP from a source outside PARLEY_SIP_ALLOW", () => {
+  it("is refused with 403", async () => {
+    const port = await freeUdpPort(HOST);
+    const strict = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_SIP_PORT: String(port), PARLEY_SIP_HOST: HOST, PARLEY_SIP_ALLOW: "10.0.0.0/8" });
+    try {
+      const outgoing = caller.invite({ to: `sip:${NUMBER}@${HOST}:${port}` });
+      const error = await outgoing.result.catch((err: unknown) => err);
+      expect((error as SipCallError).status).toBe(403);
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
+});
