@@ -19,8 +19,11 @@ export interface Parley {
   logger: Logger;
   /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
   media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined } | undefined;
-  /** Graceful stop: no new requests, open ones finish, the database is closed. */
-  stop(): Promise<void>;
+  /**
+   * Graceful stop: no new calls, live calls get up to `graceMs` (default 0) to end by
+   * themselves before they are hung up, then open requests finish and the database is closed.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 export function databaseFile(config: Config): string {
@@ -39,6 +42,8 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Parley> {
   const db = await openMigratedDatabase(config, logger);
   const services = createServices(db, config);
+  const recovered = await services.liveCalls.recoverInterrupted();
+  if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
   let media: Parley["media"];
   if (config.engine.enabled) {
     const engine = await createEngine(engineOptions(config));
@@ -58,12 +63,15 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     http,
     logger,
     media,
-    stop: () =>
+    stop: (options = {}) =>
       (stopping ??= (async () => {
         clearInterval(sweeper);
-        // No new SIP calls; then live calls end, so they are stored and billed while the database is open.
-        await media?.sip?.close();
+        // No new calls; live ones may finish, then the rest are hung up, stored and billed while
+        // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
+        media?.sip?.stopAccepting();
+        await media?.gateway.drain(options.graceMs ?? 0);
         await media?.gateway.close();
+        await media?.sip?.close();
         await http.close();
         await media?.engine.close();
         await db.destroy();

@@ -36,7 +36,7 @@ export async function serve(): Promise<void> {
     }, config.shutdownGraceMs + 5_000);
     timer.unref();
     parley
-      .stop()
+      .stop({ graceMs: config.shutdownGraceMs })
       .then(() => {
         logger.info("stopped");
         process.exit(0);

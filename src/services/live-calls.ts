@@ -86,10 +86,42 @@ export class LiveCallsService {
    * `in_progress` (already closed) is left alone: false.
    */
   async end(callId: string, end: LiveCallEnd): Promise<boolean> {
+    return this.close(callId, end, nowIso());
+  }
+
+  /** Live calls still running: `updated_at` moves on, the last moment a crash would leave them known alive. */
+  async heartbeat(callIds: readonly string[]): Promise<void> {
+    await this.calls.touch(callIds, nowIso());
+  }
+
+  /**
+   * At start-up: calls a previous process left `in_progress` (it crashed or was killed) are
+   * closed `failed`, their duration counted from the answer to their last heartbeat, and
+   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing).
+   * Calls left `ringing` never connected: `failed`, not billed. Returns how many were closed.
+   */
+  async recoverInterrupted(): Promise<number> {
+    let closed = 0;
+    for (const id of await this.calls.idsInStatus(["in_progress", "ringing"])) {
+      const call = await this.calls.findById(id);
+      if (!call) continue;
+      if (call.status === "ringing") {
+        const at = nowIso();
+        await this.calls.update(id, { status: "failed", ended_at: at, updated_at: at });
+        closed++;
+        continue;
+      }
+      const lastAlive = call.updated_at;
+      const durationMs = call.answered_at ? Math.max(0, Date.parse(lastAlive) - Date.parse(call.answered_at)) : 0;
+      if (await this.close(id, { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path }, lastAlive)) closed++;
+    }
+    return closed;
+  }
+
+  private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (!call || call.status !== "in_progress") return false;
-      const at = nowIso();
       const duration = Math.round(end.durationMs / 1000);
       const credits = billedMinutes(duration) * this.config.credits.perMinute;
       await this.calls.update(
@@ -98,7 +130,7 @@ export class LiveCallsService {
           status: end.status,
           duration,
           ended_at: at,
-          updated_at: at,
+          updated_at: nowIso(),
           transcript: end.transcript,
           recording_path: end.recordingPath,
           billed_credits: credits,

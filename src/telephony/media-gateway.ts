@@ -28,6 +28,8 @@ import { toAgentSettings } from "./agent-settings.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 const MAX_CALL_SECONDS = 3600;
+/** How often live calls are marked alive: a crashed call's duration is known to within this. */
+const HEARTBEAT_MS = 15_000;
 /** How long a Twilio stream may take to send its `start` message. */
 const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
@@ -47,6 +49,9 @@ export class MediaGateway implements LiveCallControl {
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
+  /** Marks live calls alive in the database, so a crash leaves their last moment known (see LiveCallsService.recoverInterrupted). */
+  private readonly heartbeat: NodeJS.Timeout;
+  private accepting = true;
 
   constructor(
     private readonly services: Services,
@@ -54,18 +59,23 @@ export class MediaGateway implements LiveCallControl {
     private readonly logger: Logger,
   ) {
     this.recordingsDir = path.join(services.config.dataDir, "recordings");
+    this.heartbeat = setInterval(() => {
+      if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   attach(server: Server): void {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = new URL(req.url ?? "/", "http://localhost");
+      if (!this.accepting) return refuseUpgrade(socket, new ApiError(503, "shutting_down", "The service is shutting down: no new calls; try again shortly"));
       if (url.pathname === "/media/ws") void this.acceptNative(req, socket, head, url);
       else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
   }
 
-  /** Ends every live call (recorded and billed as they stand) and closes the endpoints. */
+  /** Hangs up one live call; resolves once its end is stored (false: not live in this process). */
   async hangUp(callId: string): Promise<boolean> {
     const call = this.live.get(callId);
     if (!call) return false;
@@ -74,7 +84,17 @@ export class MediaGateway implements LiveCallControl {
     return true;
   }
 
+  /** Takes no new calls from now on; resolves once the live calls have ended, or after `graceMs`. */
+  async drain(graceMs: number): Promise<void> {
+    this.accepting = false;
+    const deadline = Date.now() + graceMs;
+    while (this.live.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(100, deadline - Date.now())));
+  }
+
+  /** Ends every live call still running (stored and billed as it stands) and closes the endpoints. */
   async close(): Promise<void> {
+    this.accepting = false;
+    clearInterval(this.heartbeat);
     await Promise.allSettled([...this.live.keys()].map((callId) => this.hangUp(callId)));
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();

@@ -14,9 +14,11 @@ const MAX_CALL_SECONDS = 3600;
  * active numbers with the number's default agent and runs them like any media call (recorded,
  * billed at the end). Refusals: a source outside `PARLEY_SIP_ALLOW` 403, an unknown number
  * 404, a number without a default agent (or an inactive one) 480, an account at its
- * concurrent-call limit 486, without credits 402.
+ * concurrent-call limit 486, without credits 402, while shutting down 503.
  */
 export class SipGateway {
+  private accepting = true;
+
   private constructor(
     private readonly ua: SipUserAgent,
     private readonly logger: Logger,
@@ -45,11 +47,17 @@ export class SipGateway {
     return this.ua.port;
   }
 
+  /** New INVITEs get 503 from now on; live calls go on (their BYEs still need the socket). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
   async close(): Promise<void> {
     await this.ua.close();
   }
 
   private async accept(incoming: IncomingCall, allowed: (address: string) => boolean, services: Services, media: MediaGateway): Promise<void> {
+    if (!this.accepting) return incoming.reject(503, "Service Unavailable");
     if (!allowed(incoming.source.address)) {
       this.logger.warn({ source: incoming.source.address }, "INVITE from a source outside PARLEY_SIP_ALLOW refused");
       return incoming.reject(403, "Forbidden");

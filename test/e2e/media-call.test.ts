@@ -3,6 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
+import { openDatabase } from "../../src/db/database.js";
+import { databaseFile } from "../../src/main.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -248,4 +250,38 @@ describe("barge-in", () => {
     expect(call.transcript.find((s: any) => s.role === "agent").content).toBe(LONG);
     expect(call.transcript.some((s: any) => s.role === "user")).toBe(false);
   }, 60_000);
+});
+
+// Last in this file: it stops the service.
+describe("shutting down", () => {
+  it("refuses new calls (503 shutting_down) and lets a live call finish within the grace period", async () => {
+    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key, 16000);
+    const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+    client.startStreaming();
+    await client.waitForAgentSilence();
+    const stopped = app.parley.stop({ graceMs: 30_000 });
+    let stoppedYet = false;
+    void stopped.then(() => (stoppedYet = true));
+
+    const refused = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key, 16000).catch((err: any) => err);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("shutting_down");
+    // The live call still talks: the agent answers the caller.
+    const saidAt = await client.say(fixture("opening-hours", 16));
+    await client.waitForAgentSilence(900, saidAt);
+    expect(stoppedYet).toBe(false);
+
+    client.hangUp();
+    await stopped;
+    // The service has closed its database: read the stored call from the file.
+    const db = openDatabase(databaseFile(app.config));
+    try {
+      const row = await db.selectFrom("calls").select(["status", "transcript"]).where("id", "=", callId).executeTakeFirstOrThrow();
+      expect(row.status).toBe("completed");
+      const transcript = typeof row.transcript === "string" ? JSON.parse(row.transcript) : row.transcript;
+      expect(transcript.some((s: any) => s.role === "user")).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+  }, 90_000);
 });

@@ -99,6 +99,11 @@ describe("inbound SIP", () => {
     expect(await inviteOutcome("+14155550999")).toBe(404);
     expect(await inviteOutcome("+14155550178")).toBe(480);
   }, 30_000);
+
+  it("refuses new calls with 503 once shutting down", async () => {
+    app.parley.media!.sip!.stopAccepting();
+    expect(await inviteOutcome(NUMBER)).toBe(503);
+  }, 30_000);
 });
 
 describe("inbound SIP from a source outside PARLEY_SIP_ALLOW", () => {

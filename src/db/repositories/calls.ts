@@ -121,6 +121,18 @@ export class CallsRepository {
     return row && callFromRow(row);
   }
 
+  /** Ids of every account's calls in `statuses` (start-up recovery). */
+  async idsInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<string[]> {
+    const rows = await db.selectFrom("calls").select("id").where("status", "in", [...statuses]).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Marks live calls as still running (`updated_at`), so a crash leaves a known last moment. */
+  async touch(ids: readonly string[], at: string, db: Db = this.db): Promise<void> {
+    if (ids.length === 0) return;
+    await db.updateTable("calls").set({ updated_at: at }).where("id", "in", [...ids]).where("status", "=", "in_progress").execute();
+  }
+
   async update(id: string, patch: Partial<CallRecord>, db: Db = this.db): Promise<void> {
     await db.updateTable("calls").set(toRow(patch)).where("id", "=", id).execute();
   }
