@@ -81,6 +81,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
     }
     paths[path] = { ...paths[path], [spec.method]: operation };
   }
+  paths["/v1/calls/{call_id}/recording"] = { get: recordingOperation(errorResponse) };
   return {
     openapi: "3.1.0",
     info: { title: "Parley API", version: "1.0.0", description: "Voice-agent calling service. Errors use {error: {code, message, details?}, meta: {request_id}}." },
@@ -88,5 +89,26 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
     security: [{ bearerAuth: [] }],
     components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
     paths,
+  };
+}
+
+/** The signed recording link (see RecordingLinks): no API key, a WAV answer, so not a RouteSpec. */
+function recordingOperation(errorResponse: Record<string, unknown>) {
+  const query = (name: string, description: string) => ({ name, in: "query", required: true, description, schema: { type: "string" } });
+  return {
+    operationId: "getCallRecording",
+    summary: "Download a call's recording through the signed link that GET /v1/calls/{id}?include=recording gives",
+    tags: ["Calls"],
+    security: [],
+    parameters: [
+      { name: "call_id", in: "path", required: true, schema: { type: "string" } },
+      query("expires", "Expiry of the link, Unix seconds"),
+      query("signature", "The link's signature"),
+    ],
+    responses: {
+      "200": { description: "The stereo WAV: caller left, agent right", content: { "audio/wav": { schema: { type: "string", format: "binary" } } } },
+      "403": { description: "Error codes: invalid_signature, link_expired", ...errorResponse },
+      "404": { description: "Error codes: recording_not_found", ...errorResponse },
+    },
   };
 }

@@ -86,6 +86,14 @@ describe("call recordings", () => {
     expect(((await res.json()) as any).error.code).toBe("recording_not_found");
   });
 
+  it("are in the OpenAPI document, without the bearer key", async () => {
+    const doc = (await app.request("GET", "/v1/openapi.json")).body;
+    const op = doc.paths["/v1/calls/{call_id}/recording"].get;
+    expect(op.security).toEqual([]);
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(["call_id", "expires", "signature"]);
+    expect(Object.keys(op.responses["200"].content)).toEqual(["audio/wav"]);
+  });
+
   it("give other accounts no link", async () => {
     const id = await recordedCall();
     const stranger = await app.account();
