@@ -7,7 +7,8 @@ export type { CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from ".
 export type { CallSession, CallSummary } from "./call-session.js";
 export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
-export type { MediaTransport } from "./transports/transport.js";
+export type { MediaTransport, TransportEvents } from "./transports/transport.js";
+export type { AudioFrame } from "./audio/audio-frame.js";
 export { NativeTransport } from "./transports/websocket/native-transport.js";
 export { NATIVE_FORMATS, NATIVE_OPUS_RATES, NATIVE_PCM_RATES, type NativeFormat } from "./transports/websocket/native-protocol.js";
 export { TwilioTransport } from "./transports/websocket/twilio-transport.js";

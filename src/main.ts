@@ -9,7 +9,9 @@ import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
+import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
+import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
 
 export interface Parley {
@@ -18,7 +20,7 @@ export interface Parley {
   http: RunningServer;
   logger: Logger;
   /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
-  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined } | undefined;
+  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher } | undefined;
   /**
    * Graceful stop: no new calls, live calls get up to `graceMs` (default 0) to end by
    * themselves before they are hung up, then open requests finish and the database is closed.
@@ -49,8 +51,11 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     const engine = await createEngine(engineOptions(config));
     const gateway = new MediaGateway(services, engine, logger);
     const sip = config.sip.port > 0 ? await SipGateway.start(config.sip, services, gateway, logger) : undefined;
-    media = { engine, gateway, sip };
+    const dispatcher = new CallDispatcher(services, services.callLifecycle, new SimulatorCarrier(), gateway, logger);
+    services.calls.onQueued((accountId) => dispatcher.kick(accountId));
+    media = { engine, gateway, sip, dispatcher };
     services.calls.attachLiveControl(media.gateway);
+    await dispatcher.kickAll();
   }
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);
@@ -68,6 +73,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         clearInterval(sweeper);
         // No new calls; live ones may finish, then the rest are hung up, stored and billed while
         // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
+        media?.dispatcher.stop();
         media?.sip?.stopAccepting();
         await media?.gateway.drain(options.graceMs ?? 0);
         await media?.gateway.close();

@@ -38,6 +38,7 @@ export class CallsService {
   private readonly agents: AgentsRepository;
   private readonly numbers: PhoneNumbersRepository;
   private liveControl: LiveCallControl | undefined;
+  private readonly queuedListeners: Array<(accountId: string) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -98,7 +99,13 @@ export class CallsService {
       }
       await this.calls.insert(call, trx);
     });
+    for (const listener of this.queuedListeners) listener(account.id);
     return call;
+  }
+
+  /** Called with the account whenever a call is queued (the dispatcher places it when a slot is free). */
+  onQueued(listener: (accountId: string) => void): void {
+    this.queuedListeners.push(listener);
   }
 
   async get(accountId: string, id: string): Promise<CallRecord> {

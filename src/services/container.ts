@@ -6,6 +6,7 @@ import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
 import { ApiKeysService } from "./api-keys.js";
 import { AppointmentsService } from "./appointments.js";
+import { CallLifecycle } from "./call-lifecycle.js";
 import { CallsService } from "./calls.js";
 import { CampaignsService } from "./campaigns.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
@@ -32,6 +33,7 @@ export interface Services {
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
   liveCalls: LiveCallsService;
+  callLifecycle: CallLifecycle;
 }
 
 export function createServices(db: Db, config: Config): Services {
@@ -48,5 +50,6 @@ export function createServices(db: Db, config: Config): Services {
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const calls = new CallsService(db, config, { accounts, cursors });
   const liveCalls = new LiveCallsService(db, config, { accounts });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, webhooks, campaigns, appointments };
+  const callLifecycle = new CallLifecycle(db, { accounts });
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, webhooks, campaigns, appointments };
 }

@@ -35,8 +35,8 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
-/** A media connection's call: web (native protocol) or inbound (a Twilio stream or a SIP call to a number). */
-export type CallSetup = LiveCallStart & { direction: "web" | "inbound" };
+/** A call's setup: web (native protocol), inbound (a Twilio stream or SIP call to a number) or outbound (dialled by a carrier). */
+export type CallSetup = LiveCallStart;
 
 /**
  * Media WebSocket endpoints: `/media/ws` (Parley's native protocol, API key in the
@@ -52,6 +52,7 @@ export class MediaGateway implements LiveCallControl {
   /** Marks live calls alive in the database, so a crash leaves their last moment known (see LiveCallsService.recoverInterrupted). */
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
+  private readonly endListeners: Array<(accountId: string) => void> = [];
 
   constructor(
     private readonly services: Services,
@@ -73,6 +74,11 @@ export class MediaGateway implements LiveCallControl {
       else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
+  }
+
+  /** Called with the account of every call once its end is stored (a concurrent-call slot is free). */
+  onCallEnded(listener: (accountId: string) => void): void {
+    this.endListeners.push(listener);
   }
 
   /** Hangs up one live call; resolves once its end is stored (false: not live in this process). */
@@ -221,6 +227,7 @@ export class MediaGateway implements LiveCallControl {
     } finally {
       this.live.delete(call.id);
       stored();
+      for (const listener of this.endListeners) listener(call.account_id);
     }
     log.info({ reason: summary.reason, durationMs: summary.durationMs, turns: summary.turns.length }, "call ended");
   }

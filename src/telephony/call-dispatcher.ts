@@ -1,0 +1,103 @@
+import type { Logger } from "pino";
+import type { Carrier } from "./carrier.js";
+import type { CallSetup, MediaGateway } from "./media-gateway.js";
+import type { CallRecord } from "../db/repositories/calls.js";
+import type { CallLifecycle } from "../services/call-lifecycle.js";
+import type { Services } from "../services/container.js";
+
+/**
+ * Places queued outbound calls: whenever an account may have a free concurrent-call slot (a
+ * call was created, a call ended, the process started), its oldest queued calls are claimed
+ * (`ringing`) and dialled through the carrier. Answered calls run on the media gateway like
+ * any call; the others end `busy`, `no_answer` or `failed`.
+ */
+export class CallDispatcher {
+  /** One pass at a time per account, so claims and dials keep queue order. */
+  private readonly passes = new Map<string, Promise<void>>();
+  private readonly dialling = new Set<AbortController>();
+  private stopped = false;
+
+  constructor(
+    private readonly services: Services,
+    private readonly lifecycle: CallLifecycle,
+    private readonly carrier: Carrier,
+    private readonly media: MediaGateway,
+    private readonly logger: Logger,
+  ) {
+    media.onCallEnded((accountId) => this.kick(accountId));
+  }
+
+  /** Starts calls for every account with queued calls (at start-up). */
+  async kickAll(): Promise<void> {
+    for (const accountId of await this.lifecycle.accountsWithQueuedCalls()) this.kick(accountId);
+  }
+
+  /** Starts the account's queued calls that fit under its limit. */
+  kick(accountId: string): void {
+    if (this.stopped) return;
+    const previous = this.passes.get(accountId) ?? Promise.resolve();
+    const pass = previous.then(() => this.fill(accountId)).catch((err: unknown) => this.logger.error({ err, accountId }, "placing queued calls failed"));
+    this.passes.set(accountId, pass);
+  }
+
+  /** No new calls; calls still being dialled are abandoned. */
+  stop(): void {
+    this.stopped = true;
+    for (const controller of this.dialling) controller.abort();
+  }
+
+  private async fill(accountId: string): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const call = await this.lifecycle.claimNext(accountId);
+      if (!call) return;
+      void this.place(call).catch((err: unknown) => this.logger.error({ err, callId: call.id }, "outbound call failed"));
+    }
+  }
+
+  private async place(call: CallRecord): Promise<void> {
+    const log = this.logger.child({ callId: call.id, carrier: this.carrier.name });
+    const controller = new AbortController();
+    this.dialling.add(controller);
+    let result;
+    try {
+      result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number }, controller.signal);
+    } catch (err) {
+      log.error({ err }, "dialling failed");
+      result = { outcome: "failed" as const, reason: (err as Error).message };
+    } finally {
+      this.dialling.delete(controller);
+    }
+    if (result.outcome !== "answered") {
+      await this.lifecycle.unanswered(call.id, result.outcome);
+      log.info({ outcome: result.outcome, reason: result.reason }, "outbound call not answered");
+      this.kick(call.account_id);
+      return;
+    }
+    if (this.stopped || !(await this.lifecycle.answered(call.id))) {
+      // Ended meanwhile (POST /end) or shutting down: the callee is let go.
+      result.transport.close("call ended before it connected");
+      this.kick(call.account_id);
+      return;
+    }
+    const account = await this.services.accounts.find(call.account_id);
+    const agent = await this.services.agents.get(call.account_id, call.agent_id).catch(() => undefined);
+    if (!account || !agent) {
+      result.transport.close("agent gone");
+      await this.services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null });
+      return;
+    }
+    const setup: CallSetup = {
+      account,
+      agent,
+      direction: "outbound",
+      phoneNumber: call.phone_number,
+      fromNumber: call.from_number,
+      record: call.record,
+      maxDuration: call.max_duration,
+      metadata: call.metadata,
+      context: call.context,
+    };
+    await this.media.runCall({ ...call, status: "in_progress" }, setup, result.transport);
+  }
+}

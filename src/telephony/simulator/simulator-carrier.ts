@@ -1,0 +1,44 @@
+import type { Carrier, DialResult } from "../carrier.js";
+import type { UnansweredOutcome } from "../../services/call-lifecycle.js";
+import { SimulatedCallee } from "./simulated-callee.js";
+
+/** Numbers that end a simulated call without an answer (the README lists them). */
+export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>> = Object.freeze({
+  "+15005550001": "busy",
+  "+15005550002": "no_answer",
+  "+15005550003": "failed",
+});
+
+/** Ringing before a simulated callee answers, or before busy / failed come back. */
+const RING_MS = 500;
+/** How long the simulator rings an unanswered number before giving up. */
+export const SIMULATOR_NO_ANSWER_MS = 3000;
+
+/**
+ * The default carrier: no telephone network. Magic numbers give busy, no answer or failed;
+ * every other number is answered after a short ring by a SimulatedCallee that speaks fixture
+ * audio to the agent, so the whole engine runs as on a real call.
+ */
+export class SimulatorCarrier implements Carrier {
+  readonly name = "simulator";
+
+  async dial(call: { to: string }, signal: AbortSignal): Promise<DialResult> {
+    const magic = SIMULATOR_MAGIC_NUMBERS[call.to];
+    await sleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
+    if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
+    if (magic) return { outcome: magic, reason: `simulator magic number ${call.to}` };
+    const callee = new SimulatedCallee();
+    callee.start();
+    return { outcome: "answered", transport: callee };
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

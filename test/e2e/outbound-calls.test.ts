@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// POST /v1/calls places real calls through the simulator carrier: the engine's agent talks
+// with a scripted callee speaking fixture audio over a simulated 8 kHz line.
+
+const GREETING = "Hello, this is Ava from Acme Dental.";
+const ENDED = ["completed", "transferred", "failed", "no_answer", "busy"];
+
+let app: TestApp;
+
+beforeAll(async () => {
+  // Agency accounts get one concurrent call here, to watch the queue work.
+  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_PLAN_AGENCY_CONCURRENT_CALLS: "1" });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+async function caller(plan: "pro" | "agency" = "pro"): Promise<TestAccount & { agentId: string }> {
+  const account = await app.account({ plan, credits: 100 });
+  await app.parley.services.phoneNumbers.create(account.id, { phone_number: `+1650555${String(1000 + Math.floor(Math.random() * 8999))}`, country: "US" } as never);
+  const agent = await app.request("POST", "/v1/agents", {
+    key: account.key,
+    body: { name: "Ava", system_prompt: "You call patients of Acme Dental.", voice_id: "flite-kal", first_message: GREETING, metadata: { business_name: "Acme Dental", opening_hours: "nine to five on weekdays" } },
+  });
+  expect(agent.status).toBe(201);
+  return { ...account, agentId: agent.body.id };
+}
+
+async function place(who: { key: string; agentId: string }, phone: string): Promise<string> {
+  const res = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: phone, agent_id: who.agentId } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.status).toBe("queued");
+  return res.body.id;
+}
+
+async function read(who: { key: string }, id: string): Promise<any> {
+  return (await app.request("GET", `/v1/calls/${id}?include=transcript,recording`, { key: who.key })).body;
+}
+
+async function until(who: { key: string }, id: string, done: (call: any) => boolean, timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const call = await read(who, id);
+    if (done(call)) return call;
+    if (Date.now() > deadline) throw new Error(`call ${id} stuck in ${call.status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("outbound calls through the simulator", () => {
+  it("end busy, no_answer and failed for the magic numbers, unbilled", async () => {
+    const who = await caller();
+    const outcomes = await Promise.all(
+      [
+        ["+15005550001", "busy"],
+        ["+15005550002", "no_answer"],
+        ["+15005550003", "failed"],
+      ].map(async ([phone, status]) => {
+        const call = await until(who, await place(who, phone!), (c) => ENDED.includes(c.status));
+        return [call.status, call.duration, call.answered_at, status];
+      }),
+    );
+    for (const [got, duration, answeredAt, want] of outcomes) {
+      expect(got).toBe(want);
+      expect(duration).toBeNull();
+      expect(answeredAt).toBeNull();
+    }
+    expect((await app.request("GET", "/v1/account", { key: who.key })).body.credit_balance).toBe(100);
+  }, 60_000);
+
+  it("connects other numbers: ringing, in_progress, then completed with transcript, recording and charge", async () => {
+    const who = await caller();
+    const id = await place(who, "+14155550123");
+    const live = await until(who, id, (c) => c.status === "in_progress");
+    expect(live.answered_at).not.toBeNull();
+    const call = await until(who, id, (c) => ENDED.includes(c.status));
+    expect(call.status).toBe("completed");
+    expect(call.duration).toBeGreaterThan(0);
+    expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
+    const heard = call.transcript.filter((s: any) => s.role === "user").map((s: any) => s.content).join(" | ");
+    expect(heard).toMatch(/hours/);
+    expect(call.recording_url).toMatch(/\/recording\?expires=/);
+    const balance = (await app.request("GET", "/v1/account", { key: who.key })).body.credit_balance;
+    expect(balance).toBe(100 - Math.ceil(call.duration / 60));
+  }, 90_000);
+
+  it("wait in queued while the account is at its concurrent-call limit, and start when a slot frees", async () => {
+    const who = await caller("agency");
+    const first = await place(who, "+14155550124");
+    const second = await place(who, "+14155550125");
+    await until(who, first, (c) => c.status === "in_progress");
+    expect((await read(who, second)).status).toBe("queued");
+    const firstDone = await until(who, first, (c) => ENDED.includes(c.status));
+    expect(firstDone.status).toBe("completed");
+    const secondDone = await until(who, second, (c) => ENDED.includes(c.status), 90_000);
+    expect(secondDone.status).toBe("completed");
+    expect(Date.parse(secondDone.answered_at)).toBeGreaterThanOrEqual(Date.parse(firstDone.ended_at));
+  }, 150_000);
+});
