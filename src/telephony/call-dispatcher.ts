@@ -61,7 +61,7 @@ export class CallDispatcher {
     this.dialling.add(controller);
     let result;
     try {
-      result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number }, controller.signal);
+      result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number, metadata: call.metadata }, controller.signal);
     } catch (err) {
       log.error({ err }, "dialling failed");
       result = { outcome: "failed" as const, reason: (err as Error).message };

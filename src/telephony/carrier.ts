@@ -8,5 +8,5 @@ export type DialResult = { outcome: "answered"; transport: MediaTransport } | { 
 export interface Carrier {
   readonly name: string;
   /** Dials `to`; aborting `signal` gives up (the caller then treats the call as not answered). */
-  dial(call: { id: string; to: string; from: string | null }, signal: AbortSignal): Promise<DialResult>;
+  dial(call: { id: string; to: string; from: string | null; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<DialResult>;
 }

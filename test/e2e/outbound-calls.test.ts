@@ -87,6 +87,27 @@ describe("outbound calls through the simulator", () => {
     expect(balance).toBe(100 - Math.ceil(call.duration / 60));
   }, 90_000);
 
+  it("hand the callee to a human when asked: the agent speaks its transfer message and the call ends transferred", async () => {
+    const who = await caller();
+    const agent = await app.request("PATCH", `/v1/agents/${who.agentId}`, {
+      key: who.key,
+      body: { transfer_enabled: true, transfer_number: "+14155550100", transfer_message: "Please hold while I transfer you to our front desk." },
+    });
+    expect(agent.status).toBe(200);
+    const res = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550126", agent_id: who.agentId, metadata: { simulator_script: ["speak-to-human"] } } });
+    const call = await until(who, res.body.id, (c) => ENDED.includes(c.status));
+    expect(call.status).toBe("transferred");
+    expect(call.transcript.map((s: any) => s.content).join(" ")).toMatch(/transfer you to our front desk/);
+  }, 90_000);
+
+  it("fail a call whose simulator script names no fixture line", async () => {
+    const who = await caller();
+    const res = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550127", agent_id: who.agentId, metadata: { simulator_script: ["no-such-line"] } } });
+    const call = await until(who, res.body.id, (c) => ENDED.includes(c.status));
+    expect(call.status).toBe("failed");
+    expect(call.answered_at).toBeNull();
+  }, 30_000);
+
   it("wait in queued while the account is at its concurrent-call limit, and start when a slot frees", async () => {
     const who = await caller("agency");
     const first = await place(who, "+14155550124");

@@ -107,6 +107,11 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
   }
 }
 
+/** Whether fixtures/audio has this line at 8 kHz. */
+export function hasFixtureLine(name: string): boolean {
+  return /^[a-z0-9-]+$/.test(name) && existsSync(path.join(fixturesDir(), "audio", `${name}.8k.wav`));
+}
+
 function loadLine(name: string): Int16Array {
   const file = path.join(fixturesDir(), "audio", `${name}.8k.wav`);
   const wav = parseWav(readFileSync(file));

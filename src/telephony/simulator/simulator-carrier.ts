@@ -1,6 +1,6 @@
 import type { Carrier, DialResult } from "../carrier.js";
 import type { UnansweredOutcome } from "../../services/call-lifecycle.js";
-import { SimulatedCallee } from "./simulated-callee.js";
+import { CALLEE_SCRIPT, SimulatedCallee, hasFixtureLine } from "./simulated-callee.js";
 
 /** Numbers that end a simulated call without an answer (the README lists them). */
 export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>> = Object.freeze({
@@ -22,15 +22,24 @@ export const SIMULATOR_NO_ANSWER_MS = 3000;
 export class SimulatorCarrier implements Carrier {
   readonly name = "simulator";
 
-  async dial(call: { to: string }, signal: AbortSignal): Promise<DialResult> {
+  async dial(call: { to: string; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<DialResult> {
     const magic = SIMULATOR_MAGIC_NUMBERS[call.to];
     await sleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
     if (magic) return { outcome: magic, reason: `simulator magic number ${call.to}` };
-    const callee = new SimulatedCallee();
+    const script = calleeScript(call.metadata.simulator_script);
+    if (!script) return { outcome: "failed", reason: "metadata.simulator_script must list fixture lines (fixtures/audio)" };
+    const callee = new SimulatedCallee(script);
     callee.start();
     return { outcome: "answered", transport: callee };
   }
+}
+
+/** The callee's lines: `metadata.simulator_script` (fixture line names) when given, else the default script. */
+function calleeScript(value: unknown): readonly string[] | null {
+  if (value === undefined) return CALLEE_SCRIPT;
+  if (!Array.isArray(value) || value.length === 0 || value.length > 20) return null;
+  return value.every((line) => typeof line === "string" && hasFixtureLine(line)) ? (value as string[]) : null;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
