@@ -17,3 +17,4 @@ export { bytesToPcm16, pcm16ToBytes } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, IncomingCall, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";
 export { SipCallTransport } from "./transports/sip/sip-call-transport.js";
+export { SipCallError } from "./transports/sip/sip-call.js";

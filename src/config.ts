@@ -27,6 +27,9 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const TTS_PROVIDERS = ["flite", "openai"] as const;
 export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
 
+export const CARRIERS = ["simulator", "sip"] as const;
+export type CarrierName = (typeof CARRIERS)[number];
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -72,7 +75,13 @@ export interface Config {
     rtpPorts: string;
     /** Sources allowed to send INVITEs: addresses or IPv4 CIDRs, comma-separated, or "*"; empty: none. */
     allow: string;
+    /** Where outbound INVITEs go with the `sip` carrier: "host:port". */
+    trunk: string;
+    /** How long an outbound call rings before it is cancelled as `no_answer`. */
+    ringTimeoutMs: number;
   };
+  /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
+  carrier: CarrierName;
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -142,6 +151,9 @@ const SETTINGS: Setting[] = [
   { key: "sip.publicIp", env: "PARLEY_SIP_PUBLIC_IP", kind: "string" },
   { key: "sip.rtpPorts", env: "PARLEY_RTP_PORTS", kind: "string" },
   { key: "sip.allow", env: "PARLEY_SIP_ALLOW", kind: "string" },
+  { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string" },
+  { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
+  { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -180,7 +192,8 @@ function defaults(): Config {
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
-    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "" },
+    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", ringTimeoutMs: 30_000 },
+    carrier: "simulator",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }

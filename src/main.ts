@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import { createEngine, type Engine } from "../engine/index.js";
-import type { Config } from "./config.js";
+import { ConfigError, type Config } from "./config.js";
 import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
@@ -11,7 +11,9 @@ import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
+import type { Carrier } from "./telephony/carrier.js";
 import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
+import { SipTrunkCarrier } from "./telephony/sip-trunk-carrier.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
 
 export interface Parley {
@@ -51,7 +53,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     const engine = await createEngine(engineOptions(config));
     const gateway = new MediaGateway(services, engine, logger);
     const sip = config.sip.port > 0 ? await SipGateway.start(config.sip, services, gateway, logger) : undefined;
-    const dispatcher = new CallDispatcher(services, services.callLifecycle, new SimulatorCarrier(), gateway, logger);
+    const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarrier(config, sip), gateway, logger);
     services.calls.onQueued((accountId) => dispatcher.kick(accountId));
     media = { engine, gateway, sip, dispatcher };
     services.calls.attachLiveControl(media.gateway);
@@ -83,6 +85,14 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         await db.destroy();
       })()),
   };
+}
+
+/** The simulator, or the SIP trunk when PARLEY_CARRIER=sip (which needs SIP on and a trunk). */
+function chooseCarrier(config: Config, sip: SipGateway | undefined): Carrier {
+  if (config.carrier === "simulator") return new SimulatorCarrier();
+  if (!sip) throw new ConfigError("PARLEY_CARRIER", "sip needs SIP on (PARLEY_SIP_PORT not 0)");
+  if (!config.sip.trunk) throw new ConfigError("PARLEY_SIP_TRUNK", "is required with PARLEY_CARRIER=sip");
+  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs);
 }
 
 /** Deletes stored idempotent responses past their 24 hours, now and every hour. */

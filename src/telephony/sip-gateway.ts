@@ -47,6 +47,11 @@ export class SipGateway {
     return this.ua.port;
   }
 
+  /** The user agent, for outbound calls through the trunk. */
+  get userAgent(): SipUserAgent {
+    return this.ua;
+  }
+
   /** New INVITEs get 503 from now on; live calls go on (their BYEs still need the socket). */
   stopAccepting(): void {
     this.accepting = false;

@@ -1,0 +1,86 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// POST /v1/calls through a SIP trunk (PARLEY_CARRIER=sip): sipp on loopback is the trunk and the callee.
+
+const HOST = "127.0.0.1";
+const SCENARIOS = fileURLToPath(new URL("./sipp/", import.meta.url));
+const GREETING = "Hello, this is Ava from Acme Dental.";
+const ENDED = ["completed", "transferred", "failed", "no_answer", "busy"];
+
+let app: TestApp;
+let acct: TestAccount & { agentId?: string };
+let trunkPort: number;
+
+beforeAll(async () => {
+  trunkPort = await freeUdpPort(HOST);
+  app = await startTestApp(
+    {},
+    {
+      PARLEY_ENGINE: "1",
+      PARLEY_SIP_PORT: String(await freeUdpPort(HOST)),
+      PARLEY_SIP_HOST: HOST,
+      PARLEY_SIP_ALLOW: "127.0.0.1",
+      PARLEY_RTP_PORTS: "31000-31999",
+      PARLEY_CARRIER: "sip",
+      PARLEY_SIP_TRUNK: `${HOST}:${trunkPort}`,
+      PARLEY_SIP_RING_TIMEOUT_MS: "2000",
+    },
+  );
+  // Agency: polling the call stays well under the plan's request rate.
+  acct = await app.account({ plan: "agency", credits: 100 });
+  await app.parley.services.phoneNumbers.create(acct.id, { phone_number: "+16505550140", country: "US" } as never);
+  const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal", first_message: GREETING } });
+  acct.agentId = agent.body.id;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Places a call to `phone` while sipp plays `scenario` as the trunk; returns the ended call and sipp's exit. */
+async function callThrough(args: string[], body: Record<string, unknown> = {}): Promise<{ call: any; sipp: Awaited<Sipp["exited"]> }> {
+  const sipp = await startSipp([...args, "-m", "1", "-i", HOST, "-p", String(trunkPort), "-mp", String(await freeUdpPort(HOST))]);
+  try {
+    // sipp needs a moment to bind its port before our INVITE arrives.
+    await new Promise((r) => setTimeout(r, 300));
+    const created = await app.request("POST", "/v1/calls", { key: acct.key, body: { phone_number: "+14155550190", agent_id: acct.agentId, ...body } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    let call: any;
+    for (let i = 0; i < 150; i++) {
+      call = (await app.request("GET", `/v1/calls/${created.body.id}?include=transcript`, { key: acct.key })).body;
+      if (ENDED.includes(call.status)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { call, sipp: await sipp.exited };
+  } finally {
+    await sipp.cleanup();
+  }
+}
+
+describe("outbound calls through a SIP trunk", () => {
+  it("connects to sipp as the callee: the agent greets, the call is completed, charged and BYE ends sipp", async () => {
+    const { call, sipp } = await callThrough(["-sn", "uas"], { max_duration: 5 });
+    expect(call.status).toBe("completed");
+    expect(call.duration).toBeGreaterThanOrEqual(4);
+    expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
+    expect((await app.request("GET", "/v1/account", { key: acct.key })).body.credit_balance).toBe(100 - Math.ceil(call.duration / 60));
+    expect(sipp.code, sipp.output).toBe(0);
+  }, 60_000);
+
+  it("ends busy when the callee answers 486", async () => {
+    const { call, sipp } = await callThrough(["-sf", join(SCENARIOS, "uas-busy.xml")]);
+    expect(call.status).toBe("busy");
+    expect(call.answered_at).toBeNull();
+    expect(sipp.code, sipp.output).toBe(0);
+  }, 60_000);
+
+  it("cancels a call that rings too long: no_answer", async () => {
+    const { call, sipp } = await callThrough(["-sf", join(SCENARIOS, "uas-ring.xml")]);
+    expect(call.status, sipp.output).toBe("no_answer");
+    expect(sipp.code, sipp.output).toBe(0);
+  }, 60_000);
+});
