@@ -82,6 +82,11 @@ export interface Config {
   };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
+  /**
+   * Where outbound calls may go (toll-fraud guard): "+1,+44" prefixes, "*" for anywhere;
+   * empty: the calling codes of the account's own numbers.
+   */
+  callPrefixes: string;
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -154,6 +159,7 @@ const SETTINGS: Setting[] = [
   { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string" },
   { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
+  { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -194,6 +200,7 @@ function defaults(): Config {
     },
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", ringTimeoutMs: 30_000 },
     carrier: "simulator",
+    callPrefixes: "",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }
@@ -312,6 +319,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
 
   const result = { ...(config as unknown as Config), ...options.overrides };
+  const prefixes = result.callPrefixes.trim();
+  if (prefixes && prefixes !== "*" && !prefixes.split(",").every((p) => /^\+[1-9]\d{0,5}$/.test(p.trim()))) {
+    throw new ConfigError("PARLEY_CALL_PREFIXES", `must be "*" or a comma-separated list of prefixes such as +1,+44 (got "${prefixes}")`);
+  }
   result.dataDir = path.resolve(cwd, result.dataDir);
   if (!result.baseUrl) {
     const host = result.host === "0.0.0.0" || result.host === "::" ? "localhost" : result.host;

@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
+import { callingCode } from "../core/calling-code.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
@@ -64,6 +65,7 @@ export class CallsService {
       throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive; set its status to active to place calls with it`);
     }
     const fromNumber = await this.fromNumber(account.id, input.from_number);
+    await this.checkDestination(account.id, input.phone_number);
     requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
@@ -101,6 +103,25 @@ export class CallsService {
     });
     for (const listener of this.queuedListeners) listener(account.id);
     return call;
+  }
+
+  /**
+   * Toll-fraud guard: the destination must start with an allowed prefix, by default the
+   * calling code of one of the account's active numbers (PARLEY_CALL_PREFIXES overrides).
+   */
+  private async checkDestination(accountId: string, destination: string): Promise<void> {
+    const configured = this.config.callPrefixes.trim();
+    if (configured === "*") return;
+    const allowed = configured
+      ? configured.split(",").map((p) => p.trim())
+      : [...new Set((await this.numbers.activeNumbers(accountId)).map(callingCode))];
+    if (!allowed.some((prefix) => destination.startsWith(prefix))) {
+      throw ApiError.field(
+        "invalid_phone_number",
+        "phone_number",
+        `calls to ${callingCode(destination)} are not allowed for this account (allowed: ${allowed.join(", ") || "none"}); PARLEY_CALL_PREFIXES sets the allowed prefixes`,
+      );
+    }
   }
 
   /** Called with the account whenever a call is queued (the dispatcher places it when a slot is free). */

@@ -83,10 +83,18 @@ describe("POST /v1/calls", () => {
     expect(row).toMatchObject({ account_id: main.id, context: "{}", webhook_url: null, campaign_id: null });
   });
 
+  it("refuses destinations outside the calling codes of the account's numbers (toll-fraud guard)", async () => {
+    const res = await place(main, { phone_number: "+442071838750" });
+    expectError(res, 400, "invalid_phone_number", "phone_number");
+    expect(errorOf(res).message).toMatch(/calls to \+44 are not allowed for this account \(allowed: \+1\)/);
+    const premium = await place(main, { phone_number: "+8819876543210" });
+    expectError(premium, 400, "invalid_phone_number", "phone_number");
+  });
+
   it("stores every given field, with the guide's `to` and `context`", async () => {
     const res = await place(main, {
       phone_number: undefined,
-      to: "+442071838750",
+      to: "+14155550166",
       from_number: main.numbers[1],
       metadata: { crm_id: 42 },
       context: { customer_name: "Ada", purpose: "confirm Tuesday" },
@@ -95,7 +103,7 @@ describe("POST /v1/calls", () => {
       max_duration: 60,
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ phone_number: "+442071838750", from_number: main.numbers[1], metadata: { crm_id: 42 }, record: false });
+    expect(res.body).toMatchObject({ phone_number: "+14155550166", from_number: main.numbers[1], metadata: { crm_id: 42 }, record: false });
     const read = await app.request("GET", `/v1/calls/${res.body.id}`, { key: main.key });
     expect(read.body.max_duration).toBe(60);
     const row = await app.parley.services.db.selectFrom("calls").selectAll().where("id", "=", res.body.id).executeTakeFirstOrThrow();

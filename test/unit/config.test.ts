@@ -102,4 +102,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { PARLEY_LLM_URL: "ftp://x" }, cwd })).toThrow(/PARLEY_LLM_URL: must be an http\(s\) URL/);
     expect(() => loadConfig({ env: { PARLEY_TTS_PROVIDER: "eleven" }, cwd })).toThrow(ConfigError);
   });
+
+  it("checks PARLEY_CALL_PREFIXES", () => {
+    const cwd = tmp();
+    expect(loadConfig({ env: { PARLEY_CALL_PREFIXES: "+1, +44" }, cwd }).callPrefixes).toBe("+1, +44");
+    expect(loadConfig({ env: { PARLEY_CALL_PREFIXES: "*" }, cwd }).callPrefixes).toBe("*");
+    expect(() => loadConfig({ env: { PARLEY_CALL_PREFIXES: "44" }, cwd })).toThrow(/PARLEY_CALL_PREFIXES: must be "\*" or a comma-separated list/);
+  });
 });

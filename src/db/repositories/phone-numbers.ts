@@ -92,6 +92,12 @@ export class PhoneNumbersRepository {
     return row && toRecord(row);
   }
 
+  /** The account's active numbers (E.164 strings). */
+  async activeNumbers(accountId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom("phone_numbers").select("phone_number").where("account_id", "=", accountId).where("status", "=", "active").execute();
+    return rows.map((r) => r.phone_number);
+  }
+
   /** The account's oldest active number: the default `from_number` of its calls. */
   async oldestActive(accountId: string): Promise<PhoneNumberRecord | undefined> {
     const row = await this.db
