@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipCallError } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
@@ -11,6 +13,9 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 const HOST = "127.0.0.1";
 const NUMBER = "+14155550177";
 const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
+const TRANSFERRING_NUMBER = "+14155550179";
+const TRANSFER_TO = "+14155550100";
+const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
 
 let app: TestApp;
 let acct: TestAccount;
@@ -32,6 +37,20 @@ beforeAll(async () => {
   expect(number.status).toBe(201);
   const bare = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: "+14155550178", country: "US" } });
   expect(bare.status).toBe(201);
+  const desk = await app.request("POST", "/v1/agents", {
+    key: acct.key,
+    body: {
+      name: "Desk",
+      system_prompt: "You answer calls for Acme Dental.",
+      voice_id: "flite-kal",
+      first_message: "Acme Dental, how can I help?",
+      transfer_enabled: true,
+      transfer_number: TRANSFER_TO,
+      transfer_message: "Please hold while I transfer you to our front desk.",
+    },
+  });
+  const transferring = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: TRANSFERRING_NUMBER, country: "US", default_agent_id: desk.body.id } });
+  expect(transferring.status).toBe(201);
   caller = await SipUserAgent.start({ host: HOST });
 }, 60_000);
 
@@ -99,6 +118,44 @@ describe("inbound SIP", () => {
     expect(await inviteOutcome("+14155550999")).toBe(404);
     expect(await inviteOutcome("+14155550178")).toBe(480);
   }, 30_000);
+
+  it("hands a caller who asks for a human to transfer_number with a REFER; the call ends transferred", async () => {
+    const call = await caller.invite({ to: `sip:${TRANSFERRING_NUMBER}@${HOST}:${sipPort}`, from: "+14155550111" }).result;
+    let lastAgentAudio = 0;
+    call.on("audio", (frame) => {
+      let sum = 0;
+      for (const s of frame.samples) sum += s * s;
+      if (Math.sqrt(sum / frame.samples.length) > 300) lastAgentAudio = Date.now();
+    });
+    let referTo = "";
+    call.on("refer", (refer) => {
+      referTo = refer.target;
+      void refer.notify(200, "OK");
+    });
+    const hungUp = new Promise<void>((resolve) => call.once("hangup", () => resolve()));
+    // After the greeting, say "can i speak to a human please" in real time.
+    const quiet = async () => {
+      while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await new Promise((r) => setTimeout(r, 50));
+    };
+    await quiet();
+    // A G.711 phone keeps sending packets, silence included, until the call ends.
+    const speech = parseWav(readFileSync(`${FIXTURES}speak-to-human.8k.wav`)).samples;
+    let ended = false;
+    void hungUp.then(() => (ended = true));
+    for (let at = 0; !ended && at < speech.length + 8000 * 20; at += 160) {
+      const frame = new Int16Array(160);
+      frame.set(speech.subarray(at, at + 160));
+      call.sendAudio({ samples: frame, sampleRate: 8000 });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await hungUp;
+    expect(referTo).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
+    const transferred = list.body.data.find((c: any) => c.phone_number === TRANSFERRING_NUMBER);
+    expect(transferred).toBeDefined();
+    const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript`, { key: acct.key });
+    expect(full.body.transcript.map((s: any) => s.content).join(" ")).toMatch(/transfer you to our front desk/);
+  }, 60_000);
 
   it("refuses new calls with 503 once shutting down", async () => {
     app.parley.media!.sip!.stopAccepting();

@@ -5,6 +5,8 @@ import type { MediaTransport, TransportEvents } from "../transport.js";
 import type { SipCall } from "./sip-call.js";
 
 const RTP_RATE = 8000;
+/** How long the closing BYE waits for a transfer's NOTIFY. */
+const REFER_WAIT_MS = 5000;
 
 /**
  * MediaTransport over an established SIP call: G.711 RTP at 8 kHz both ways (decoded and
@@ -15,12 +17,17 @@ const RTP_RATE = 8000;
  * mark as soon as every frame sent before it has been handed to the socket, which is the
  * closest the protocol allows: it says "sent", not "played". `clearAudio` only starts a new
  * talkspurt (the far end's jitter buffer keeps what it already has).
+ *
+ * A transfer (the agent handing the caller to `transfer_number`) is a REFER to
+ * `sip:<number>@<far end's host>` (RFC 3515); the BYE that ends our side waits for its outcome
+ * (at most REFER_WAIT_MS), so the far end is not hung up before it has taken the call over.
  */
 export class SipCallTransport extends EventEmitter<TransportEvents> implements MediaTransport {
   readonly protocol = "sip";
   readonly inputSampleRate = RTP_RATE;
   readonly outputSampleRate = RTP_RATE;
   private closed = false;
+  private transfer: Promise<unknown> | undefined;
 
   constructor(readonly call: SipCall) {
     super();
@@ -53,14 +60,17 @@ export class SipCallTransport extends EventEmitter<TransportEvents> implements M
     });
   }
 
-  sendEvent(_event: CallEvent): void {
-    // SIP media carries audio and DTMF only.
+  sendEvent(event: CallEvent): void {
+    // Of the call's events, SIP carries only the hand-off of a transfer.
+    if (event.type !== "transfer" || !event.number || this.closed) return;
+    const host = this.call.dialog.destination;
+    this.transfer = this.call.refer(`sip:${event.number}@${host.address}:${host.port}`, { timeoutMs: REFER_WAIT_MS }).catch(() => undefined);
   }
 
   /** Ends the call: BYE when it is still up. */
   close(_reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    void this.call.hangUp();
+    void (this.transfer ?? Promise.resolve()).then(() => this.call.hangUp());
   }
 }
