@@ -1,26 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../src/core/package-root.js";
 
 /**
  * The `parley` command as a child process, for tests and the benchmark: run a command, or
  * start `parley serve` and wait until it says where it listens.
  */
 
-/** The package root, whether this module runs from scripts/ (tests) or dist/scripts/ (built). */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, "package.json"))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("parley-process: no package.json above this module");
-    dir = parent;
-  }
-  return dir;
-}
-
 /** The built CLI (`npm test` builds first, see the pretest script). */
-export const CLI = path.join(packageRoot(), "dist/src/cli/main.js");
+export const CLI = path.join(packageRoot(import.meta.url), "dist/src/cli/main.js");
 
 export interface CliResult {
   code: number | null;
@@ -29,8 +17,13 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return runNodeScript(CLI, args, env);
+}
+
+/** Runs a built script with this Node and collects its exit code and output. */
+export function runNodeScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runNodeScript } from "../../scripts/parley-process.js";
 
 const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/scripts/bench.js");
 
@@ -21,17 +21,7 @@ const METRICS = [
   "pipeline_overhead_ms",
 ];
 
-function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BENCH, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runBench = (args: string[]) => runNodeScript(BENCH, args);
 
 describe("npm run bench -- --quick", () => {
   it("replays the quick conversations against a served child process and writes a well-formed report", async () => {

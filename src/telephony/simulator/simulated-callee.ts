@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { EventEmitter } from "eventemitter3";
+import { packageRoot } from "../../core/package-root.js";
 import { parseWav, type AudioFrame, type CallEvent, type MediaTransport, type TransportEvents } from "../../../engine/index.js";
 
 const RATE = 8000;
@@ -121,11 +121,5 @@ function loadLine(name: string): Int16Array {
 
 /** fixtures/ at the package root, from src/ (tests) or dist/src/ (built). */
 function fixturesDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, "package.json"))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("simulated callee: no package root above this module");
-    dir = parent;
-  }
-  return path.join(dir, "fixtures");
+  return path.join(packageRoot(import.meta.url), "fixtures");
 }
