@@ -52,7 +52,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     voices: tts.voices(),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     close: async () => {
-      await Promise.allSettled([asr instanceof PocketsphinxProvider ? asr.close() : undefined, flite.close(), vad.close()]);
+      await Promise.allSettled([asr.close?.(), flite.close(), vad.close()]);
     },
   };
 }

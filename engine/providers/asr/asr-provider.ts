@@ -23,4 +23,6 @@ export interface AsrProvider {
    * `sampleRate` is the transport's input rate: every frame of the call's utterances has it.
    */
   open(options: { language: string; sampleRate: number; signal: AbortSignal }): Promise<AsrSession>;
+  /** Releases what the provider holds for all calls (recognizer processes); none for stateless ones. */
+  close?(): Promise<void>;
 }
