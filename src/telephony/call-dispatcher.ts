@@ -85,6 +85,7 @@ export class CallDispatcher {
     if (!account || !agent) {
       result.transport.close("agent gone");
       await this.services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null });
+      this.kick(call.account_id);
       return;
     }
     const setup: CallSetup = {

@@ -16,6 +16,7 @@ import {
   type NativeFormat,
 } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
+import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
@@ -27,7 +28,6 @@ import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
-const MAX_CALL_SECONDS = 3600;
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
 const HEARTBEAT_MS = 15_000;
 /** How long a Twilio stream may take to send its `start` message. */
@@ -250,9 +250,9 @@ export class MediaGateway implements LiveCallControl {
 }
 
 function parseMaxDuration(value: string | null): number {
-  if (value === null) return MAX_CALL_SECONDS;
+  if (value === null) return MAX_CALL_DURATION_SECONDS;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_CALL_SECONDS) throw ApiError.field("invalid_request", "max_duration", `must be an integer from 1 to ${MAX_CALL_SECONDS}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CALL_DURATION_SECONDS) throw ApiError.field("invalid_request", "max_duration", `must be an integer from 1 to ${MAX_CALL_DURATION_SECONDS}`);
   return n;
 }
 

@@ -4,10 +4,9 @@ import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { isE164 } from "../core/e164.js";
 import type { Services } from "../services/container.js";
+import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { CallSetup, MediaGateway } from "./media-gateway.js";
 import { parseRtpPorts, parseSipAllow } from "./sip-access.js";
-
-const MAX_CALL_SECONDS = 3600;
 
 /**
  * Inbound SIP calls: a SIP user agent on `PARLEY_SIP_PORT` answers INVITEs to the accounts'
@@ -80,7 +79,7 @@ export class SipGateway {
       phoneNumber: dialled,
       fromNumber: toE164(incoming.from),
       record: true,
-      maxDuration: MAX_CALL_SECONDS,
+      maxDuration: MAX_CALL_DURATION_SECONDS,
       metadata: { sip_call_id: incoming.callId },
       context: {},
     };
