@@ -13,7 +13,7 @@ export { NativeTransport } from "./transports/websocket/native-transport.js";
 export { NATIVE_FORMATS, NATIVE_OPUS_RATES, NATIVE_PCM_RATES, type NativeFormat } from "./transports/websocket/native-protocol.js";
 export { TwilioTransport } from "./transports/websocket/twilio-transport.js";
 export { Resampler } from "./audio/resampler.js";
-export { bytesToPcm16, pcm16ToBytes } from "./audio/pcm16.js";
+export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, IncomingCall, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";
 export { SipCallTransport } from "./transports/sip/sip-call-transport.js";

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { EventEmitter } from "eventemitter3";
 import { packageRoot } from "../../core/package-root.js";
-import { parseWav, type AudioFrame, type CallEvent, type MediaTransport, type TransportEvents } from "../../../engine/index.js";
+import { parseWav, rms, type AudioFrame, type CallEvent, type MediaTransport, type TransportEvents } from "../../../engine/index.js";
 
 const RATE = 8000;
 const FRAME = RATE / 50;
@@ -52,9 +52,7 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
   }
 
   sendAudio(frame: AudioFrame): void {
-    let sum = 0;
-    for (const s of frame.samples) sum += s * s;
-    if (Math.sqrt(sum / frame.samples.length) > SPEECH_RMS) {
+    if (rms(frame.samples) * 32768 > SPEECH_RMS) {
       this.agentSpoke = true;
       this.lastAgentSpeech = Date.now();
     }
