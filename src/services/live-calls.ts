@@ -102,18 +102,16 @@ export class LiveCallsService {
    */
   async recoverInterrupted(): Promise<number> {
     let closed = 0;
-    for (const id of await this.calls.idsInStatus(["in_progress", "ringing"])) {
-      const call = await this.calls.findById(id);
-      if (!call) continue;
+    for (const call of await this.calls.allInStatus(["in_progress", "ringing"])) {
       if (call.status === "ringing") {
         const at = nowIso();
-        await this.calls.update(id, { status: "failed", ended_at: at, updated_at: at });
+        await this.calls.update(call.id, { status: "failed", ended_at: at, updated_at: at });
         closed++;
         continue;
       }
       const lastAlive = call.updated_at;
       const durationMs = call.answered_at ? Math.max(0, Date.parse(lastAlive) - Date.parse(call.answered_at)) : 0;
-      if (await this.close(id, { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path }, lastAlive)) closed++;
+      if (await this.close(call.id, { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path }, lastAlive)) closed++;
     }
     return closed;
   }

@@ -121,10 +121,10 @@ export class CallsRepository {
     return row && callFromRow(row);
   }
 
-  /** Ids of every account's calls in `statuses` (start-up recovery). */
-  async idsInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<string[]> {
-    const rows = await db.selectFrom("calls").select("id").where("status", "in", [...statuses]).execute();
-    return rows.map((r) => r.id);
+  /** Every account's calls in `statuses` (start-up recovery). */
+  async allInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<CallRecord[]> {
+    const rows = await db.selectFrom("calls").selectAll().where("status", "in", [...statuses]).execute();
+    return rows.map(callFromRow);
   }
 
   /** Marks live calls as still running (`updated_at`), so a crash leaves a known last moment. */
