@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   ledger: "led_",
   request: "req_",
   delivery: "dlv_",
+  event: "evt_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -179,6 +179,19 @@ export interface IdempotencyTable {
   created_at: string;
 }
 
+/** The event outbox (see migration 003): one row per event, written with the change it reports. */
+export interface EventTable {
+  id: string;
+  account_id: string;
+  /** The event's name in the subscription list (`call.started`, not its alias `call.initiated`). */
+  name: string;
+  /** The call the event is about, if any. */
+  call_id: string | null;
+  /** JSON object: the envelope's `data`. */
+  data: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -191,4 +204,5 @@ export interface Database {
   appointments: AppointmentTable;
   ledger: LedgerTable;
   idempotency_keys: IdempotencyTable;
+  events: EventTable;
 }

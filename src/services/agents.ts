@@ -9,6 +9,7 @@ import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.
 import { AGENT_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
+import type { DestinationPolicy } from "./destination-policy.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
 import type { VoiceCatalog } from "./voices.js";
@@ -31,7 +32,7 @@ export class AgentsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec },
+    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy },
   ) {
     this.agents = new AgentsRepository(db);
     this.calls = new CallsRepository(db);
@@ -62,7 +63,7 @@ export class AgentsService {
       updated_at: at,
       deleted_at: null,
     };
-    this.checkSettings(agent);
+    await this.checkSettings(agent);
     const limit = this.deps.accounts.limitsOf(account).agents;
     // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
     await this.db.transaction().execute(async (trx) => {
@@ -95,7 +96,7 @@ export class AgentsService {
     const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AgentRecord>;
     if (typeof patch.name === "string") patch.name = patch.name.trim();
     const next: AgentRecord = { ...current, ...patch };
-    this.checkSettings(next);
+    await this.checkSettings(next);
     if (patch.language !== undefined) patch.language = next.language;
     const at = nextUpdatedAt(current.updated_at);
     next.updated_at = at;
@@ -131,7 +132,7 @@ export class AgentsService {
   }
 
   /** Rules that involve the voice catalog or several fields. */
-  private checkSettings(agent: AgentRecord): void {
+  private async checkSettings(agent: AgentRecord): Promise<void> {
     const voice = this.deps.voices.get(agent.voice_id);
     if (!voice) {
       throw ApiError.field("invalid_voice_id", "voice_id", `no voice '${agent.voice_id}'; GET /v1/voices lists the available voices`);
@@ -148,5 +149,6 @@ export class AgentsService {
     if (agent.transfer_enabled && !agent.transfer_number) {
       throw ApiError.field("invalid_request", "transfer_number", "is required when transfer_enabled is true");
     }
+    if (agent.transfer_number) await this.deps.destinations.checkIfKnown(agent.account_id, agent.transfer_number, "transfer_number");
   }
 }

@@ -2,6 +2,7 @@ import type { Db } from "../db/database.js";
 import { CallsRepository, LIVE_CALL_STATUSES, type CallRecord } from "../db/repositories/calls.js";
 import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
+import type { CallEvents } from "./call-events.js";
 
 /** How an outbound call that never connected ended. */
 export type UnansweredOutcome = "busy" | "no_answer" | "failed";
@@ -19,7 +20,7 @@ export class CallLifecycle {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService },
+    private readonly deps: { accounts: AccountsService; events: CallEvents },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -47,7 +48,9 @@ export class CallLifecycle {
         .executeTakeFirst();
       if (!next) return null;
       await this.calls.update(next.id, { status: "ringing", updated_at: nowIso() }, trx);
-      return (await this.calls.findById(next.id, trx))!;
+      const ringing = (await this.calls.findById(next.id, trx))!;
+      await this.deps.events.entered(ringing, "queued", trx);
+      return ringing;
     });
   }
 
@@ -72,6 +75,7 @@ export class CallLifecycle {
       const call = await this.calls.findById(callId, trx);
       if (call?.status !== from) return false;
       await this.calls.update(callId, patch(), trx);
+      await this.deps.events.entered((await this.calls.findById(callId, trx))!, from, trx);
       return true;
     });
   }

@@ -1,6 +1,5 @@
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
-import { callingCode } from "../core/calling-code.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
@@ -10,6 +9,9 @@ import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFi
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
+import type { CallEvents } from "./call-events.js";
+import type { DestinationPolicy } from "./destination-policy.js";
+import type { LiveCallsService } from "./live-calls.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
@@ -44,7 +46,7 @@ export class CallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; cursors: CursorCodec },
+    private readonly deps: { accounts: AccountsService; cursors: CursorCodec; events: CallEvents; destinations: DestinationPolicy; liveCalls: LiveCallsService },
   ) {
     this.calls = new CallsRepository(db);
     this.agents = new AgentsRepository(db);
@@ -65,7 +67,7 @@ export class CallsService {
       throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive; set its status to active to place calls with it`);
     }
     const fromNumber = await this.fromNumber(account.id, input.from_number);
-    await this.checkDestination(account.id, input.phone_number);
+    await this.deps.destinations.check(account.id, input.phone_number, "phone_number");
     requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
@@ -105,25 +107,6 @@ export class CallsService {
     return call;
   }
 
-  /**
-   * Toll-fraud guard: the destination must start with an allowed prefix, by default the
-   * calling code of one of the account's active numbers (PARLEY_CALL_PREFIXES overrides).
-   */
-  private async checkDestination(accountId: string, destination: string): Promise<void> {
-    const configured = this.config.callPrefixes.trim();
-    if (configured === "*") return;
-    const allowed = configured
-      ? configured.split(",").map((p) => p.trim())
-      : [...new Set((await this.numbers.activeNumbers(accountId)).map(callingCode))];
-    if (!allowed.some((prefix) => destination.startsWith(prefix))) {
-      throw ApiError.field(
-        "invalid_phone_number",
-        "phone_number",
-        `calls to ${callingCode(destination)} are not allowed for this account (allowed: ${allowed.join(", ") || "none"}); PARLEY_CALL_PREFIXES sets the allowed prefixes`,
-      );
-    }
-  }
-
   /** Called with the account whenever a call is queued (the dispatcher places it when a slot is free). */
   onQueued(listener: (accountId: string) => void): void {
     this.queuedListeners.push(listener);
@@ -145,23 +128,28 @@ export class CallsService {
     });
   }
 
-  /**
-   * Ends a call at the client's request. Until the telephony layer can hang up live media,
-   * this only settles the record:
-   * - `queued` (never placed) becomes `failed`: it never connected;
-   * - `ringing` becomes `no_answer`: nobody picked up;
-   * - `in_progress` becomes `completed`, its duration counted from `answered_at`.
-   * A call that has already ended is 409 `call_already_ended`.
-   */
   /** Lets `end` hang up calls with live media (set once the media gateway runs). */
   attachLiveControl(control: LiveCallControl): void {
     this.liveControl = control;
   }
 
+  /**
+   * Ends a call at the client's request. A call with live media in this process is hung up
+   * for real (the media side stores its end, transcript and charge). Otherwise the record is
+   * settled:
+   * - `queued` (never placed) becomes `failed`: it never connected;
+   * - `ringing` becomes `no_answer`: nobody picked up;
+   * - `in_progress` becomes `completed`, its duration counted from `answered_at`, and billed.
+   * A call that has already ended is 409 `call_already_ended`.
+   */
   async end(accountId: string, id: string): Promise<CallRecord> {
-    await this.get(accountId, id);
-    // A call with live media is hung up for real; its end, transcript and charge are stored by the media side.
+    const found = await this.get(accountId, id);
     if (this.liveControl && (await this.liveControl.hangUp(id))) return (await this.calls.findById(id))!;
+    if (found.status === "in_progress") {
+      const durationMs = found.answered_at === null ? 0 : Math.max(0, Date.now() - Date.parse(found.answered_at));
+      const end = { status: "completed", durationMs, transcript: found.transcript ?? [], recordingPath: found.recording_path } as const;
+      if (await this.deps.liveCalls.end(id, end)) return (await this.calls.findById(id))!;
+    }
     // Read and write in one transaction so a status change by the engine cannot slip in between.
     return this.db.transaction().execute(async (trx) => {
       const call = (await this.calls.findById(id, trx))!;
@@ -169,14 +157,12 @@ export class CallsService {
         throw new ApiError(409, "call_already_ended", `Call ${id} has already ended (${call.status})`);
       }
       const at = nowIso();
-      const status: CallStatus = call.status === "queued" ? "failed" : call.status === "ringing" ? "no_answer" : "completed";
-      const duration =
-        call.status === "in_progress" && call.answered_at !== null
-          ? Math.max(0, Math.floor((Date.parse(at) - Date.parse(call.answered_at)) / 1000))
-          : null;
-      const patch = { status, ended_at: at, duration, updated_at: at };
+      const status: CallStatus = call.status === "queued" ? "failed" : "no_answer";
+      const patch = { status, ended_at: at, updated_at: at };
       await this.calls.update(id, patch, trx);
-      return { ...call, ...patch };
+      const ended = { ...call, ...patch };
+      await this.deps.events.entered(ended, call.status, trx);
+      return ended;
     });
   }
 

@@ -6,10 +6,12 @@ import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
 import { ApiKeysService } from "./api-keys.js";
 import { AppointmentsService } from "./appointments.js";
+import { CallEvents } from "./call-events.js";
 import { CallLifecycle } from "./call-lifecycle.js";
 import { CallsService } from "./calls.js";
 import { CampaignsService } from "./campaigns.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
+import { DestinationPolicy } from "./destination-policy.js";
 import { LiveCallsService } from "./live-calls.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
@@ -34,6 +36,7 @@ export interface Services {
   calls: CallsService;
   liveCalls: LiveCallsService;
   callLifecycle: CallLifecycle;
+  destinations: DestinationPolicy;
 }
 
 export function createServices(db: Db, config: Config): Services {
@@ -43,13 +46,15 @@ export function createServices(db: Db, config: Config): Services {
   const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
   const accounts = new AccountsService(db, config, cursors);
   const apiKeys = new ApiKeysService(db);
-  const agents = new AgentsService(db, { accounts, voices, cursors });
+  const destinations = new DestinationPolicy(db, config);
+  const agents = new AgentsService(db, { accounts, voices, cursors, destinations });
   const webhooks = new WebhooksService(db, { accounts, cursors, probe: new SocketProbe(), config: config.webhooks });
   const campaigns = new CampaignsService(db, { accounts, cursors });
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
-  const calls = new CallsService(db, config, { accounts, cursors });
-  const liveCalls = new LiveCallsService(db, config, { accounts });
-  const callLifecycle = new CallLifecycle(db, { accounts });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, webhooks, campaigns, appointments };
+  const events = new CallEvents(db, recordingLinks);
+  const liveCalls = new LiveCallsService(db, config, { accounts, events });
+  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls });
+  const callLifecycle = new CallLifecycle(db, { accounts, events });
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, webhooks, campaigns, appointments };
 }

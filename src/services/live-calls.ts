@@ -8,6 +8,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
 import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
+import type { CallEndDetails, CallEvents } from "./call-events.js";
 import { billedMinutes, requireCallCredit } from "./call-credit.js";
 
 export interface LiveCallStart {
@@ -22,7 +23,7 @@ export interface LiveCallStart {
   context: Record<string, unknown>;
 }
 
-export interface LiveCallEnd {
+export interface LiveCallEnd extends CallEndDetails {
   status: Extract<CallStatus, "completed" | "transferred" | "failed">;
   durationMs: number;
   transcript: TranscriptSegment[];
@@ -41,7 +42,7 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService },
+    private readonly deps: { accounts: AccountsService; events: CallEvents },
   ) {
     this.calls = new CallsRepository(db);
     this.ledger = new LedgerRepository(db);
@@ -77,6 +78,7 @@ export class LiveCallsService {
         throw new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`);
       }
       await this.calls.insert(call, trx);
+      await this.deps.events.entered(call, null, trx);
     });
     return call;
   }
@@ -104,9 +106,7 @@ export class LiveCallsService {
     let closed = 0;
     for (const call of await this.calls.allInStatus(["in_progress", "ringing"])) {
       if (call.status === "ringing") {
-        const at = nowIso();
-        await this.calls.update(call.id, { status: "failed", ended_at: at, updated_at: at });
-        closed++;
+        if (await this.failRinging(call.id)) closed++;
         continue;
       }
       const lastAlive = call.updated_at;
@@ -114,6 +114,19 @@ export class LiveCallsService {
       if (await this.close(call.id, { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path }, lastAlive)) closed++;
     }
     return closed;
+  }
+
+  /** A call left ringing never connected: `failed`, unbilled. */
+  private async failRinging(callId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const call = await this.calls.findById(callId, trx);
+      if (call?.status !== "ringing") return false;
+      const at = nowIso();
+      const patch = { status: "failed", ended_at: at, updated_at: at } as const;
+      await this.calls.update(callId, patch, trx);
+      await this.deps.events.entered({ ...call, ...patch }, "ringing", trx);
+      return true;
+    });
   }
 
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
@@ -135,6 +148,7 @@ export class LiveCallsService {
         },
         trx,
       );
+      await this.deps.events.entered((await this.calls.findById(callId, trx))!, "in_progress", trx, { transferNumber: end.transferNumber });
       if (credits > 0) {
         await this.ledger.record(
           { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },

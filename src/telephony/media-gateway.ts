@@ -198,9 +198,15 @@ export class MediaGateway implements LiveCallControl {
   /** Runs a started call (its row `in_progress`) on `transport` until it ends, then stores and bills it. */
   async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
     const log = this.logger.child({ callId: call.id });
+    const agent = toAgentSettings(setup.agent);
+    if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allows(call.account_id, agent.transferNumber))) {
+      // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
+      log.warn({ agentId: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
+      agent.transferEnabled = false;
+    }
     const session = this.engine.createCall({
       callId: call.id,
-      agent: toAgentSettings(setup.agent),
+      agent,
       context: setup.context,
       transport,
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
@@ -208,7 +214,11 @@ export class MediaGateway implements LiveCallControl {
     });
     let stored!: () => void;
     this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
-    session.on("event", (event) => void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored")));
+    let transferNumber: string | null = null;
+    session.on("event", (event) => {
+      if (event.type === "transfer") transferNumber = event.number;
+      void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored"));
+    });
     try {
       await session.start();
     } catch (err) {
@@ -223,6 +233,7 @@ export class MediaGateway implements LiveCallControl {
         durationMs: summary.durationMs,
         transcript: summary.transcript,
         recordingPath: summary.recording?.path ?? null,
+        transferNumber,
       });
     } finally {
       this.live.delete(call.id);

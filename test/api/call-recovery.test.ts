@@ -5,6 +5,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { startParley, type Parley } from "../../src/main.js";
+import { EventsRepository } from "../../src/db/repositories/events.js";
 import { insertCallRow } from "../helpers/call-rows.js";
 
 // A process that dies leaves its live calls `in_progress`; the next start closes them, once.
@@ -54,6 +55,13 @@ describe("restart recovery", () => {
 
     parley = await start();
     expect((await parley.services.accounts.find(account.id))!.credit_balance).toBe(48);
+    // Each recovered call emitted call.failed once, across both restarts.
+    const events = new EventsRepository(parley.services.db);
+    for (const id of [live.id, ringing.id]) {
+      const emitted = await events.forCall(id);
+      expect(emitted.map((e) => [e.name, e.data.status])).toEqual([["call.failed", "failed"]]);
+    }
+    expect(await events.forCall(done.id)).toEqual([]);
     await parley.stop();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventsRepository } from "../../src/db/repositories/events.js";
 import { insertCallRow } from "../helpers/call-rows.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -411,6 +412,8 @@ describe("POST /v1/calls/{id}/end", () => {
     expect(res.body.ended_at >= placed.body.created_at).toBe(true);
     expect((await app.request("GET", `/v1/calls/${placed.body.id}`, { key: main.key })).body).toEqual(res.body);
     expectError(await app.request("POST", `/v1/calls/${placed.body.id}/end`, { key: main.key }), 409, "call_already_ended");
+    const emitted = await new EventsRepository(app.parley.services.db).forCall(placed.body.id);
+    expect(emitted.map((e) => [e.name, e.data.status])).toEqual([["call.failed", "failed"]]);
   });
 
   it("settles ringing calls as no_answer and live calls as completed with their duration", async () => {
@@ -428,6 +431,14 @@ describe("POST /v1/calls/{id}/end", () => {
     expect(completed.body.duration).toBeGreaterThanOrEqual(95);
     expect(completed.body.duration).toBeLessThan(3600);
     expect(Number.isInteger(completed.body.duration)).toBe(true);
+    // A connected call is billed by the started minute, once, however it ends.
+    const row = await db.selectFrom("calls").select("billed_credits").where("id", "=", live.id).executeTakeFirstOrThrow();
+    expect(row.billed_credits).toBe(Math.ceil(completed.body.duration / 60));
+    const charges = await db.selectFrom("ledger").select("amount").where("call_id", "=", live.id).execute();
+    expect(charges.map((c) => c.amount)).toEqual([-row.billed_credits!]);
+    const events = new EventsRepository(db);
+    expect((await events.forCall(ringing.id)).map((e) => [e.name, e.data.status])).toEqual([["call.failed", "no_answer"]]);
+    expect((await events.forCall(live.id)).map((e) => e.name)).toEqual(["call.completed"]);
   });
 
   it("refuses every ended status", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventsRepository } from "../../src/db/repositories/events.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // POST /v1/calls places real calls through the simulator carrier: the engine's agent talks
@@ -40,6 +41,11 @@ async function read(who: { key: string }, id: string): Promise<any> {
   return (await app.request("GET", `/v1/calls/${id}?include=transcript,recording`, { key: who.key })).body;
 }
 
+/** The call's events in the outbox, oldest first. */
+async function events(id: string) {
+  return new EventsRepository(app.parley.services.db).forCall(id);
+}
+
 async function until(who: { key: string }, id: string, done: (call: any) => boolean, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -60,13 +66,17 @@ describe("outbound calls through the simulator", () => {
         ["+15005550003", "failed"],
       ].map(async ([phone, status]) => {
         const call = await until(who, await place(who, phone!), (c) => ENDED.includes(c.status));
-        return [call.status, call.duration, call.answered_at, status];
+        return [call.id, call.status, call.duration, call.answered_at, status];
       }),
     );
-    for (const [got, duration, answeredAt, want] of outcomes) {
+    for (const [id, got, duration, answeredAt, want] of outcomes) {
       expect(got).toBe(want);
       expect(duration).toBeNull();
       expect(answeredAt).toBeNull();
+      // call.failed stands for failed, busy and no_answer, with the status in its data.
+      const emitted = await events(id);
+      expect(emitted.map((e) => e.name)).toEqual(["call.started", "call.ringing", "call.failed"]);
+      expect(emitted[2]!.data).toMatchObject({ call_id: id, status: want, duration_seconds: 0 });
     }
     expect((await app.request("GET", "/v1/account", { key: who.key })).body.credit_balance).toBe(100);
   }, 60_000);
@@ -85,6 +95,18 @@ describe("outbound calls through the simulator", () => {
     expect(call.recording_url).toMatch(/\/recording\?expires=/);
     const balance = (await app.request("GET", "/v1/account", { key: who.key })).body.credit_balance;
     expect(balance).toBe(100 - Math.ceil(call.duration / 60));
+    const emitted = await events(id);
+    expect(emitted.map((e) => e.name)).toEqual(["call.started", "call.ringing", "call.answered", "call.completed", "call.transcript.ready", "call.recording.ready"]);
+    expect(emitted[3]!.data).toMatchObject({
+      call_id: id,
+      agent_id: who.agentId,
+      phone_number: "+14155550123",
+      direction: "outbound",
+      duration_seconds: call.duration,
+      extracted_data: {},
+    });
+    expect(emitted[3]!.data.transcript).toMatch(new RegExp(`^Agent: ${GREETING}\nCaller: `));
+    expect(emitted[5]!.data.recording_url).toMatch(/\/recording\?expires=/);
   }, 90_000);
 
   it("hand the callee to a human when asked: the agent speaks its transfer message and the call ends transferred", async () => {
@@ -98,6 +120,30 @@ describe("outbound calls through the simulator", () => {
     const call = await until(who, res.body.id, (c) => ENDED.includes(c.status));
     expect(call.status).toBe("transferred");
     expect(call.transcript.map((s: any) => s.content).join(" ")).toMatch(/transfer you to our front desk/);
+    const transferred = (await events(call.id)).find((e) => e.name === "call.transferred");
+    expect(transferred?.data).toMatchObject({ call_id: call.id, status: "transferred", outcome: "transferred", transfer_number: "+14155550100" });
+  }, 90_000);
+
+  it("refuse transfer numbers outside the account's countries: 400 when saved, and no hand-off on a call", async () => {
+    const who = await caller();
+    const refused = await app.request("PATCH", `/v1/agents/${who.agentId}`, { key: who.key, body: { transfer_enabled: true, transfer_number: "+882345678901" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "invalid_phone_number" });
+    expect(refused.body.error.message).toMatch(/transfer_number/);
+    // An agent saved before the account had numbers is checked again on every call.
+    const fresh = await app.account({ credits: 100 });
+    const agent = await app.request("POST", "/v1/agents", {
+      key: fresh.key,
+      body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal", first_message: GREETING, transfer_enabled: true, transfer_number: "+882345678901" },
+    });
+    expect(agent.status).toBe(201);
+    await app.parley.services.phoneNumbers.create(fresh.id, { phone_number: "+16505559876", country: "US" } as never);
+    const res = await app.request("POST", "/v1/calls", { key: fresh.key, body: { phone_number: "+14155550128", agent_id: agent.body.id, metadata: { simulator_script: ["speak-to-human"] } } });
+    expect(res.status).toBe(200);
+    const call = await until(fresh, res.body.id, (c) => ENDED.includes(c.status));
+    expect(call.status).toBe("completed");
+    expect(call.transcript.map((s: any) => s.content).join(" ")).toMatch(/can't transfer you/);
+    expect((await events(call.id)).map((e) => e.name)).not.toContain("call.transferred");
   }, 90_000);
 
   it("fail a call whose simulator script names no fixture line", async () => {

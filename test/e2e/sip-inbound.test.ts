@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipCallError } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import { EventsRepository } from "../../src/db/repositories/events.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -15,6 +16,7 @@ const NUMBER = "+14155550177";
 const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
 const TRANSFERRING_NUMBER = "+14155550179";
 const TRANSFER_TO = "+14155550100";
+const ECHO_NUMBER = "+14155550176";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
 
 let app: TestApp;
@@ -51,6 +53,8 @@ beforeAll(async () => {
   });
   const transferring = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: TRANSFERRING_NUMBER, country: "US", default_agent_id: desk.body.id } });
   expect(transferring.status).toBe(201);
+  const echo = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: ECHO_NUMBER, country: "US", default_agent_id: agent.body.id } });
+  expect(echo.status).toBe(201);
   caller = await SipUserAgent.start({ host: HOST });
 }, 60_000);
 
@@ -58,6 +62,30 @@ afterAll(async () => {
   await caller?.close();
   await app?.close();
 });
+
+/** Waits until the newest inbound call to `number` has ended, and returns it. */
+async function endedCall(number: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const list = await app.request("GET", "/v1/calls?direction=inbound", { key: acct.key });
+    const call = list.body.data.find((c: any) => c.phone_number === number);
+    if (call && call.status !== "in_progress") return call;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ended inbound call to ${number}`);
+}
+
+/** Root-mean-square level of one channel of interleaved stereo samples. */
+function channelLevel(samples: Int16Array, channel: number, from = 0, to = samples.length / 2): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += samples[i * 2 + channel]! * samples[i * 2 + channel]!;
+  return Math.sqrt(sum / Math.max(1, to - from));
+}
+
+async function recording(call: any): Promise<ReturnType<typeof parseWav>> {
+  const full = await app.request("GET", `/v1/calls/${call.id}?include=recording`, { key: acct.key });
+  const link = new URL(full.body.recording_url);
+  return parseWav(Buffer.from(await (await fetch(app.baseUrl + link.pathname + link.search)).arrayBuffer()));
+}
 
 async function inviteOutcome(number: string): Promise<number> {
   const outgoing = caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` });
@@ -81,13 +109,7 @@ describe("inbound SIP", () => {
     } finally {
       await sipp.cleanup();
     }
-    let call: any;
-    for (let i = 0; i < 100; i++) {
-      const list = await app.request("GET", "/v1/calls?direction=inbound", { key: acct.key });
-      call = list.body.data[0];
-      if (call && call.status !== "in_progress") break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const call = await endedCall(NUMBER);
     expect(call).toMatchObject({ direction: "inbound", status: "completed", phone_number: NUMBER });
     expect(call.duration).toBeGreaterThan(0);
     const full = await app.request("GET", `/v1/calls/${call.id}?include=transcript,recording`, { key: acct.key });
@@ -98,21 +120,38 @@ describe("inbound SIP", () => {
     expect(first.content.length).toBeGreaterThan(10);
     expect(GREETING.startsWith(first.content)).toBe(true);
     // The recording (caller left, agent right) holds both sides' audio.
-    const link = new URL(full.body.recording_url);
-    const wav = parseWav(Buffer.from(await (await fetch(app.baseUrl + link.pathname + link.search)).arrayBuffer()));
+    const wav = await recording(call);
     expect(wav.channels).toBe(2);
-    const energy = [0, 1].map((channel) => {
-      let sum = 0;
-      for (let i = channel; i < wav.samples.length; i += 2) sum += wav.samples[i]! * wav.samples[i]!;
-      return Math.sqrt(sum / (wav.samples.length / 2));
-    });
-    expect(energy[0], "caller channel").toBeGreaterThan(100);
-    expect(energy[1], "agent channel").toBeGreaterThan(100);
+    expect(channelLevel(wav.samples, 0), "caller channel").toBeGreaterThan(100);
+    expect(channelLevel(wav.samples, 1), "agent channel").toBeGreaterThan(100);
     const row = await app.parley.services.db.selectFrom("calls").select(["billed_credits"]).where("id", "=", call.id).executeTakeFirstOrThrow();
     expect(row.billed_credits).toBe(Math.ceil(call.duration / 60));
     const account = await app.request("GET", "/v1/account", { key: acct.key });
     expect(account.body.credit_balance).toBe(100 - row.billed_credits!);
+    const emitted = await new EventsRepository(app.parley.services.db).forCall(call.id);
+    expect(emitted.map((e) => e.name)).toEqual(["call.started", "call.answered", "call.completed", "call.transcript.ready", "call.recording.ready"]);
+    expect(emitted[2]!.data).toMatchObject({ direction: "inbound", phone_number: NUMBER, duration_seconds: call.duration });
   }, 90_000);
+
+  it("is heard by sipp: with -rtp_echo sipp returns every RTP packet it receives, so the caller channel carries the agent's greeting back", async () => {
+    // sipp's built-in uac sends no audio of its own here: whatever reaches the caller channel
+    // is the agent's RTP that sipp received and echoed.
+    const sipp = await startSipp([`${HOST}:${sipPort}`, "-sn", "uac", "-s", ECHO_NUMBER.slice(1), "-m", "1", "-d", "5000", "-rtp_echo", "-i", HOST, "-p", String(await freeUdpPort()), "-mp", String(await freeUdpPort())]);
+    try {
+      const exit = await sipp.exited;
+      expect(exit.code, exit.output).toBe(0);
+    } finally {
+      await sipp.cleanup();
+    }
+    const call = await endedCall(ECHO_NUMBER);
+    expect(call).toMatchObject({ status: "completed" });
+    const wav = await recording(call);
+    // The first second of the greeting, on both channels: the echo arrives within a packet or two.
+    const agent = channelLevel(wav.samples, 1, 0, wav.sampleRate);
+    const echoed = channelLevel(wav.samples, 0, 0, wav.sampleRate);
+    expect(agent, "agent channel").toBeGreaterThan(300);
+    expect(echoed, "caller channel (sipp's echo)").toBeGreaterThan(agent / 4);
+  }, 60_000);
 
   it("refuses unknown numbers with 404 and numbers without a default agent with 480", async () => {
     expect(await inviteOutcome("+14155550999")).toBe(404);
@@ -155,6 +194,8 @@ describe("inbound SIP", () => {
     expect(transferred).toBeDefined();
     const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript`, { key: acct.key });
     expect(full.body.transcript.map((s: any) => s.content).join(" ")).toMatch(/transfer you to our front desk/);
+    const emitted = await new EventsRepository(app.parley.services.db).forCall(transferred.id);
+    expect(emitted.find((e) => e.name === "call.transferred")?.data).toMatchObject({ transfer_number: TRANSFER_TO, outcome: "transferred" });
   }, 60_000);
 
   it("refuses new calls with 503 once shutting down", async () => {

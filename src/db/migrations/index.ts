@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as initial from "./001-initial.js";
 import * as nullableCallNumbers from "./002-nullable-call-numbers.js";
+import * as events from "./003-events.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -9,6 +10,7 @@ import * as nullableCallNumbers from "./002-nullable-call-numbers.js";
 const MIGRATIONS: Record<string, Migration> = {
   "001-initial": initial,
   "002-nullable-call-numbers": nullableCallNumbers,
+  "003-events": events,
 };
 
 export const migrationProvider: MigrationProvider = {

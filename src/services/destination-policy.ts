@@ -1,0 +1,62 @@
+import type { Config } from "../config.js";
+import { ApiError } from "../core/api-error.js";
+import { callingCode } from "../core/calling-code.js";
+import type { Db } from "../db/database.js";
+import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
+
+/**
+ * Toll-fraud guard for every number Parley dials for an account (outbound calls and transfer
+ * destinations): it must start with an allowed prefix. `PARLEY_CALL_PREFIXES` lists them
+ * ("*" allows anywhere); by default they are the calling codes of the account's active
+ * numbers, so an account with numbers only in +1 cannot be made to ring premium lines abroad.
+ */
+export class DestinationPolicy {
+  private readonly numbers: PhoneNumbersRepository;
+
+  constructor(
+    db: Db,
+    private readonly config: Pick<Config, "callPrefixes">,
+  ) {
+    this.numbers = new PhoneNumbersRepository(db);
+  }
+
+  /** The prefixes the account may dial; `"*"` alone allows anywhere. */
+  async allowedPrefixes(accountId: string): Promise<string[]> {
+    const configured = this.config.callPrefixes.trim();
+    if (configured === "*") return ["*"];
+    if (configured) return configured.split(",").map((p) => p.trim());
+    return [...new Set((await this.numbers.activeNumbers(accountId)).map(callingCode))];
+  }
+
+  async allows(accountId: string, destination: string): Promise<boolean> {
+    return permitted(await this.allowedPrefixes(accountId), destination);
+  }
+
+  /** Throws 400 `invalid_phone_number` naming `field` unless the account may dial `destination`. */
+  async check(accountId: string, destination: string, field: string): Promise<void> {
+    const allowed = await this.allowedPrefixes(accountId);
+    if (!permitted(allowed, destination)) throw refusal(field, destination, allowed);
+  }
+
+  /**
+   * Like `check`, but passes while the account has no numbers and no prefixes are configured:
+   * an agent is often created before its numbers, and its transfer number is checked again
+   * on every call (see MediaGateway).
+   */
+  async checkIfKnown(accountId: string, destination: string, field: string): Promise<void> {
+    const allowed = await this.allowedPrefixes(accountId);
+    if (allowed.length > 0 && !permitted(allowed, destination)) throw refusal(field, destination, allowed);
+  }
+}
+
+function permitted(allowed: readonly string[], destination: string): boolean {
+  return allowed.some((prefix) => prefix === "*" || destination.startsWith(prefix));
+}
+
+function refusal(field: string, destination: string, allowed: readonly string[]): ApiError {
+  return ApiError.field(
+    "invalid_phone_number",
+    field,
+    `calls to ${callingCode(destination)} are not allowed for this account (allowed: ${allowed.join(", ") || "none"}); PARLEY_CALL_PREFIXES sets the allowed prefixes`,
+  );
+}
