@@ -11,6 +11,7 @@ import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import type { DestinationPolicy } from "./destination-policy.js";
 import { listPage, type ListQuery } from "./list-page.js";
+import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import type { VoiceCatalog } from "./voices.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
@@ -65,13 +66,12 @@ export class AgentsService {
     };
     await this.checkSettings(agent);
     const limit = this.deps.accounts.limitsOf(account).agents;
-    // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
-    await this.db.transaction().execute(async (trx) => {
-      if ((await this.agents.countLive(account.id, trx)) >= limit) {
-        throw new ApiError(402, "agent_limit_reached", `The ${account.plan} plan allows ${limit} agents; delete one or upgrade`);
-      }
-      await this.agents.insert(agent, trx);
-    });
+    const agentLimit: RowLimit = {
+      limit,
+      count: (trx) => this.agents.countLive(account.id, trx),
+      refusal: () => new ApiError(402, "agent_limit_reached", `The ${account.plan} plan allows ${limit} agents; delete one or upgrade`),
+    };
+    await insertWithinLimit(this.db, agentLimit, (trx) => this.agents.insert(agent, trx));
     return agent;
   }
 

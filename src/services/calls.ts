@@ -14,6 +14,7 @@ import type { DestinationPolicy } from "./destination-policy.js";
 import type { LiveCallsService } from "./live-calls.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
+import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import { requireCallCredit } from "./call-credit.js";
 import { parseWebhookUrl } from "./webhook-url.js";
@@ -90,19 +91,15 @@ export class CallsService {
       updated_at: at,
     };
     const limit = this.deps.accounts.limitsOf(account).queuedCalls;
-    // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
-    await this.db.transaction().execute(async (trx) => {
-      if ((await this.calls.countInStatus(account.id, "queued", trx)) >= limit) {
-        throw new ApiError(
-          429,
-          "rate_limit_exceeded",
-          `The account already has ${limit} queued calls, its limit; retry when some have been placed`,
-          undefined,
-          { "Retry-After": String(QUEUED_LIMIT_RETRY_AFTER_SECONDS) },
-        );
-      }
-      await this.calls.insert(call, trx);
-    });
+    const queuedLimit: RowLimit = {
+      limit,
+      count: (trx) => this.calls.countInStatus(account.id, "queued", trx),
+      refusal: () =>
+        new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} queued calls, its limit; retry when some have been placed`, undefined, {
+          "Retry-After": String(QUEUED_LIMIT_RETRY_AFTER_SECONDS),
+        }),
+    };
+    await insertWithinLimit(this.db, queuedLimit, (trx) => this.calls.insert(call, trx));
     for (const listener of this.queuedListeners) listener(account.id);
     return call;
   }

@@ -10,6 +10,7 @@ import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEndDetails, CallEvents } from "./call-events.js";
 import { billedMinutes, requireCallCredit } from "./call-credit.js";
+import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 
 export interface LiveCallStart {
   account: AccountRecord;
@@ -73,10 +74,12 @@ export class LiveCallsService {
       updated_at: at,
     };
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
-    await this.db.transaction().execute(async (trx) => {
-      if ((await this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx)) >= limit) {
-        throw new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`);
-      }
+    const liveLimit: RowLimit = {
+      limit,
+      count: (trx) => this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx),
+      refusal: () => new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`),
+    };
+    await insertWithinLimit(this.db, liveLimit, async (trx) => {
       await this.calls.insert(call, trx);
       await this.deps.events.entered(call, null, trx);
     });

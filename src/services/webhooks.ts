@@ -10,6 +10,7 @@ import type { CreateWebhookInput, UpdateWebhookInput } from "../http/schemas/web
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
+import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import type { UrlReachabilityProbe } from "./url-reachability.js";
 import { parseWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
@@ -44,7 +45,8 @@ export class WebhooksService {
   async create(account: AccountRecord, input: CreateWebhookInput): Promise<WebhookRecord> {
     const url = parseWebhookUrl(input.url, this.deps.config);
     // Refuse at the limit before waiting on the network; the transaction below decides for good.
-    await this.checkLimit(account, this.db);
+    const webhookLimit = this.limitOf(account);
+    if ((await webhookLimit.count(this.db)) >= webhookLimit.limit) throw webhookLimit.refusal();
     await this.checkReachable(url);
     const at = nowIso();
     const webhook: WebhookRecord = {
@@ -61,10 +63,7 @@ export class WebhooksService {
       updated_at: at,
     };
     // Count and insert in one transaction so two concurrent creates cannot both pass the limit.
-    await this.db.transaction().execute(async (trx) => {
-      await this.checkLimit(account, trx);
-      await this.webhooks.insert(webhook, trx);
-    });
+    await insertWithinLimit(this.db, webhookLimit, (trx) => this.webhooks.insert(webhook, trx));
     return webhook;
   }
 
@@ -103,11 +102,13 @@ export class WebhooksService {
     await this.webhooks.delete(id);
   }
 
-  private async checkLimit(account: AccountRecord, db: Db): Promise<void> {
+  private limitOf(account: AccountRecord): RowLimit {
     const limit = this.deps.accounts.limitsOf(account).webhooks;
-    if ((await this.webhooks.count(account.id, {}, db)) >= limit) {
-      throw new ApiError(402, "webhook_limit_reached", `The ${account.plan} plan allows ${limit} webhooks; delete one or upgrade`);
-    }
+    return {
+      limit,
+      count: (db: Db) => this.webhooks.count(account.id, {}, db),
+      refusal: () => new ApiError(402, "webhook_limit_reached", `The ${account.plan} plan allows ${limit} webhooks; delete one or upgrade`),
+    };
   }
 
   private async checkReachable(url: URL): Promise<void> {
