@@ -43,6 +43,7 @@ export class CallsService {
   private readonly numbers: PhoneNumbersRepository;
   private liveControl: LiveCallControl | undefined;
   private readonly queuedListeners: Array<(accountId: string) => void> = [];
+  private readonly settledListeners: Array<(callId: string) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -109,6 +110,11 @@ export class CallsService {
     this.queuedListeners.push(listener);
   }
 
+  /** Called with the id of a queued or ringing call that `end` settled (a carrier still dialling it lets go). */
+  onSettledBeforeAnswer(listener: (callId: string) => void): void {
+    this.settledListeners.push(listener);
+  }
+
   async get(accountId: string, id: string): Promise<CallRecord> {
     return findOwned(await this.calls.findById(id), accountId, NOT_FOUND);
   }
@@ -148,7 +154,7 @@ export class CallsService {
       if (await this.deps.liveCalls.end(id, end)) return (await this.calls.findById(id))!;
     }
     // Read and write in one transaction so a status change by the engine cannot slip in between.
-    return this.db.transaction().execute(async (trx) => {
+    const settled = await this.db.transaction().execute(async (trx) => {
       const call = (await this.calls.findById(id, trx))!;
       if ((ENDED_CALL_STATUSES as readonly CallStatus[]).includes(call.status)) {
         throw new ApiError(409, "call_already_ended", `Call ${id} has already ended (${call.status})`);
@@ -161,6 +167,8 @@ export class CallsService {
       await this.deps.events.entered(ended, call.status, trx);
       return ended;
     });
+    for (const listener of this.settledListeners) listener(id);
+    return settled;
   }
 
   /** The given from number must be one of the account's active numbers; by default its oldest active one. */

@@ -14,7 +14,8 @@ import type { Services } from "../services/container.js";
 export class CallDispatcher {
   /** One pass at a time per account, so claims and dials keep queue order. */
   private readonly passes = new Map<string, Promise<void>>();
-  private readonly dialling = new Set<AbortController>();
+  /** Calls being dialled, by call id: aborting one makes the carrier let go of the callee. */
+  private readonly dialling = new Map<string, AbortController>();
   private stopped = false;
 
   constructor(
@@ -25,6 +26,7 @@ export class CallDispatcher {
     private readonly logger: Logger,
   ) {
     media.onCallEnded((accountId) => this.kick(accountId));
+    services.calls.onSettledBeforeAnswer((callId) => this.dialling.get(callId)?.abort());
   }
 
   /** Starts calls for every account with queued calls (at start-up). */
@@ -43,7 +45,7 @@ export class CallDispatcher {
   /** No new calls; calls still being dialled are abandoned. */
   stop(): void {
     this.stopped = true;
-    for (const controller of this.dialling) controller.abort();
+    for (const controller of this.dialling.values()) controller.abort();
   }
 
   private async fill(accountId: string): Promise<void> {
@@ -58,7 +60,7 @@ export class CallDispatcher {
   private async place(call: CallRecord): Promise<void> {
     const log = this.logger.child({ callId: call.id, carrier: this.carrier.name });
     const controller = new AbortController();
-    this.dialling.add(controller);
+    this.dialling.set(call.id, controller);
     let result;
     try {
       result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number, metadata: call.metadata }, controller.signal);
@@ -66,7 +68,7 @@ export class CallDispatcher {
       log.error({ err }, "dialling failed");
       result = { outcome: "failed" as const, reason: (err as Error).message };
     } finally {
-      this.dialling.delete(controller);
+      this.dialling.delete(call.id);
     }
     if (result.outcome !== "answered") {
       await this.lifecycle.unanswered(call.id, result.outcome);

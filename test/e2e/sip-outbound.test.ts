@@ -84,3 +84,46 @@ describe("outbound calls through a SIP trunk", () => {
     expect(sipp.code, sipp.output).toBe(0);
   }, 60_000);
 });
+
+describe("POST /v1/calls/{id}/end while a SIP call rings", () => {
+  it("settles it no_answer at once and CANCELs the INVITE, long before the ring timeout", async () => {
+    const port = await freeUdpPort(HOST);
+    // A minute of ringing: sipp (killed after 30 s) only exits 0 if the CANCEL comes from the hang-up.
+    const patient = await startTestApp(
+      {},
+      {
+        PARLEY_ENGINE: "1",
+        PARLEY_SIP_PORT: String(await freeUdpPort(HOST)),
+        PARLEY_SIP_HOST: HOST,
+        PARLEY_SIP_ALLOW: "127.0.0.1",
+        PARLEY_RTP_PORTS: "31000-31999",
+        PARLEY_CARRIER: "sip",
+        PARLEY_SIP_TRUNK: `${HOST}:${port}`,
+        PARLEY_SIP_RING_TIMEOUT_MS: "60000",
+      },
+    );
+    const sipp = await startSipp(["-sf", join(SCENARIOS, "uas-ring.xml"), "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freeUdpPort(HOST))]);
+    try {
+      const who = await patient.account({ plan: "agency", credits: 100 });
+      await patient.parley.services.phoneNumbers.create(who.id, { phone_number: "+16505550141", country: "US" } as never);
+      const agent = await patient.request("POST", "/v1/agents", { key: who.key, body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal" } });
+      await new Promise((r) => setTimeout(r, 300));
+      const created = await patient.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550191", agent_id: agent.body.id } });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      let status = "queued";
+      for (let i = 0; i < 100 && status !== "ringing"; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await patient.request("GET", `/v1/calls/${created.body.id}`, { key: who.key })).body.status;
+      }
+      expect(status).toBe("ringing");
+      const ended = await patient.request("POST", `/v1/calls/${created.body.id}/end`, { key: who.key });
+      expect(ended.body).toMatchObject({ status: "no_answer", answered_at: null });
+      const exit = await sipp.exited;
+      expect(exit.code, exit.output).toBe(0);
+      expect((await patient.request("GET", `/v1/calls/${created.body.id}`, { key: who.key })).body.status).toBe("no_answer");
+    } finally {
+      await sipp.cleanup();
+      await patient.close();
+    }
+  }, 60_000);
+});
