@@ -15,21 +15,23 @@ let app: TestApp;
 let acct: TestAccount & { agentId?: string };
 let trunkPort: number;
 
+/** The service's settings for calls through sipp as the trunk on `trunkPort`. */
+async function trunkSettings(trunkPort: number, ringTimeoutMs: number): Promise<Record<string, string>> {
+  return {
+    PARLEY_ENGINE: "1",
+    PARLEY_SIP_PORT: String(await freeUdpPort(HOST)),
+    PARLEY_SIP_HOST: HOST,
+    PARLEY_SIP_ALLOW: "127.0.0.1",
+    PARLEY_RTP_PORTS: "31000-31999",
+    PARLEY_CARRIER: "sip",
+    PARLEY_SIP_TRUNK: `${HOST}:${trunkPort}`,
+    PARLEY_SIP_RING_TIMEOUT_MS: String(ringTimeoutMs),
+  };
+}
+
 beforeAll(async () => {
   trunkPort = await freeUdpPort(HOST);
-  app = await startTestApp(
-    {},
-    {
-      PARLEY_ENGINE: "1",
-      PARLEY_SIP_PORT: String(await freeUdpPort(HOST)),
-      PARLEY_SIP_HOST: HOST,
-      PARLEY_SIP_ALLOW: "127.0.0.1",
-      PARLEY_RTP_PORTS: "31000-31999",
-      PARLEY_CARRIER: "sip",
-      PARLEY_SIP_TRUNK: `${HOST}:${trunkPort}`,
-      PARLEY_SIP_RING_TIMEOUT_MS: "2000",
-    },
-  );
+  app = await startTestApp({}, await trunkSettings(trunkPort, 2000));
   // Agency: polling the call stays well under the plan's request rate.
   acct = await app.account({ plan: "agency", credits: 100 });
   await app.parley.services.phoneNumbers.create(acct.id, { phone_number: "+16505550140", country: "US" } as never);
@@ -89,19 +91,7 @@ describe("POST /v1/calls/{id}/end while a SIP call rings", () => {
   it("settles it no_answer at once and CANCELs the INVITE, long before the ring timeout", async () => {
     const port = await freeUdpPort(HOST);
     // A minute of ringing: sipp (killed after 30 s) only exits 0 if the CANCEL comes from the hang-up.
-    const patient = await startTestApp(
-      {},
-      {
-        PARLEY_ENGINE: "1",
-        PARLEY_SIP_PORT: String(await freeUdpPort(HOST)),
-        PARLEY_SIP_HOST: HOST,
-        PARLEY_SIP_ALLOW: "127.0.0.1",
-        PARLEY_RTP_PORTS: "31000-31999",
-        PARLEY_CARRIER: "sip",
-        PARLEY_SIP_TRUNK: `${HOST}:${port}`,
-        PARLEY_SIP_RING_TIMEOUT_MS: "60000",
-      },
-    );
+    const patient = await startTestApp({}, await trunkSettings(port, 60_000));
     const sipp = await startSipp(["-sf", join(SCENARIOS, "uas-ring.xml"), "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freeUdpPort(HOST))]);
     try {
       const who = await patient.account({ plan: "agency", credits: 100 });
