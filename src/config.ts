@@ -77,6 +77,10 @@ export interface Config {
     allow: string;
     /** Where outbound INVITEs go with the `sip` carrier: "host:port". */
     trunk: string;
+    /** Digest username for the trunk's 401/407 challenges; empty: send no credentials. */
+    trunkUser: string;
+    /** Digest password for the trunk (never echoed in errors). */
+    trunkPassword: string;
     /** How long an outbound call rings before it is cancelled as `no_answer`. */
     ringTimeoutMs: number;
   };
@@ -113,6 +117,8 @@ interface Setting {
   max?: number;
   /** Allowed values of an `enum` setting. */
   values?: readonly string[];
+  /** A credential: a bad value is reported without quoting it. */
+  secret?: boolean;
 }
 
 const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
@@ -139,17 +145,17 @@ const SETTINGS: Setting[] = [
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "engine.asr.provider", env: "PARLEY_ASR_PROVIDER", kind: "enum", values: ASR_PROVIDERS },
   { key: "engine.asr.url", env: "PARLEY_ASR_URL", kind: "url" },
-  { key: "engine.asr.apiKey", env: "PARLEY_ASR_API_KEY", kind: "string" },
+  { key: "engine.asr.apiKey", env: "PARLEY_ASR_API_KEY", kind: "string", secret: true },
   { key: "engine.asr.model", env: "PARLEY_ASR_MODEL", kind: "string" },
   { key: "engine.llm.provider", env: "PARLEY_LLM_PROVIDER", kind: "enum", values: LLM_PROVIDERS },
   { key: "engine.llm.url", env: "PARLEY_LLM_URL", kind: "url" },
-  { key: "engine.llm.apiKey", env: "PARLEY_LLM_API_KEY", kind: "string" },
+  { key: "engine.llm.apiKey", env: "PARLEY_LLM_API_KEY", kind: "string", secret: true },
   { key: "engine.llm.models.large", env: "PARLEY_LLM_MODEL_LARGE", kind: "string" },
   { key: "engine.llm.models.small", env: "PARLEY_LLM_MODEL_SMALL", kind: "string" },
   { key: "engine.llm.models.alt", env: "PARLEY_LLM_MODEL_ALT", kind: "string" },
   { key: "engine.tts.provider", env: "PARLEY_TTS_PROVIDER", kind: "enum", values: TTS_PROVIDERS },
   { key: "engine.tts.url", env: "PARLEY_TTS_URL", kind: "url" },
-  { key: "engine.tts.apiKey", env: "PARLEY_TTS_API_KEY", kind: "string" },
+  { key: "engine.tts.apiKey", env: "PARLEY_TTS_API_KEY", kind: "string", secret: true },
   { key: "engine.tts.model", env: "PARLEY_TTS_MODEL", kind: "string" },
   { key: "sip.port", env: "PARLEY_SIP_PORT", kind: "port" },
   { key: "sip.host", env: "PARLEY_SIP_HOST", kind: "string" },
@@ -157,6 +163,8 @@ const SETTINGS: Setting[] = [
   { key: "sip.rtpPorts", env: "PARLEY_RTP_PORTS", kind: "string" },
   { key: "sip.allow", env: "PARLEY_SIP_ALLOW", kind: "string" },
   { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string" },
+  { key: "sip.trunkUser", env: "PARLEY_SIP_TRUNK_USER", kind: "string" },
+  { key: "sip.trunkPassword", env: "PARLEY_SIP_TRUNK_PASSWORD", kind: "string", secret: true },
   { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
@@ -198,7 +206,7 @@ function defaults(): Config {
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
-    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", ringTimeoutMs: 30_000 },
+    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", ringTimeoutMs: 30_000 },
     carrier: "simulator",
     callPrefixes: "",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
@@ -207,7 +215,7 @@ function defaults(): Config {
 
 function parseValue(setting: Setting, raw: unknown, label: string): unknown {
   const fail = (expected: string): never => {
-    throw new ConfigError(label, `${expected} (got ${JSON.stringify(raw)})`);
+    throw new ConfigError(label, setting.secret ? expected : `${expected} (got ${JSON.stringify(raw)})`);
   };
   switch (setting.kind) {
     case "port":

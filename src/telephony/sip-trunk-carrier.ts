@@ -1,4 +1,4 @@
-import { SipCallError, SipCallTransport, type SipUserAgent } from "../../engine/index.js";
+import { SipCallError, SipCallTransport, type DigestCredentials, type SipUserAgent } from "../../engine/index.js";
 import { ConfigError } from "../config.js";
 import type { Carrier, DialResult } from "./carrier.js";
 
@@ -6,7 +6,8 @@ import type { Carrier, DialResult } from "./carrier.js";
  * Outbound calls through a SIP trunk (`PARLEY_CARRIER=sip`, `PARLEY_SIP_TRUNK=host:port`):
  * INVITE `sip:<number>@<trunk>` from the SIP user agent; 2xx connects the call; 486/600 is
  * busy; ringing past `PARLEY_SIP_RING_TIMEOUT_MS` is cancelled as no answer (as are 408,
- * 480 and 487); any other failure is failed.
+ * 480 and 487); any other failure is failed. With `credentials` (PARLEY_SIP_TRUNK_USER and
+ * _PASSWORD), the trunk's Digest challenges (401/407) are answered.
  */
 export class SipTrunkCarrier implements Carrier {
   readonly name = "sip";
@@ -16,6 +17,7 @@ export class SipTrunkCarrier implements Carrier {
     private readonly ua: SipUserAgent,
     trunk: string,
     private readonly ringTimeoutMs: number,
+    private readonly credentials?: DigestCredentials,
   ) {
     const match = /^(?:sip:)?([A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(trunk.trim());
     if (!match) throw new ConfigError("PARLEY_SIP_TRUNK", `must be host[:port] of the SIP trunk, got "${trunk}"`);
@@ -29,6 +31,7 @@ export class SipTrunkCarrier implements Carrier {
       ...(call.from ? { from: call.from } : {}),
       target: { address, port },
       timeoutMs: this.ringTimeoutMs,
+      ...(this.credentials ? { credentials: this.credentials } : {}),
     });
     const abandon = () => outgoing.cancel();
     signal.addEventListener("abort", abandon);

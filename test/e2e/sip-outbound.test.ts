@@ -25,6 +25,9 @@ async function trunkSettings(trunkPort: number, ringTimeoutMs: number): Promise<
     PARLEY_RTP_PORTS: "31000-31999",
     PARLEY_CARRIER: "sip",
     PARLEY_SIP_TRUNK: `${HOST}:${trunkPort}`,
+    // Answered only to a trunk that challenges (uas-auth.xml).
+    PARLEY_SIP_TRUNK_USER: "parley",
+    PARLEY_SIP_TRUNK_PASSWORD: "trunk-secret",
     PARLEY_SIP_RING_TIMEOUT_MS: String(ringTimeoutMs),
   };
 }
@@ -70,6 +73,14 @@ describe("outbound calls through a SIP trunk", () => {
     expect(call.duration).toBeGreaterThanOrEqual(4);
     expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
     expect((await app.request("GET", "/v1/account", { key: acct.key })).body.credit_balance).toBe(100 - Math.ceil(call.duration / 60));
+    expect(sipp.code, sipp.output).toBe(0);
+  }, 60_000);
+
+  it("authenticates to a trunk that challenges the INVITE (407, then 401) and the BYE (401): the call connects and completes", async () => {
+    const { call, sipp } = await callThrough(["-sf", join(SCENARIOS, "uas-auth.xml")], { max_duration: 3 });
+    expect(call.status, sipp.output).toBe("completed");
+    expect(call.answered_at).not.toBeNull();
+    expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
     expect(sipp.code, sipp.output).toBe(0);
   }, 60_000);
 

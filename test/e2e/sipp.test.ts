@@ -104,6 +104,37 @@ describe("SIP against sipp", () => {
   );
 
   it(
+    "authenticates to a trunk (uas-auth.xml): the INVITE challenged 407 then 401, and the BYE challenged 401, are sent again with valid Digest answers; sipp exits 0",
+    async () => {
+      const ua = await agent();
+      const port = await freePort();
+      const peer = await sipp(["-sf", join(SCENARIOS, "uas-auth.xml"), "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freePort())]);
+      const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${port}`, from: "15550000", credentials: { username: "parley", password: "trunk-secret" } });
+      const call = await outgoing.result;
+      expect(call.rtp.remoteAddress?.address).toBe(HOST);
+      await call.hangUp();
+      const result = await peer.exited;
+      expect(result.code, result.output).toBe(0);
+      expect(ua.activeCalls).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a wrong trunk password is refused (403) and sipp counts the call failed",
+    async () => {
+      const ua = await agent();
+      const port = await freePort();
+      const peer = await sipp(["-sf", join(SCENARIOS, "uas-auth.xml"), "-m", "1", "-i", HOST, "-p", String(port)]);
+      const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${port}`, credentials: { username: "parley", password: "not-the-secret" } });
+      await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 403 });
+      const result = await peer.exited;
+      expect(result.code, result.output).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "receives RTP audio and RFC 4733 DTMF from sipp's uac_pcap (g711a.pcap, then dtmf 1)",
     async () => {
       const frames: AudioFrame[] = [];

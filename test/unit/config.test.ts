@@ -103,6 +103,24 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { PARLEY_TTS_PROVIDER: "eleven" }, cwd })).toThrow(ConfigError);
   });
 
+  it("reads the SIP trunk's credentials, empty by default, and never quotes the password in errors", () => {
+    const cwd = tmp();
+    expect(loadConfig({ env: {}, cwd }).sip).toMatchObject({ trunkUser: "", trunkPassword: "" });
+    const sip = loadConfig({ env: { PARLEY_SIP_TRUNK: "trunk.example.com", PARLEY_SIP_TRUNK_USER: "acme", PARLEY_SIP_TRUNK_PASSWORD: "s3cret pass" }, cwd }).sip;
+    expect(sip).toMatchObject({ trunk: "trunk.example.com", trunkUser: "acme", trunkPassword: "s3cret pass" });
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ sip: { trunkPassword: 123456789 } }));
+    const error = (() => {
+      try {
+        loadConfig({ env: {}, cwd });
+      } catch (err) {
+        return err as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.message).toMatch(/sip\.trunkPassword: must be a non-empty string/);
+    expect(error?.message).not.toContain("123456789");
+  });
+
   it("checks PARLEY_CALL_PREFIXES", () => {
     const cwd = tmp();
     expect(loadConfig({ env: { PARLEY_CALL_PREFIXES: "+1, +44" }, cwd }).callPrefixes).toBe("+1, +44");

@@ -1,6 +1,7 @@
 import { EventEmitter } from "eventemitter3";
 import type { AudioFrame } from "../../audio/audio-frame.js";
 import type { Clock, TimerHandle } from "../../audio/clock.js";
+import { answerChallenge, type DigestCredentials } from "./digest-auth.js";
 import type { DtmfDigit } from "./dtmf-event.js";
 import type { RtpSession } from "./rtp-session.js";
 import { SdpError } from "./sdp-error.js";
@@ -72,6 +73,8 @@ export interface SipCallInfo {
   localNumber: string;
   /** Our side of the SDP, kept to answer re-INVITEs with the same media. */
   localMedia: LocalMedia;
+  /** Answers the far end's 401/407 challenges to our requests (outbound calls through a trunk). */
+  credentials?: DigestCredentials;
 }
 
 /**
@@ -117,7 +120,7 @@ export class SipCall extends EventEmitter<SipCallEvents> {
   async hangUp(): Promise<void> {
     if (this.ended) return;
     this.finish();
-    await this.send(this.dialog.createRequest("BYE")).catch(() => undefined);
+    await this.send(() => this.dialog.createRequest("BYE")).catch(() => undefined);
   }
 
   /**
@@ -132,7 +135,7 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     this.referWaits.add(settle);
     const referTo = target.startsWith("<") ? target : `<${target}>`;
     try {
-      const response = await this.send(this.dialog.createRequest("REFER", { headers: [["Refer-To", referTo]] }));
+      const response = await this.send(() => this.dialog.createRequest("REFER", { headers: [["Refer-To", referTo]] }));
       if (response.status >= 300) throw SipCallError.fromStatus(response.status, response.reason);
       const timer = this.host.clock.setTimeout(() => settle(null), options.timeoutMs ?? 32_000);
       const status = await final;
@@ -247,11 +250,12 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     }
     const notify = async (status: number, reason: string) => {
       const state = status >= 200 ? "terminated;reason=noresource" : "active;expires=60";
-      const request = this.dialog.createRequest("NOTIFY", {
-        headers: [["Event", "refer"], ["Subscription-State", state], ["Content-Type", "message/sipfrag;version=2.0"]],
-        body: Buffer.from(`SIP/2.0 ${status} ${reason}\r\n`),
-      });
-      await this.send(request);
+      await this.send(() =>
+        this.dialog.createRequest("NOTIFY", {
+          headers: [["Event", "refer"], ["Subscription-State", state], ["Content-Type", "message/sipfrag;version=2.0"]],
+          body: Buffer.from(`SIP/2.0 ${status} ${reason}\r\n`),
+        }),
+      );
     };
     void notify(100, "Trying").catch(() => undefined);
     this.emit("refer", { target, notify });
@@ -265,12 +269,22 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     if (status !== undefined && Number(status) >= 200) for (const settle of this.referWaits) settle(Number(status));
   }
 
-  /** Sends a request in the dialog; resolves with its final response, rejects on timeout or transport error. */
-  private send(request: SipRequest): Promise<SipResponse> {
+  /**
+   * Sends a request in the dialog, made by `build` (a new CSeq and branch each call); resolves
+   * with its final response, rejects on timeout or transport error. With credentials, a 401/407
+   * is answered by building the request again with the Digest answers so far, once per kind
+   * (RFC 3261 22.2, 22.3).
+   */
+  private send(build: () => SipRequest, answers: ReadonlyArray<[string, string]> = []): Promise<SipResponse> {
+    const request = build();
+    for (const [name, value] of answers) request.headers.append(name, value);
     return new Promise((resolve, reject) => {
       this.host.layer.sendRequest(request, this.dialog.destination, {
         response: (response) => {
-          if (response.status >= 200) resolve(response);
+          if (response.status < 200) return;
+          const answer = this.info.credentials && answerChallenge(response, request, this.info.credentials);
+          const retry = answer && !answers.some(([name]) => name === answer[0]);
+          resolve(retry ? this.send(build, [...answers, answer]) : response);
         },
         failed: (reason) => reject(new SipCallError(reason === "timeout" ? "timeout" : "failed", 408, `${request.method} failed: ${reason}`)),
       });

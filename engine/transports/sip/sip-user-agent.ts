@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import dgram, { type Socket } from "node:dgram";
 import { EventEmitter } from "eventemitter3";
 import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
+import { answerChallenge, type DigestCredentials } from "./digest-auth.js";
 import { RtpSession } from "./rtp-session.js";
 import { SdpError } from "./sdp-error.js";
 import { answerOffer, createOffer, readAnswer, type LocalMedia, type NegotiatedMedia } from "./sdp-negotiation.js";
@@ -13,7 +14,7 @@ import { parseNameAddress } from "./sip-header-values.js";
 import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, type SipResponse } from "./sip-message.js";
 import { parseSipUri } from "./sip-uri.js";
 import { TransactionLayer, type IncomingRequest, type TransactionUser } from "./transaction-layer.js";
-import { DEFAULT_TRANSACTION_TIMERS, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
+import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
 import type { InviteClientTransaction } from "./invite-client-transaction.js";
 import type { InviteServerTransaction } from "./invite-server-transaction.js";
 
@@ -41,12 +42,15 @@ export interface OutgoingCallOptions {
   target?: SipAddress;
   /** Give up ringing after this long (CANCEL, rejects with outcome `no_answer`). */
   timeoutMs?: number;
+  /** Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a trunk account). */
+  credentials?: DigestCredentials;
 }
 
 /**
  * A SIP user agent over one UDP socket: the transaction layer, the dialogs of its calls, inbound
  * INVITEs handed to `onInvite` as IncomingCalls, and outbound calls (`invite`). OPTIONS outside a
- * dialog get 200; requests for unknown dialogs get 481. No registration, authentication or TCP.
+ * dialog get 200; requests for unknown dialogs get 481. Outbound calls answer Digest challenges
+ * when given credentials; no registration, no challenging of inbound requests, no TCP.
  */
 export class SipUserAgent implements SipCallHost {
   readonly layer: TransactionLayer;
@@ -357,12 +361,18 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
  * An outbound call being set up. `result` resolves with the SipCall on a 2xx (after the ACK is
  * sent and the SDP answer applied) or rejects with a SipCallError: `busy` (486/600),
  * `no_answer` (408/480, or `timeoutMs`), `cancelled` (487 after `cancel()`), `rejected`, `timeout`.
+ * With `credentials`, a 401/407 is answered by the INVITE again with the next CSeq, a new branch
+ * and the Digest answer (RFC 3261 22.2); a second challenge of the same kind rejects (the
+ * credentials were refused), so a wrong password never loops.
  */
 export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => void; progress: (status: number, reason: string) => void }> {
   readonly callId: string;
   readonly result: Promise<SipCall>;
+  /** The INVITE of the current transaction: the latest, after a challenge. */
   private invite: SipRequest | undefined;
   private transaction: InviteClientTransaction | undefined;
+  private target: SipAddress | undefined;
+  private transactionUser: ClientTransactionUser | undefined;
   private provisional = false;
   private cancelRequested = false;
   private cancelSent = false;
@@ -392,7 +402,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const to = parseNameAddress(this.options.to);
     const from = this.options.from ?? "parley";
     const fromUri = /^(sips?|tel):/i.test(from) ? from : `sip:${from}@${this.ua.endpoint.address}`;
-    const target = this.options.target ?? uriDestination(to.uri);
+    this.target = this.options.target ?? uriDestination(to.uri);
     const rtp = await this.ua.openRtp();
     if (this.cancelRequested) {
       await rtp.close();
@@ -411,7 +421,6 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       .append("User-Agent", "Parley")
       .append("Content-Type", "application/sdp");
     const invite: SipRequest = { kind: "request", method: "INVITE", uri: this.options.to.replace(/^<|>$/g, ""), headers, body: Buffer.from(writeSdp(createOffer(local))) };
-    this.invite = invite;
     if (this.options.timeoutMs !== undefined) {
       this.timer = this.ua.clock.setTimeout(() => {
         this.noAnswer = true;
@@ -421,7 +430,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     try {
       return await new Promise<SipCall>((resolve, reject) => {
         this.abort = reject;
-        this.transaction = this.ua.layer.sendRequest(invite, target, {
+        this.transactionUser = {
           response: (response) => {
             try {
               this.onResponse(response, rtp, local, resolve, reject);
@@ -430,7 +439,8 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
             }
           },
           failed: (reason) => reject(new SipCallError(this.noAnswer ? "no_answer" : reason === "timeout" ? "timeout" : "failed", 408, `INVITE ${reason}`)),
-        }) as InviteClientTransaction;
+        };
+        this.send(invite);
       });
     } catch (error) {
       await rtp.close();
@@ -439,6 +449,13 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       this.finished = true;
       if (this.timer !== undefined) this.ua.clock.clearTimeout(this.timer);
     }
+  }
+
+  /** Starts the INVITE transaction for `invite`, which becomes the current one (the one CANCEL targets). */
+  private send(invite: SipRequest): void {
+    this.invite = invite;
+    this.provisional = false;
+    this.transaction = this.ua.layer.sendRequest(invite, this.target!, this.transactionUser!) as InviteClientTransaction;
   }
 
   private onResponse(response: SipResponse, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
@@ -451,6 +468,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return;
     }
     if (response.status >= 300) {
+      if (this.authenticate(response, reject)) return;
       const error = SipCallError.fromStatus(response.status, response.reason);
       return reject(this.noAnswer && error.outcome === "cancelled" ? new SipCallError("no_answer", 408, "no answer") : error);
     }
@@ -459,7 +477,8 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const destination = dialog.destination;
     void Promise.resolve(this.ua.layer.sendStateless(ack, destination)).catch(() => undefined);
     const remoteNumber = parseNameAddress(this.options.to).uri.user ?? "";
-    const call = new SipCall(this.ua, dialog, rtp, { direction: "outbound", remoteNumber, localNumber: dialog.local.uri.user ?? "", localMedia: local });
+    const credentials = this.options.credentials;
+    const call = new SipCall(this.ua, dialog, rtp, { direction: "outbound", remoteNumber, localNumber: dialog.local.uri.user ?? "", localMedia: local, ...(credentials ? { credentials } : {}) });
     this.ua.register(call, { ack, destination });
     if (this.cancelRequested) {
       void call.hangUp();
@@ -472,6 +491,30 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return reject(new SipCallError("failed", 488, `unusable SDP answer: ${error instanceof Error ? error.message : String(error)}`));
     }
     resolve(call);
+  }
+
+  /**
+   * A 401/407 we can answer: sends the INVITE again with the challenge answered (the
+   * transaction has ACKed the challenge), keeping earlier answers, as a proxy and the trunk may
+   * each challenge (22.3). True when the response is dealt with (also when we were cancelled meanwhile).
+   */
+  private authenticate(response: SipResponse, reject: (error: Error) => void): boolean {
+    const previous = this.invite!;
+    const credentials = this.options.credentials;
+    const answer = credentials && answerChallenge(response, previous, credentials);
+    // Challenged again for a kind we answered: the credentials were refused.
+    if (!answer || previous.headers.has(answer[0])) return false;
+    if (this.cancelRequested) {
+      reject(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 487, "cancelled before the authenticated INVITE was sent"));
+      return true;
+    }
+    const headers = previous.headers
+      .clone()
+      .set("Via", viaFor(this.ua.endpoint))
+      .set("CSeq", `${getCSeq(previous).seq + 1} INVITE`)
+      .append(...answer);
+    this.send({ ...previous, headers });
+    return true;
   }
 
   private sendCancel(): void {

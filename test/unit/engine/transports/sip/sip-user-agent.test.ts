@@ -2,9 +2,21 @@ import dgram from "node:dgram";
 import type { EventEmitter } from "eventemitter3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../../../engine/audio/audio-frame.js";
+import { digestAuthorization, parseDigestChallenge } from "../../../../../engine/transports/sip/digest-auth.js";
 import { SipCallTransport } from "../../../../../engine/transports/sip/sip-call-transport.js";
 import { SipCallError, type IncomingRefer } from "../../../../../engine/transports/sip/sip-call.js";
-import { parseSipMessage, type SipResponse } from "../../../../../engine/transports/sip/sip-message.js";
+import {
+  buildResponse,
+  getCallId,
+  getCSeq,
+  getFrom,
+  getTo,
+  getTopVia,
+  parseSipMessage,
+  serializeSipMessage,
+  type SipRequest,
+  type SipResponse,
+} from "../../../../../engine/transports/sip/sip-message.js";
 import { IncomingCall, SipUserAgent } from "../../../../../engine/transports/sip/sip-user-agent.js";
 
 const HOST = "127.0.0.1";
@@ -90,6 +102,50 @@ async function rawRequest(port: number, text: (localPort: number) => string): Pr
   return response;
 }
 
+/**
+ * A trunk on a plain UDP socket, answered by hand: `next(method)` waits for the next request of
+ * that method (a retransmission, same branch, is not a new one), `reply` answers it.
+ */
+async function rawTrunk() {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, HOST, resolve));
+  cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+  const seen = new Set<string>();
+  const queue: SipRequest[] = [];
+  const waiters: { method: string; resolve: (request: SipRequest) => void }[] = [];
+  let peer = { address: HOST, port: 0 };
+  socket.on("message", (data, from) => {
+    const message = parseSipMessage(data);
+    if (message.kind !== "request") return;
+    peer = { address: from.address, port: from.port };
+    const key = `${getTopVia(message).params.branch}|${message.method}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const waiter = waiters.findIndex((w) => w.method === message.method);
+    if (waiter >= 0) waiters.splice(waiter, 1)[0]!.resolve(message);
+    else queue.push(message);
+  });
+  return {
+    port: socket.address().port,
+    /** Every distinct request so far, in order. */
+    received: () => [...seen].map((key) => key.split("|")[1]),
+    next(method: string): Promise<SipRequest> {
+      const queued = queue.findIndex((request) => request.method === method);
+      if (queued >= 0) return Promise.resolve(queue.splice(queued, 1)[0]!);
+      return new Promise((resolve) => waiters.push({ method, resolve }));
+    },
+    reply(request: SipRequest, status: number, reason: string, headers: [string, string][] = []): void {
+      socket.send(serializeSipMessage(buildResponse(request, status, reason, { toTag: "trunk1", headers })), peer.port, peer.address);
+    },
+  };
+}
+
+/** Checks a Digest answer by computing it again from the challenge with the answer's own cnonce. */
+function expectDigestAnswer(answer: string | undefined, challenge: string, credentials: { username: string; password: string }, request: SipRequest): void {
+  const cnonce = /cnonce="([^"]+)"/.exec(answer ?? "")?.[1];
+  expect(answer).toBe(digestAuthorization(parseDigestChallenge(challenge)!, credentials, { method: request.method, uri: request.uri }, cnonce));
+}
+
 describe("SipUserAgent", () => {
   it("sets up a call (180, 200, ACK), carries RTP both ways and ends it with BYE from the caller", async () => {
     const caller = await agent();
@@ -150,6 +206,64 @@ describe("SipUserAgent", () => {
     (await callee.nextInvite()).reject(486, "Busy Here");
     await expect(outgoing.result).rejects.toMatchObject({ outcome: "busy", status: 486 });
     expect(caller.ua.activeCalls).toBe(0);
+  });
+
+  it("answers a 407 with the INVITE again (same Call-ID and From tag, next CSeq, new branch, same offer), once", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret" };
+    const challenge = 'Digest realm="parley.test", nonce="n1", qop="auth"';
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    const first = await trunk.next("INVITE");
+    expect(first.headers.has("Proxy-Authorization")).toBe(false);
+    trunk.reply(first, 407, "Proxy Authentication Required", [["Proxy-Authenticate", challenge]]);
+    expect(getCSeq(await trunk.next("ACK"))).toEqual({ seq: getCSeq(first).seq, method: "ACK" });
+
+    const second = await trunk.next("INVITE");
+    expect(getCallId(second)).toBe(getCallId(first));
+    expect(getFrom(second).params.tag).toBe(getFrom(first).params.tag);
+    expect(getTo(second).params.tag).toBeUndefined();
+    expect(getCSeq(second).seq).toBe(getCSeq(first).seq + 1);
+    expect(getTopVia(second).params.branch).not.toBe(getTopVia(first).params.branch);
+    expect(second.body.toString()).toBe(first.body.toString());
+    expectDigestAnswer(second.headers.get("Proxy-Authorization"), challenge, credentials, second);
+
+    // Challenged again: the credentials were refused; no third INVITE.
+    trunk.reply(second, 407, "Proxy Authentication Required", [["Proxy-Authenticate", 'Digest realm="parley.test", nonce="n2", qop="auth"']]);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 407 });
+    expect(trunk.received().filter((method) => method === "INVITE")).toHaveLength(2);
+  });
+
+  it("keeps earlier answers when the proxy and then the trunk challenge, and CANCELs the latest INVITE", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret" };
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    trunk.reply(await trunk.next("INVITE"), 407, "Proxy Authentication Required", [["Proxy-Authenticate", 'Digest realm="proxy", nonce="p1"']]);
+    const second = await trunk.next("INVITE");
+    trunk.reply(second, 401, "Unauthorized", [["WWW-Authenticate", 'Digest realm="trunk", nonce="t1", algorithm=SHA-256, qop="auth"']]);
+    const third = await trunk.next("INVITE");
+    expect(getCSeq(third).seq).toBe(getCSeq(second).seq + 1);
+    expect(third.headers.get("Proxy-Authorization")).toBe(second.headers.get("Proxy-Authorization"));
+    expectDigestAnswer(third.headers.get("Authorization"), 'Digest realm="trunk", nonce="t1", algorithm=SHA-256, qop="auth"', credentials, third);
+
+    trunk.reply(third, 180, "Ringing");
+    await once(outgoing, "ringing");
+    outgoing.cancel();
+    const cancel = await trunk.next("CANCEL");
+    expect(getTopVia(cancel).params.branch).toBe(getTopVia(third).params.branch);
+    expect(getCSeq(cancel)).toEqual({ seq: getCSeq(third).seq, method: "CANCEL" });
+    trunk.reply(cancel, 200, "OK");
+    trunk.reply(third, 487, "Request Terminated");
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "cancelled", status: 487 });
+  });
+
+  it("without credentials a challenge fails the call", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}` });
+    trunk.reply(await trunk.next("INVITE"), 401, "Unauthorized", [["WWW-Authenticate", 'Digest realm="trunk", nonce="t1"']]);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 401 });
   });
 
   it("answers OPTIONS outside a dialog with 200 and Allow", async () => {
