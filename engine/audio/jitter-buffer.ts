@@ -7,11 +7,19 @@ import { durationMs, type AudioFrame } from "./audio-frame.js";
  *
  * Order, loss and lateness come from the 16-bit sequence number (extended across wrap-around
  * at 65535, as RFC 3550 receivers do); a packet behind the playout point (a copy of one already
- * played included) is late. Timestamps are carried through to the reader, not used to reorder:
- * a timestamp jump with contiguous sequence numbers (silence suppression) is not expanded into
- * silence. Each missing sequence number becomes one silence frame as long as the last frame
- * played. When the buffer runs empty it buffers again up to `depthMs` before
- * playing on; when it holds more than `maxDepthMs` it skips the oldest audio to bound latency.
+ * played included) is late. Timestamps are not used to reorder, and a timestamp jump is not
+ * expanded into silence: the reader keeps time (it reads every frame period whether or not
+ * there is audio). Each missing sequence number becomes one silence frame as long as the last
+ * frame played. When the buffer runs empty it buffers again up to `depthMs` before playing on;
+ * when it holds more than `maxDepthMs` it skips the oldest audio to bound latency.
+ *
+ * Silence suppression (DTX): the far end stops sending during pauses (or sends comfort noise,
+ * which never reaches this buffer but uses up sequence numbers), then starts a new talkspurt:
+ * marker bit set, timestamp ahead by the pause. A talkspurt start re-primes the buffer: the
+ * sequence numbers skipped before it are the pause, not loss, so they are not concealed, and
+ * playout waits until `depthMs` is buffered again, stretching the pause instead of carrying a
+ * depth the pause used up into the new talkspurt. Nothing is flushed: packets of the previous
+ * talkspurt still waiting are the end of the speaker's words and play first.
  */
 export interface JitterBufferOptions {
   /** Audio buffered before playing out (default 60 ms). */
@@ -23,8 +31,10 @@ export interface JitterBufferOptions {
 export interface RtpAudioPacket {
   /** RTP sequence number, 0..65535. */
   sequence: number;
-  /** RTP timestamp (carried through, see above). */
+  /** RTP timestamp, in samples of `frame` (G.711: 8000 Hz); carried through, and compared to spot a talkspurt start. */
   timestamp: number;
+  /** The RTP marker bit: for audio, the first packet of a talkspurt. */
+  marker?: boolean;
   frame: AudioFrame;
 }
 
@@ -49,8 +59,10 @@ export interface JitterBufferStats {
   duplicate: number;
   /** Frames dropped because the buffer grew past `maxDepthMs`. */
   overflow: number;
-  /** Times the buffer ran empty while playing. */
+  /** Times the buffer ran empty while playing (the pauses of a silence-suppressed stream included). */
   underruns: number;
+  /** Talkspurts started after the first (marker bit or timestamp jump): the far end suppresses silence. */
+  talkspurts: number;
 }
 
 export class JitterBuffer {
@@ -65,7 +77,9 @@ export class JitterBuffer {
   private playing = false;
   /** The last frame played: a gap is filled with silence as long as it. */
   private last: AudioFrame | undefined;
-  private readonly counters: JitterBufferStats = { received: 0, played: 0, concealed: 0, late: 0, duplicate: 0, overflow: 0, underruns: 0 };
+  /** The last packet played, where the next talkspurt's timestamp jump is measured from. */
+  private lastPlayed: { sequence: number; timestamp: number; samples: number } | undefined;
+  private readonly counters: JitterBufferStats = { received: 0, played: 0, concealed: 0, late: 0, duplicate: 0, overflow: 0, underruns: 0, talkspurts: 0 };
 
   constructor(options: JitterBufferOptions = {}) {
     this.depthMs = options.depthMs ?? 60;
@@ -106,6 +120,14 @@ export class JitterBuffer {
    * arrived, and after running empty until `depthMs` has arrived again.
    */
   read(): JitterRead | null {
+    if (this.playing && this.packets.size > 0) {
+      const upcoming = this.packets.has(this.next!) ? this.next! : this.oldest();
+      if (this.startsTalkspurt(upcoming)) {
+        // Re-prime (see above); a talkspurt found this way starts from this not-playing state.
+        this.next = upcoming;
+        this.playing = false;
+      }
+    }
     if (!this.playing) {
       if (this.packets.size === 0 || this.bufferedMs < this.depthMs) return null;
       this.playing = true;
@@ -121,9 +143,11 @@ export class JitterBuffer {
     this.next = sequence + 1;
     const packet = this.packets.get(sequence);
     if (packet) {
+      if (this.startsTalkspurt(sequence)) this.counters.talkspurts++;
       this.packets.delete(sequence);
       const { frame, timestamp } = packet;
       this.last = frame;
+      this.lastPlayed = { sequence, timestamp, samples: frame.samples.length };
       this.counters.played++;
       return { frame, sequence: sequence & 0xffff, timestamp, concealed: false };
     }
@@ -132,6 +156,22 @@ export class JitterBuffer {
     const frame = { samples: new Int16Array(model.samples.length), sampleRate: model.sampleRate };
     this.counters.concealed++;
     return { frame, sequence: sequence & 0xffff, timestamp: null, concealed: true };
+  }
+
+  /**
+   * Whether the waiting packet `sequence` opens a new talkspurt: its marker bit is set, or its
+   * timestamp is at least a frame further past the last packet played than the sequence numbers
+   * between them account for (the marker packet was lost). The stream's first packet does not
+   * count: there is nothing before it to re-prime after.
+   */
+  private startsTalkspurt(sequence: number): boolean {
+    const last = this.lastPlayed;
+    const packet = this.packets.get(sequence);
+    if (!last || !packet) return false;
+    if (packet.marker) return true;
+    const elapsed = (packet.timestamp - last.timestamp) >>> 0;
+    const expected = (sequence - last.sequence) * last.samples;
+    return elapsed < 0x80000000 && elapsed - expected >= last.samples;
   }
 
   private extend(sequence: number): number {

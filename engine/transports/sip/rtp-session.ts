@@ -2,7 +2,7 @@ import dgram, { type RemoteInfo, type Socket } from "node:dgram";
 import { isIPv6 } from "node:net";
 import { EventEmitter } from "eventemitter3";
 import { decodeAlaw, encodeAlaw } from "../../audio/alaw.js";
-import { durationMs, FRAME_MS, type AudioFrame } from "../../audio/audio-frame.js";
+import { FRAME_MS, samplesPerFrame, type AudioFrame } from "../../audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
 import { FrameChunker } from "../../audio/frame-chunker.js";
 import { JitterBuffer, type JitterBufferOptions, type JitterBufferStats } from "../../audio/jitter-buffer.js";
@@ -40,7 +40,10 @@ export interface RtpSessionOptions {
 }
 
 export interface RtpSessionEvents {
-  /** Far-end audio: 20 ms PCM16 frames at 8 kHz, in order, with silence standing in for lost packets. */
+  /**
+   * Far-end audio: one 20 ms PCM16 frame at 8 kHz every 20 ms from `start()` to `close()`, in
+   * order, with silence standing in for lost packets and for times with nothing to play.
+   */
   audio: (frame: AudioFrame) => void;
   /** A key press, once per RFC 4733 event. */
   dtmf: (digit: DtmfDigit) => void;
@@ -54,6 +57,12 @@ export interface RtpSessionStats {
   ignored: number;
   malformed: number;
   socketErrors: number;
+  /**
+   * Frames of silence emitted because there was nothing to play: before the far end's first
+   * packet, while the jitter buffer fills, and through pauses (silence suppression, hold).
+   * Silence for packets lost inside a stream is `jitter.concealed`.
+   */
+  silenceFrames: number;
   /** The current inbound stream's jitter buffer (a new SSRC starts a new one). */
   jitter: JitterBufferStats;
 }
@@ -65,6 +74,14 @@ export interface RtpSessionStats {
  * media; `start()` again after a re-INVITE. Outgoing frames are sent as given, one packet each
  * (the caller paces them); there is no send queue, so `clearAudio()` only makes the next frame
  * start a new talkspurt. Incoming audio goes through a jitter buffer read every 20 ms.
+ *
+ * The playout clock runs from the first `start()` to `close()`: one frame every 20 ms on an
+ * absolute schedule (a late timer emits every overdue frame at once), silence when the buffer
+ * has nothing to play. Far ends that suppress silence (DTX, comfort noise) send nothing during
+ * pauses, and the engine counts frames: its endpointing needs the silence to end a turn, and
+ * the recording's caller channel, placed by counting frames, must keep in step with the
+ * agent's. It starts at `start()` rather than at the first packet because a phone with VAD may
+ * send nothing until its user speaks, which would shift the whole caller side.
  *
  * Symmetric RTP (RFC 4961), on by default: a peer behind NAT sends from an address its SDP
  * does not name, so until the first packet arrives, a packet from any source with a payload
@@ -82,13 +99,16 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   private latched = false;
   private jitter: JitterBuffer;
   private chunker = new FrameChunker(RATE);
+  /** Frames cut from packets longer than 20 ms, waiting for their turn. */
+  private readonly ready: Int16Array[] = [];
   private inbound: { ssrc: number; highest: number } | undefined;
   private playoutTimer: TimerHandle | undefined;
-  private nextReadAt = 0;
+  /** When the next frame is due; undefined until `start()`. */
+  private nextFrameAt: number | undefined;
   private dtmfQueue: Promise<void> = Promise.resolve();
   private readonly waits = new Set<{ handle: TimerHandle; reject: (error: Error) => void }>();
   private closing: Promise<void> | undefined;
-  private readonly counters = { sent: 0, received: 0, ignored: 0, malformed: 0, socketErrors: 0 };
+  private readonly counters = { sent: 0, received: 0, ignored: 0, malformed: 0, socketErrors: 0, silenceFrames: 0 };
 
   /** Binds a UDP socket as the options say and returns the session on it. */
   static async open(options: RtpSessionOptions): Promise<RtpSession> {
@@ -120,7 +140,7 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
     return this.remote && { ...this.remote };
   }
 
-  /** Applies a negotiated offer/answer: remote address, codec, DTMF payload type, direction. */
+  /** Applies a negotiated offer/answer (remote address, codec, DTMF payload type, direction); the first call starts playout. */
   start(media: NegotiatedMedia): void {
     if (this.closing) throw new Error("the RTP session is closed");
     const previous = this.media;
@@ -128,6 +148,10 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
     if (!previous || previous.remoteAddress !== media.remoteAddress || previous.remotePort !== media.remotePort) {
       this.remote = { address: media.remoteAddress, port: media.remotePort };
       this.latched = this.options.symmetric === false;
+    }
+    if (this.nextFrameAt === undefined) {
+      this.nextFrameAt = this.clock.now() + FRAME_MS;
+      this.playoutTimer = this.clock.setTimeout(() => this.playout(), FRAME_MS);
     }
   }
 
@@ -259,31 +283,32 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
     } else if (jump > 0 && jump < 0x8000) {
       inbound.highest = packet.sequence;
     }
-    this.jitter.insert({ sequence: packet.sequence, timestamp: packet.timestamp, frame: { samples, sampleRate: RATE } });
-    if (this.playoutTimer === undefined) {
-      this.nextReadAt = this.clock.now();
-      this.playout();
-    }
+    this.jitter.insert({ sequence: packet.sequence, timestamp: packet.timestamp, marker: packet.marker, frame: { samples, sampleRate: RATE } });
   }
 
-  /** Reads the jitter buffer once per frame period, on an absolute schedule; stops when it runs empty. */
+  /** Emits every frame due by now, then waits for the next (see the class comment). */
   private playout(): void {
-    this.playoutTimer = undefined;
     const now = this.clock.now();
-    while (this.nextReadAt <= now) {
-      const read = this.jitter.read();
-      if (!read) {
-        if (this.jitter.bufferedMs === 0) return; // idle: the next packet starts playout again
-        this.nextReadAt += FRAME_MS; // still buffering up to the target depth
-        continue;
-      }
-      this.nextReadAt += durationMs(read.frame);
-      for (const samples of this.chunker.push(read.frame.samples)) {
-        this.emit("audio", { samples, sampleRate: RATE });
-        if (this.closing) return;
-      }
+    while (this.nextFrameAt! <= now) {
+      this.nextFrameAt = this.nextFrameAt! + FRAME_MS;
+      this.emit("audio", this.nextFrame());
+      if (this.closing) return; // a listener closed the session
     }
-    this.playoutTimer = this.clock.setTimeout(() => this.playout(), this.nextReadAt - now);
+    this.playoutTimer = this.clock.setTimeout(() => this.playout(), this.nextFrameAt! - now);
+  }
+
+  /** The next 20 ms of far-end audio: buffered packets cut into frames, silence when nothing is buffered. */
+  private nextFrame(): AudioFrame {
+    while (this.ready.length === 0) {
+      const read = this.jitter.read();
+      if (!read) break;
+      this.ready.push(...this.chunker.push(read.frame.samples));
+    }
+    // With nothing more to play, a remainder shorter than a frame goes out padded with silence.
+    const samples = this.ready.shift() ?? this.chunker.flush()[0];
+    if (samples) return { samples, sampleRate: RATE };
+    this.counters.silenceFrames++;
+    return { samples: new Int16Array(samplesPerFrame(RATE)), sampleRate: RATE };
   }
 
   private stopPlayout(): void {

@@ -124,6 +124,63 @@ describe("JitterBuffer", () => {
     expect(buffer.insert(packet(3))).toBe("late");
   });
 
+  describe("silence suppression (DTX): talkspurts separated by pauses", () => {
+    /** A packet of a talkspurt after a pause: the timestamp is ahead by the pause, the marker set on its first packet. */
+    const resumed = (sequence: number, pauseSamples: number, marker = false): RtpAudioPacket => {
+      const base = packet(sequence);
+      return { ...base, timestamp: (base.timestamp + pauseSamples) >>> 0, marker };
+    };
+
+    it("plays a talkspurt that follows a pause in full and in order, buffering up to the depth again first", () => {
+      const buffer = new JitterBuffer({ depthMs: 40 });
+      buffer.insert(packet(1));
+      buffer.insert(packet(2));
+      expect(readAll(buffer, 2)).toEqual(["1", "2"]);
+      expect(readAll(buffer, 50)).toEqual(Array(50).fill("-")); // a second with no packets
+      buffer.insert(resumed(3, 8000, true));
+      expect(buffer.read()).toBeNull();
+      buffer.insert(resumed(4, 8000));
+      buffer.insert(resumed(5, 8000));
+      expect(readAll(buffer, 3)).toEqual(["3", "4", "5"]);
+      expect(buffer.stats).toMatchObject({ played: 5, concealed: 0, late: 0, talkspurts: 1 });
+    });
+
+    it("skips the sequence numbers comfort noise used up before a talkspurt instead of concealing them, and re-primes", () => {
+      const buffer = new JitterBuffer({ depthMs: 60 });
+      for (const sequence of [1, 2, 3]) buffer.insert(packet(sequence));
+      expect(readAll(buffer, 1)).toEqual(["1"]);
+      buffer.insert(packet(4));
+      expect(readAll(buffer, 1)).toEqual(["2"]);
+      // 5 and 6 were comfort noise packets (not buffered); the talkspurt restarts before 3 and 4 have played.
+      buffer.insert(resumed(7, 1600, true));
+      expect(readAll(buffer, 3)).toEqual(["3", "4", "-"]); // the end of the last talkspurt, then buffering
+      buffer.insert(resumed(8, 1600));
+      expect(buffer.read()).toBeNull();
+      buffer.insert(resumed(9, 1600));
+      expect(readAll(buffer, 3)).toEqual(["7", "8", "9"]);
+      expect(buffer.stats).toMatchObject({ played: 7, concealed: 0, late: 0, talkspurts: 1 });
+    });
+
+    it("spots a talkspurt whose marker packet was lost by its timestamp jump", () => {
+      const buffer = new JitterBuffer({ depthMs: 40 });
+      for (const sequence of [1, 2, 3]) buffer.insert(packet(sequence));
+      expect(readAll(buffer, 1)).toEqual(["1"]);
+      // 4 (the marker packet) was lost; 5 is 600 ms later than the sequence numbers account for.
+      buffer.insert(resumed(5, 4800));
+      expect(readAll(buffer, 3)).toEqual(["2", "3", "-"]);
+      buffer.insert(resumed(6, 4800));
+      expect(readAll(buffer, 2)).toEqual(["5", "6"]);
+      expect(buffer.stats).toMatchObject({ concealed: 0, talkspurts: 1 });
+    });
+
+    it("still conceals a packet lost inside a talkspurt (no timestamp jump)", () => {
+      const buffer = new JitterBuffer({ depthMs: 40 });
+      for (const sequence of [1, 2, 4]) buffer.insert(packet(sequence));
+      expect(readAll(buffer, 4)).toEqual(["1", "2", "silence@3", "4"]);
+      expect(buffer.stats).toMatchObject({ concealed: 1, talkspurts: 0 });
+    });
+  });
+
   it("refuses sequence numbers outside 16 bits", () => {
     expect(() => new JitterBuffer().insert(packet(65536))).toThrow(RangeError);
   });

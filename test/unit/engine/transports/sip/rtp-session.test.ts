@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { decodeAlaw, encodeAlaw } from "../../../../../engine/audio/alaw.js";
 import type { AudioFrame } from "../../../../../engine/audio/audio-frame.js";
 import { FrameClock } from "../../../../../engine/audio/frame-clock.js";
+import { FakeClock } from "../../../../helpers/fake-clock.js";
 import { decodeMulaw, encodeMulaw } from "../../../../../engine/audio/mulaw.js";
 import { parseTelephoneEvent } from "../../../../../engine/transports/sip/dtmf-event.js";
 import { parseRtpPacket, serializeRtpPacket, type RtpPacket } from "../../../../../engine/transports/sip/rtp-packet.js";
@@ -76,10 +77,14 @@ async function rawPeer(): Promise<RawPeer> {
   return peer;
 }
 
+const isSilence = (frame: AudioFrame) => frame.samples.every((sample) => sample === 0);
+
+/** The next `count` frames with sound in them: the playout clock emits silence whenever nothing is buffered. */
 function nextFrames(session: RtpSession, count: number): Promise<AudioFrame[]> {
   return new Promise((resolve) => {
     const frames: AudioFrame[] = [];
     const onAudio = (frame: AudioFrame) => {
+      if (isSilence(frame)) return;
       frames.push(frame);
       if (frames.length < count) return;
       session.off("audio", onAudio);
@@ -265,5 +270,87 @@ describe("RtpSession over loopback UDP", () => {
     const second = await RtpSession.open({ host: HOST, portRange: range });
     expect(second.localPort).toBe(even);
     await second.close();
+  });
+});
+
+describe("RtpSession's playout clock (silence suppression at the far end)", () => {
+  /** Waits (in real time: the packets cross loopback UDP) until the session has taken `count` packets in. */
+  async function taken(session: RtpSession, count: number): Promise<void> {
+    while (session.stats.received + session.stats.ignored < count) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  const heard = (value: number) => decodeMulaw(encodeMulaw(Int16Array.of(value)))[0]!;
+
+  /** A session on a fake clock, started towards a raw peer, recording every frame it emits. */
+  async function setup() {
+    const clock = new FakeClock();
+    const peer = await rawPeer();
+    const session = await open({ clock });
+    session.start(media(peer.port));
+    const frames: AudioFrame[] = [];
+    session.on("audio", (frame) => frames.push(frame));
+    let packets = 0;
+    /** Sends one 20 ms packet per frame period, as a phone does, and lets the clock run along. */
+    const talk = async (first: { sequence: number; timestamp: number }, values: number[]) => {
+      for (const [i, value] of values.entries()) {
+        const payload = encodeMulaw(constantFrame(value).samples);
+        await peer.send({ marker: i === 0, payloadType: 0, sequence: first.sequence + i, timestamp: first.timestamp + 160 * i, ssrc: 7, csrcs: [], payload }, session.localPort);
+        await taken(session, ++packets);
+        clock.advance(20);
+      }
+    };
+    /** Comfort noise (RFC 3389, payload type 13, not negotiated): it uses up a sequence number and is ignored. */
+    const comfortNoise = async (sequence: number, timestamp: number) => {
+      await peer.send({ marker: false, payloadType: 13, sequence, timestamp, ssrc: 7, csrcs: [], payload: Uint8Array.of(40) }, session.localPort);
+      await taken(session, ++packets);
+    };
+    return { clock, session, frames, talk, comfortNoise };
+  }
+
+  const firstValues = [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000];
+
+  it("emits one frame every 20 ms from start(), silence standing in while the far end sends nothing", async () => {
+    const { clock, session, frames, talk } = await setup();
+    await talk({ sequence: 100, timestamp: 16000 }, firstValues);
+    const talked = frames.length;
+    clock.advance(1000); // the caller stopped talking and the phone stopped sending
+    expect(frames.length).toBe(clock.now() / 20);
+    expect(frames.length - talked).toBe(50);
+    const sounding = frames.filter((frame) => !isSilence(frame));
+    expect(sounding.map((frame) => frame.samples[0])).toEqual(firstValues.map(heard));
+    const lastSound = frames.lastIndexOf(sounding.at(-1)!);
+    const pause = frames.slice(lastSound + 1);
+    expect(pause.length).toBeGreaterThanOrEqual(45); // the second minus what was still buffered
+    expect(pause.every((frame) => isSilence(frame) && frame.samples.length === 160 && frame.sampleRate === 8000)).toBe(true);
+    expect(session.stats.silenceFrames).toBe(frames.length - sounding.length);
+    expect(session.stats.jitter).toMatchObject({ played: 10, concealed: 0 });
+  });
+
+  it("plays a talkspurt after a pause (comfort noise, then a marker and a timestamp jump) promptly and in order", async () => {
+    const { clock, session, frames, talk, comfortNoise } = await setup();
+    await talk({ sequence: 100, timestamp: 16000 }, firstValues);
+    await comfortNoise(110, 16000 + 1600);
+    clock.advance(1000);
+    const before = frames.length;
+    const nextValues = [11000, 12000, 13000, 14000, 15000];
+    await talk({ sequence: 111, timestamp: 16000 + 1600 + 8000 }, nextValues);
+    // The talkspurt's first packet plays once the jitter buffer holds its depth again (60 ms).
+    expect(frames.slice(before, before + 3).map((frame) => frame.samples[0])).toEqual([0, 0, heard(11000)]);
+    clock.advance(100);
+    const after = frames.slice(before).filter((frame) => !isSilence(frame));
+    expect(after.map((frame) => frame.samples[0])).toEqual(nextValues.map(heard));
+    expect(session.stats.ignored).toBe(1);
+    expect(session.stats.jitter).toMatchObject({ played: 15, concealed: 0, late: 0, talkspurts: 1 });
+  });
+
+  it("stops on close(): no frames after it, no timers left", async () => {
+    const { clock, session, frames, talk } = await setup();
+    await talk({ sequence: 1, timestamp: 0 }, [1000, 2000, 3000, 4000]);
+    clock.advance(100);
+    const count = frames.length;
+    await session.close();
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1000);
+    expect(frames.length).toBe(count);
   });
 });
