@@ -6,12 +6,12 @@ import { SipCallError } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { EventsRepository } from "../../src/db/repositories/events.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
+import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Inbound SIP calls to the service: sipp (a real SIP peer) dials an owned number, plays RTP
 // audio and hangs up; refusals are checked with a SIP user agent of our own over UDP.
 
-const HOST = "127.0.0.1";
 const NUMBER = "+14155550177";
 const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
 const TRANSFERRING_NUMBER = "+14155550179";
@@ -25,11 +25,7 @@ let sipPort: number;
 let caller: SipUserAgent;
 
 beforeAll(async () => {
-  sipPort = await freeUdpPort(HOST);
-  app = await startTestApp(
-    {},
-    { PARLEY_ENGINE: "1", PARLEY_SIP_PORT: String(sipPort), PARLEY_SIP_HOST: HOST, PARLEY_SIP_ALLOW: "127.0.0.0/8", PARLEY_RTP_PORTS: "30000-30999" },
-  );
+  ({ app, sipPort } = await startSipService("30000-30999"));
   acct = await app.account({ credits: 100 });
   const agent = await app.request("POST", "/v1/agents", {
     key: acct.key,

@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../engine/audio/audio-frame.js";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
-import { freeUdpPort } from "../helpers/sipp.js";
-import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
+import type { TestAccount, TestApp } from "../helpers/test-app.js";
 
 // A caller whose phone suppresses silence (DTX): it sends RTP only while its user speaks, and
 // nothing at all before, between or after. The service must still hear the end of the caller's
 // turn (its playout clock fills the pauses with silence) and reply.
 
-const HOST = "127.0.0.1";
 const NUMBER = "+14155550181";
 const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
@@ -24,11 +23,7 @@ let sipPort: number;
 let caller: SipUserAgent;
 
 beforeAll(async () => {
-  sipPort = await freeUdpPort(HOST);
-  app = await startTestApp(
-    {},
-    { PARLEY_ENGINE: "1", PARLEY_SIP_PORT: String(sipPort), PARLEY_SIP_HOST: HOST, PARLEY_SIP_ALLOW: "127.0.0.0/8", PARLEY_RTP_PORTS: "32000-32999" },
-  );
+  ({ app, sipPort } = await startSipService("32000-32999"));
   acct = await app.account({ credits: 100 });
   const agent = await app.request("POST", "/v1/agents", {
     key: acct.key,
