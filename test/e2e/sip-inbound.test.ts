@@ -194,6 +194,27 @@ describe("inbound SIP", () => {
     expect(emitted.find((e) => e.name === "call.transferred")?.data).toMatchObject({ transfer_number: TRANSFER_TO, outcome: "transferred" });
   }, 60_000);
 
+  it("refuses calls past the account's concurrent-call limit with 486, and without credits with 402", async () => {
+    const limited = await app.account({ credits: 100 });
+    await app.parley.services.accounts.setLimits(limited.id, { concurrentCalls: 1 });
+    const broke = await app.account({ credits: 0 });
+    for (const [who, number] of [
+      [limited, "+14155550171"],
+      [broke, "+14155550172"],
+    ] as const) {
+      const agent = await app.request("POST", "/v1/agents", { key: who.key, body: { name: "Desk", system_prompt: "You answer calls.", voice_id: "flite-kal" } });
+      const created = await app.request("POST", "/v1/phone-numbers", { key: who.key, body: { phone_number: number, country: "US", default_agent_id: agent.body.id } });
+      expect(created.status).toBe(201);
+    }
+    expect(await inviteOutcome("+14155550172")).toBe(402);
+    const first = await caller.invite({ to: `sip:+14155550171@${HOST}:${sipPort}` }).result;
+    try {
+      expect(await inviteOutcome("+14155550171")).toBe(486);
+    } finally {
+      await first.hangUp();
+    }
+  }, 30_000);
+
   it("refuses new calls with 503 once shutting down", async () => {
     app.parley.media!.sip!.stopAccepting();
     expect(await inviteOutcome(NUMBER)).toBe(503);
