@@ -129,6 +129,31 @@ describe("inbound SIP", () => {
     expect(emitted[2]!.data).toMatchObject({ direction: "inbound", phone_number: NUMBER, duration_seconds: call.duration });
   }, 90_000);
 
+  it("answers concurrent calls: four sipp calls at once, each completed with its own transcript and charge", async () => {
+    const before = new Set((await app.request("GET", "/v1/calls?direction=inbound&limit=100", { key: acct.key })).body.data.map((c: any) => c.id));
+    const sipp = await startSipp([`${HOST}:${sipPort}`, "-sn", "uac_pcap", "-s", NUMBER.slice(1), "-m", "4", "-l", "4", "-r", "20", "-i", HOST, "-p", String(await freeUdpPort()), "-mp", String(await freeUdpPort())]);
+    try {
+      const exit = await sipp.exited;
+      expect(exit.code, exit.output).toBe(0);
+    } finally {
+      await sipp.cleanup();
+    }
+    let calls: any[] = [];
+    for (let i = 0; i < 100; i++) {
+      calls = (await app.request("GET", "/v1/calls?direction=inbound&limit=100", { key: acct.key })).body.data.filter((c: any) => !before.has(c.id));
+      if (calls.length === 4 && calls.every((c) => c.status !== "in_progress")) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(calls).toHaveLength(4);
+    for (const call of calls) {
+      expect(call).toMatchObject({ status: "completed", phone_number: NUMBER });
+      const full = await app.request("GET", `/v1/calls/${call.id}?include=transcript`, { key: acct.key });
+      expect(full.body.transcript[0].role).toBe("agent");
+      const row = await app.parley.services.db.selectFrom("calls").select(["billed_credits"]).where("id", "=", call.id).executeTakeFirstOrThrow();
+      expect(row.billed_credits).toBe(Math.ceil(call.duration / 60));
+    }
+  }, 90_000);
+
   it("is heard by sipp: with -rtp_echo sipp returns every RTP packet it receives, so the caller channel carries the agent's greeting back", async () => {
     // sipp's built-in uac sends no audio of its own here: whatever reaches the caller channel
     // is the agent's RTP that sipp received and echoed.
