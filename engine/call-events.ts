@@ -47,5 +47,10 @@ export type CallEvent =
   | { type: "transfer"; number: string | null }
   | { type: "dtmf"; digit: string }
   | { type: "recording"; path: string; durationMs: number }
-  | { type: "error"; message: string }
+  /**
+   * `recovered`: the call went on (a provider failed a turn and the agent said its fallback
+   * line) or was ending anyway (a lost recording); false when the error ended the call with
+   * reason `error`.
+   */
+  | { type: "error"; message: string; recovered: boolean }
   | { type: "ended"; reason: CallEndReason; durationMs: number; transcript: TranscriptSegment[] };

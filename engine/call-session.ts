@@ -10,6 +10,7 @@ import { Resampler } from "./audio/resampler.js";
 import type { CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
+import { ProviderError } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
@@ -28,6 +29,11 @@ export interface CallProviders {
   asr: AsrProvider;
   dialogue: DialogueProvider;
   tts: TtsProvider;
+  /**
+   * Says the fallback line when a provider fails a turn: a TTS that needs no network (the
+   * embedded Flite). It speaks in the agent's voice when it has it, else in its first voice.
+   */
+  fallbackTts: TtsProvider;
 }
 
 export interface CallSessionOptions {
@@ -59,9 +65,17 @@ export interface CallSummary {
   turns: TurnMetrics[];
 }
 
+/** When the caller's turn ended, as the agent turn that answers it records it. */
+type CallerTimings = Pick<TurnMetrics, "endOfSpeechAt" | "endpointAt" | "asrFinalAt">;
+
 /** Agent audio of one reply, sentence by sentence, as it is queued and played. */
 interface AgentTurn {
   id: number;
+  /**
+   * A dialogue `reply`; `fixed` text (the greeting, the rest of a reply cut short); or the
+   * session's `fallback` line after a provider failed, said in the fallback voice.
+   */
+  kind: "reply" | "fixed" | "fallback";
   abort: AbortController;
   metrics: TurnMetrics;
   sentences: Array<{ text: string; frames: number }>;
@@ -87,6 +101,13 @@ interface Utterance {
   lastVoicedAt: number;
 }
 
+/** Said in the fallback voice when the dialogue or the TTS failed a reply. */
+export const REPLY_FALLBACK_LINE = "Sorry, I'm having trouble hearing you right now. Could you say that again?";
+/** Said in the fallback voice when the recognizer failed the caller's words. */
+export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
+/** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
+const MAX_FAILED_TURNS = 3;
+
 const MAX_PREROLL_MS = 300;
 /**
  * Agent audio is resampled and queued only this far ahead of playback. A remote TTS streams
@@ -107,6 +128,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly transport: MediaTransport;
   private readonly agent: AgentSettings;
   private readonly policy: BargeInPolicy;
+  private readonly fallbackVoice: { tts: TtsProvider; voiceId: string };
   private readonly detector: SpeechDetector;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
@@ -126,6 +148,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private speaking: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
   private turnCounter = 0;
+  /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
+  private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
   /** Aborted when the call ends: stops recognition and anything else still running. */
   private readonly lifetime = new AbortController();
@@ -142,6 +166,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.agent = options.agent;
     this.policy = new BargeInPolicy({ interruptionThreshold: options.agent.interruptionThreshold });
     this.detector = new SpeechDetector({ endpointingMs: options.agent.endpointingMs });
+    this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.agent.voiceId);
     this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
   }
@@ -180,8 +205,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
     if (this.agent.firstMessage) {
       const text = fillTemplate(this.agent.firstMessage, { ...this.agent.metadata, ...this.options.context });
-      if (text) this.speak(this.newTurn(null), oneItem(text));
+      if (text) this.speak(this.newTurn(null, "fixed"), oneItem(text));
     }
+    // A recognizer that cannot be opened now ends the call (start() rejects), whatever the
+    // error: a call that cannot listen has not begun, and none free (capacity) is meant to
+    // refuse the call at once. Failures later in the call are recovered utterance by utterance.
     this.asrReady = providers.asr.open({
       language: this.agent.language,
       sampleRate: this.transport.inputSampleRate,
@@ -264,8 +292,25 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const endpointAt = this.clock.now();
     utterance.audio.end();
     void utterance.final
-      .then((text) => this.onCallerTurn(utterance, text, endpointAt))
+      .then(
+        (text) => this.onCallerTurn(utterance, text, endpointAt),
+        (err: unknown) => this.onUtteranceFailed(utterance, endpointAt, err),
+      )
       .catch((err: unknown) => this.fail(err));
+  }
+
+  /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
+  private onUtteranceFailed(utterance: Utterance, endpointAt: number, err: unknown): void {
+    if (this.ending) return;
+    if (this.speaking && !this.interrupted) {
+      // Said over the agent, who goes on: no turn was lost.
+      if (isRecoverable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
+      else this.fail(err);
+      return;
+    }
+    if (!this.survives(err)) return;
+    this.interrupted = undefined;
+    this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), oneItem(ASR_FALLBACK_LINE));
   }
 
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
@@ -284,17 +329,18 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       void this.stop("end_call_phrase");
       return;
     }
-    const turn = this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt });
+    const turn = this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt }, "reply");
     this.setState("thinking");
     this.speak(turn, this.reply(turn, text));
   }
 
   // ---- agent side --------------------------------------------------------------------------
 
-  private newTurn(caller: { endOfSpeechAt: number; endpointAt: number; asrFinalAt: number } | null): AgentTurn {
+  private newTurn(caller: CallerTimings | null, kind: AgentTurn["kind"]): AgentTurn {
     const id = ++this.turnCounter;
     return {
       id,
+      kind,
       abort: new AbortController(),
       metrics: {
         turnId: id,
@@ -358,7 +404,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       let chunker: FrameChunker | undefined;
       let sentenceIndex = 0;
       let lastSentences = 0;
-      for await (const chunk of this.options.providers.tts.synthesize(spoken, { voiceId: this.agent.voiceId, signal: turn.abort.signal })) {
+      const { tts, voiceId } = turn.kind === "fallback" ? this.fallbackVoice : { tts: this.options.providers.tts, voiceId: this.agent.voiceId };
+      for await (const chunk of tts.synthesize(spoken, { voiceId, signal: turn.abort.signal })) {
         if (turn.abort.signal.aborted) break;
         turn.metrics.firstTtsAudioAt ??= this.clock.now();
         await this.roomToQueue(turn);
@@ -382,12 +429,55 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     void Promise.all([tee(), synthesise()])
       .then(() => {
         turn.complete = true;
+        if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
         // Everything already played (or nothing to play): the FrameClock will not go idle again.
         if (this.speaking === turn && turn.queuedFrames === turn.playedFrames && !this.outgoing.playing) this.onTurnPlayed(turn);
       })
       .catch((err: unknown) => {
-        if (!turn.abort.signal.aborted) this.fail(err);
+        if (!turn.abort.signal.aborted) this.onTurnFailed(turn, err);
       });
+  }
+
+  /**
+   * The dialogue or the TTS failed `turn` (after the provider's own retries). The turn is cut
+   * where it stands, as a barge-in cuts it, and the fallback voice takes over: a reply gets the
+   * apology, fixed text has its unheard rest said. Then the agent listens again.
+   */
+  private onTurnFailed(turn: AgentTurn, err: unknown): void {
+    if (this.ending) return;
+    // The fallback voice failing as well leaves nothing to speak with.
+    if (turn.kind === "fallback") return this.fail(err);
+    if (!this.survives(err)) return;
+    turn.abort.abort();
+    if (this.speaking === turn) {
+      this.speaking = undefined;
+      this.outgoing.clear();
+      this.transport.clearAudio();
+    }
+    const heard = heardText(turn.sentences, turn.playedFrames);
+    this.finishTurn(turn, heard.text);
+    if (turn.kind === "fixed") {
+      // Known text needs no dialogue; the dialogue learns it was said once the rest is heard.
+      this.resume({ turn, heard }, "fallback");
+      if (!this.speaking) this.setState("listening");
+    } else {
+      this.dialogue?.truncateLastReply(heard.text);
+      this.speak(this.newTurn(turn.metrics, "fallback"), oneItem(REPLY_FALLBACK_LINE));
+    }
+  }
+
+  /**
+   * Counts a turn a provider failed: true when the call goes on (the error is reported as
+   * recovered), false when it has been ended. Only recoverable errors (see `isRecoverable`) are
+   * survived, and fewer than MAX_FAILED_TURNS in a row.
+   */
+  private survives(err: unknown): boolean {
+    if (!isRecoverable(err) || ++this.failedTurns >= MAX_FAILED_TURNS) {
+      this.fail(err);
+      return false;
+    }
+    this.emitEvent({ type: "error", message: err.message, recovered: true });
+    return true;
   }
 
   /** Resolves once less than PLAYBACK_LEAD_MS of audio waits to be sent, or the turn is aborted. */
@@ -466,11 +556,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.setState("listening");
   }
 
-  /** A false interruption (noise, a backchannel): say the rest of the cut-off reply. */
-  private resume(interrupted: { turn: AgentTurn; heard: HeardText }): void {
+  /** A false interruption (noise, a backchannel), or a provider failure: say the rest of the cut-off reply. */
+  private resume(interrupted: { turn: AgentTurn; heard: HeardText }, kind: "fixed" | "fallback" = "fixed"): void {
     this.interrupted = undefined;
     if (!interrupted.heard.remaining || this.speaking) return;
-    const turn = this.newTurn(null);
+    const turn = this.newTurn(null, kind);
     turn.after = interrupted.turn.after;
     turn.resumesAfter = interrupted.heard.before;
     this.speak(turn, oneItem(interrupted.heard.remaining));
@@ -510,7 +600,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         this.emitEvent({ type: "recording", path: recording.path, durationMs: recording.durationMs });
       } catch (err) {
         // A disk problem loses the recording, not the call's transcript and end.
-        this.emitEvent({ type: "error", message: `recording failed: ${(err as Error).message}` });
+        this.emitEvent({ type: "error", message: `recording failed: ${(err as Error).message}`, recovered: true });
       }
     }
     this.setState("ended");
@@ -523,7 +613,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   private fail(err: unknown): void {
     if (this.ending) return;
-    this.emitEvent({ type: "error", message: err instanceof Error ? err.message : String(err) });
+    this.emitEvent({ type: "error", message: err instanceof Error ? err.message : String(err), recovered: false });
     void this.stop("error");
   }
 
@@ -547,6 +637,25 @@ const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voice
 
 function callEndReasonOf(dialogueReason: string): CallEndReason {
   return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";
+}
+
+/**
+ * A failure a turn recovers from: a provider's error (ASR, chat completions, speech, Flite: all
+ * extend ProviderError) that says it is retryable. The provider has retried what it could; the
+ * caller is asked again and the next turn tries afresh. A non-retryable provider error (refused
+ * key, unknown model or voice) would fail every turn the same way, and any other error is a bug
+ * or a transport failure: those end the call.
+ */
+function isRecoverable(err: unknown): err is ProviderError {
+  return err instanceof ProviderError && err.retryable;
+}
+
+/** The agent's own voice when the fallback TTS has it, else the fallback TTS's first voice. */
+function fallbackVoice(tts: TtsProvider, agentVoiceId: string): { tts: TtsProvider; voiceId: string } {
+  const voices = tts.voices();
+  const voiceId = voices.some((v) => v.id === agentVoiceId) ? agentVoiceId : voices[0]?.id;
+  if (voiceId === undefined) throw new Error(`the fallback TTS ${tts.name} offers no voice`);
+  return { tts, voiceId };
 }
 
 async function* oneItem<T>(item: T): AsyncIterable<T> {
@@ -575,7 +684,8 @@ export function heardText(sentences: ReadonlyArray<{ text: string; frames: numbe
   const full: string[] = [];
   let left = playedFrames;
   for (const [i, sentence] of sentences.entries()) {
-    if (left >= sentence.frames) {
+    // A sentence with no audio played after it (none synthesized yet) was not heard.
+    if (left >= sentence.frames && (left > 0 || sentence.frames > 0)) {
       full.push(sentence.text);
       left -= sentence.frames;
       continue;

@@ -47,7 +47,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const dialogue: DialogueProvider = options.dialogue?.provider === "openai" ? new OpenAiDialogueProvider(options.dialogue) : createRulesDialogueProvider();
   const remoteTts: TtsProvider[] = options.tts?.provider === "openai" ? [new OpenAiSpeechTts(options.tts)] : [];
   const tts = remoteTts.length ? new VoiceRouterTts([flite, ...remoteTts]) : flite;
-  const providers: CallProviders = { vad, asr, dialogue, tts };
+  // Flite needs no network: it says the fallback line when a remote provider fails a turn.
+  const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite };
   return {
     voices: tts.voices(),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { deepgramStandin } from "./deepgram-standin.js";
-import { chatCompletionsStandin } from "./openai-chat-standin.js";
+import { chatCompletionsStandin, type ChatStandinOptions } from "./openai-chat-standin.js";
 import { speechStandin } from "./openai-speech-standin.js";
 import { voicedSpeech } from "./voiced-speech.js";
 
@@ -29,9 +29,14 @@ export interface StandinServer {
   close(): Promise<void>;
 }
 
-export async function startStandinServer(delays: StandinDelays, port = 0): Promise<StandinServer> {
+export interface StandinServerOptions {
+  /** The chat stand-in's answer to each request (tests make it fail). Default: its canned reply. */
+  chatReply?: ChatStandinOptions["reply"];
+}
+
+export async function startStandinServer(delays: StandinDelays, port = 0, options: StandinServerOptions = {}): Promise<StandinServer> {
   const asr = deepgramStandin({ finalDelayMs: delays.asrFinalMs, interimEveryMs: 200 });
-  const chat = chatCompletionsStandin({ firstTokenDelayMs: delays.llmFirstTokenMs, tokenIntervalMs: delays.llmTokenMs });
+  const chat = chatCompletionsStandin({ firstTokenDelayMs: delays.llmFirstTokenMs, tokenIntervalMs: delays.llmTokenMs, reply: options.chatReply });
   const speech = speechStandin({ firstByteDelayMs: delays.ttsFirstByteMs });
   // Builds the speech loop now (~0.5 s) rather than inside the first answer's time to first byte.
   voicedSpeech("", 1, 24000);

@@ -149,6 +149,6 @@ export class AgentsService {
     if (agent.transfer_enabled && !agent.transfer_number) {
       throw ApiError.field("invalid_request", "transfer_number", "is required when transfer_enabled is true");
     }
-    if (agent.transfer_number) await this.deps.destinations.checkIfKnown(agent.account_id, agent.transfer_number, "transfer_number");
+    if (agent.transfer_number) await this.deps.destinations.checkTransfer(agent.account_id, agent.transfer_number, "transfer_number");
   }
 }

@@ -28,10 +28,6 @@ export class DestinationPolicy {
     return [...new Set((await this.numbers.activeNumbers(accountId)).map(callingCode))];
   }
 
-  async allows(accountId: string, destination: string): Promise<boolean> {
-    return permitted(await this.allowedPrefixes(accountId), destination);
-  }
-
   /** Throws 400 `invalid_phone_number` naming `field` unless the account may dial `destination`. */
   async check(accountId: string, destination: string, field: string): Promise<void> {
     const allowed = await this.allowedPrefixes(accountId);
@@ -39,11 +35,19 @@ export class DestinationPolicy {
   }
 
   /**
-   * Like `check`, but passes while the account has no numbers and no prefixes are configured:
-   * an agent is often created before its numbers, and its transfer number is checked again
-   * on every call (see MediaGateway).
+   * Transfer destinations follow the same prefixes, except while the account has no numbers
+   * and none are configured. That is safe: such an account carries no SIP call (answering
+   * needs an owned number, dialling a `from_number`), so its transfers are only signalled to
+   * WebSocket clients, never dialled by Parley. It also lets an agent be created before its
+   * numbers; the transfer number is checked again on every call (see MediaGateway).
    */
-  async checkIfKnown(accountId: string, destination: string, field: string): Promise<void> {
+  async allowsTransfer(accountId: string, destination: string): Promise<boolean> {
+    const allowed = await this.allowedPrefixes(accountId);
+    return allowed.length === 0 || permitted(allowed, destination);
+  }
+
+  /** Throws 400 `invalid_phone_number` naming `field` unless `allowsTransfer`. */
+  async checkTransfer(accountId: string, destination: string, field: string): Promise<void> {
     const allowed = await this.allowedPrefixes(accountId);
     if (allowed.length > 0 && !permitted(allowed, destination)) throw refusal(field, destination, allowed);
   }

@@ -199,7 +199,7 @@ export class MediaGateway implements LiveCallControl {
   async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
     const log = this.logger.child({ callId: call.id });
     const agent = toAgentSettings(setup.agent);
-    if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allows(call.account_id, agent.transferNumber))) {
+    if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
       log.warn({ agentId: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
       agent.transferEnabled = false;
@@ -217,6 +217,8 @@ export class MediaGateway implements LiveCallControl {
     let transferNumber: string | null = null;
     session.on("event", (event) => {
       if (event.type === "transfer") transferNumber = event.number;
+      // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.
+      if (event.type === "error") log.warn({ error: event.message, recovered: event.recovered }, "call error");
       void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored"));
     });
     try {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
+import { REPLY_FALLBACK_LINE } from "../../engine/call-session.js";
 import { DEFAULT_STANDIN_REPLY } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
@@ -17,9 +18,13 @@ const GREETING = "Hello, thanks for calling Acme Dental.";
 let standins: StandinServer;
 let app: TestApp;
 let acct: TestAccount;
+/** Chat requests still to be answered 503, as an overloaded service does. */
+let chatFailures = 0;
 
 beforeAll(async () => {
-  standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 });
+  standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, {
+    chatReply: () => (chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY }),
+  });
   app = await startTestApp(
     {},
     {
@@ -49,27 +54,70 @@ describe("remote providers", () => {
   });
 
   it("answer a call: the stand-in transcript reaches the chat model and its reply is spoken by the speech service", async () => {
-    const agent = await app.request("POST", "/v1/agents", {
-      key: acct.key,
-      body: { name: "Remote", system_prompt: "You answer calls for Acme Dental.", voice_id: "openai-alloy", first_message: GREETING },
-    });
-    expect(agent.status).toBe(201);
-    const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, acct.key, 16000);
-    client.startStreaming();
-    await client.waitForAgentSilence(900, 0, 15_000);
-    const greetingSamples = client.audioSince(0).length;
-    const saidAt = await client.say(parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples);
-    await client.waitForAgentSilence(900, saidAt, 15_000);
-    const reply = client.audioSince(saidAt);
-    client.hangUp();
-    await client.closed;
-
-    const transcript = client.messages.filter((m) => m.message.type === "transcript").map((m) => `${m.message.role}: ${m.message.content}`);
+    const { agentId, transcript, greetingSamples, reply } = await callAndSay(1);
     expect(transcript).toEqual([`agent: ${GREETING}`, "user: stand in utterance 1", `agent: ${DEFAULT_STANDIN_REPLY}`]);
     // The stand-in speaks 65 ms of audio per character: the reply's audio has that length (16 kHz here).
     const expectedSamples = (DEFAULT_STANDIN_REPLY.split(/(?<=[.?!])\s+/).join("").length * 65 * 16000) / 1000;
     expect(reply.length).toBeGreaterThan(expectedSamples * 0.9);
     expect(reply.length).toBeLessThan(expectedSamples * 1.1);
     expect(greetingSamples).toBeGreaterThan(((GREETING.length * 65 * 16000) / 1000) * 0.9);
+    expect(await storedStatus(agentId)).toBe("completed");
+  }, 60_000);
+
+  it("hide a chat service that answers 503 once: the request is sent again and the call goes on as usual", async () => {
+    chatFailures = 1;
+    const { agentId, transcript } = await callAndSay(1);
+    expect(transcript).toEqual([`agent: ${GREETING}`, "user: stand in utterance 1", `agent: ${DEFAULT_STANDIN_REPLY}`]);
+    expect(chatFailures).toBe(-1);
+    expect(await storedStatus(agentId)).toBe("completed");
+  }, 60_000);
+
+  it("keep the call when the chat service fails a whole turn: Flite says the fallback line, the next turn is answered", async () => {
+    // The first request and both its retries.
+    chatFailures = 3;
+    const { agentId, transcript } = await callAndSay(2);
+    expect(transcript).toEqual([
+      `agent: ${GREETING}`,
+      "user: stand in utterance 1",
+      `agent: ${REPLY_FALLBACK_LINE}`,
+      "user: stand in utterance 2",
+      `agent: ${DEFAULT_STANDIN_REPLY}`,
+    ]);
+    expect(await storedStatus(agentId)).toBe("completed");
   }, 60_000);
 });
+
+/** A call to an agent with a remote voice: after the greeting the caller asks `utterances` times, each time waiting for the answer, then hangs up. */
+async function callAndSay(utterances: number) {
+  const agent = await app.request("POST", "/v1/agents", {
+    key: acct.key,
+    body: { name: "Remote", system_prompt: "You answer calls for Acme Dental.", voice_id: "openai-alloy", first_message: GREETING },
+  });
+  expect(agent.status).toBe(201);
+  const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, acct.key, 16000);
+  client.startStreaming();
+  await client.waitForAgentSilence(900, 0, 15_000);
+  const greetingSamples = client.audioSince(0).length;
+  const question = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
+  let reply: Int16Array = new Int16Array(0);
+  for (let i = 0; i < utterances; i++) {
+    const saidAt = await client.say(question);
+    await client.waitForAgentSilence(900, saidAt, 15_000);
+    reply = client.audioSince(saidAt);
+  }
+  client.hangUp();
+  await client.closed;
+  const transcript = client.messages.filter((m) => m.message.type === "transcript").map((m) => `${m.message.role}: ${m.message.content}`);
+  return { agentId: agent.body.id as string, transcript, greetingSamples, reply };
+}
+
+/** The status the agent's newest call was stored with once it ended. */
+async function storedStatus(agentId: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const calls = await app.request("GET", `/v1/calls?agent_id=${agentId}&limit=1`, { key: acct.key });
+    const status: string | undefined = calls.body.data[0]?.status;
+    if (status && !["queued", "ringing", "in_progress"].includes(status)) return status;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the call of ${agentId} did not end`);
+}

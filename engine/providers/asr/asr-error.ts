@@ -1,3 +1,5 @@
+import { ProviderError } from "../provider-error.js";
+
 /** Why speech recognition failed; the single source of the `AsrError` codes. */
 export const ASR_ERROR_CODES = [
   /** Every recognizer is serving a call and none was freed in time. */
@@ -18,14 +20,12 @@ export const ASR_ERROR_CODES = [
 export type AsrErrorCode = (typeof ASR_ERROR_CODES)[number];
 
 /** A speech recognition failure; `retryable` says whether trying again (another utterance or call) may work. */
-export class AsrError extends Error {
+export class AsrError extends ProviderError {
   override readonly name = "AsrError";
   readonly code: AsrErrorCode;
-  readonly retryable: boolean;
 
   constructor(code: AsrErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.code = code;
-    this.retryable = options.retryable;
   }
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { FliteError } from "./flite-error.js";
 import { FLITE_WORKER_SOURCE, type FliteJob, type FliteWorkerData, type FliteWorkerMessage } from "./flite-worker.js";
 
 /** One utterance's audio as Flite rendered it: mono PCM16 at the voice's rate. */
@@ -66,7 +67,7 @@ export class FlitePool {
 
   /** Synthesizes `text` with Flite voice `voice`; rejects with the signal's reason on abort. */
   run(voice: string, text: string, signal: AbortSignal): Promise<FlitePcm> {
-    if (this.closed) return Promise.reject(new Error("the Flite worker pool is closed"));
+    if (this.closed) return Promise.reject(closedError());
     if (this.failure) return Promise.reject(this.failure);
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<FlitePcm>((resolve, reject) => {
@@ -97,7 +98,7 @@ export class FlitePool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const error = new Error("the Flite worker pool is closed");
+    const error = closedError();
     for (const job of this.queue.splice(0)) job.settle({ error });
     const slots = [...this.slots];
     this.slots.clear();
@@ -137,7 +138,7 @@ export class FlitePool {
           const job = slot.running;
           slot.running = undefined;
           if (message.type === "done") job?.settle({ pcm: { samples: message.samples, sampleRate: message.sampleRate } });
-          else job?.settle({ error: new Error(`Flite failed: ${message.message}`) });
+          else job?.settle({ error: new FliteError(`Flite failed: ${message.message}`, { retryable: false }) });
         }
         this.dispatch();
       });
@@ -146,7 +147,9 @@ export class FlitePool {
       });
       worker.on("exit", (code) => {
         if (this.closed || !this.slots.delete(slot)) return;
-        const error = slot.error ?? new Error(`a Flite worker exited with code ${code}`);
+        const detail = slot.error instanceof Error ? `: ${slot.error.message}` : "";
+        // Retryable: a new worker takes the next utterance.
+        const error = new FliteError(`a Flite worker exited with code ${code}${detail}`, { retryable: true, cause: slot.error });
         slot.running?.settle({ error });
         reject(error);
         if (slot.ready) this.spawn().catch((spawnError: unknown) => this.failIfEmpty(spawnError));
@@ -155,9 +158,14 @@ export class FlitePool {
   }
 
   /** A replacement worker could not start: with no worker left, every waiting and future job fails. */
-  private failIfEmpty(error: unknown): void {
+  private failIfEmpty(cause: unknown): void {
     if (this.slots.size > 0) return;
+    const error = new FliteError(`no Flite worker can start: ${cause instanceof Error ? cause.message : String(cause)}`, { retryable: false, cause });
     this.failure = error;
     for (const job of this.queue.splice(0)) job.settle({ error });
   }
+}
+
+function closedError(): FliteError {
+  return new FliteError("the Flite worker pool is closed", { retryable: false });
 }

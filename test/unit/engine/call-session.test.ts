@@ -2,9 +2,14 @@ import { EventEmitter } from "eventemitter3";
 import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../engine/audio/audio-frame.js";
 import type { CallEvent } from "../../../engine/call-events.js";
-import { CallSession, type CallSummary } from "../../../engine/call-session.js";
+import { ASR_FALLBACK_LINE, CallSession, REPLY_FALLBACK_LINE, type CallProviders, type CallSummary } from "../../../engine/call-session.js";
+import { AsrError } from "../../../engine/providers/asr/asr-error.js";
 import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-provider.js";
+import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
+import { ChatCompletionsError } from "../../../engine/providers/llm/openai/chat-completions-error.js";
 import { createRulesDialogueProvider } from "../../../engine/providers/llm/rules/rules-dialogue-provider.js";
+import { FLITE_VOICES } from "../../../engine/providers/tts/flite-voices.js";
+import { OpenAiSpeechError } from "../../../engine/providers/tts/openai/openai-speech-error.js";
 import type { TtsProvider } from "../../../engine/providers/tts/tts-provider.js";
 import type { MediaTransport, TransportEvents } from "../../../engine/transports/transport.js";
 import type { AgentSettings } from "../../../engine/types.js";
@@ -73,6 +78,24 @@ const levelTts: TtsProvider = {
   },
 };
 
+/** 100 ms of a constant level per piece of text; notes what it said and in which voice. */
+function recordingTts(voices: TtsProvider["voices"] extends () => infer V ? V : never, fail?: (text: string) => Error | undefined) {
+  const said: Array<{ text: string; voiceId: string }> = [];
+  const tts: TtsProvider = {
+    name: "recording",
+    voices: () => voices,
+    async *synthesize(text, options) {
+      for await (const piece of text) {
+        const error = fail?.(piece);
+        if (error) throw error;
+        said.push({ text: piece, voiceId: options.voiceId });
+        yield { samples: new Int16Array(RATE / 10).fill(1000), sampleRate: RATE };
+      }
+    },
+  };
+  return Object.assign(tts, { said });
+}
+
 function agent(metadata: Record<string, unknown>): AgentSettings {
   return testAgent({ systemPrompt: "You call patients of a dental practice.", transferMessage: "Please hold.", metadata });
 }
@@ -91,7 +114,7 @@ async function callWhereCallerSays(heard: string, metadata: Record<string, unkno
     agent: agent(metadata),
     context: {},
     transport,
-    providers: { vad: energyVad, asr: scriptedAsr([heard]), dialogue: createRulesDialogueProvider(), tts: levelTts },
+    providers: { vad: energyVad, asr: scriptedAsr([heard]), dialogue: createRulesDialogueProvider(), tts: levelTts, fallbackTts: recordingTts(FLITE_VOICES) },
     recordingPath: null,
     maxDurationSec: 60,
     clock,
@@ -130,5 +153,156 @@ describe("call session: how a dialogue's end of the call is reported", () => {
     expect(summary.reason).toBe("agent_ended");
     expect(transport.events.find((e) => e.type === "ended")).toMatchObject({ reason: "agent_ended" });
     expect(summary.transcript.at(-1)).toMatchObject({ role: "agent", content: "Thanks for calling. Have a great day. Goodbye." });
+  });
+});
+
+/** A dialogue whose turns go as `plan` says, in order: a reply "Reply <n>.", or the error thrown. */
+function plannedDialogue(plan: Array<"ok" | Error>): DialogueProvider {
+  let turn = 0;
+  return {
+    name: "planned",
+    open: () => ({
+      async *respond(): AsyncIterable<DialogueEvent> {
+        const step = plan[turn++] ?? "ok";
+        if (step !== "ok") throw step;
+        yield { type: "text", text: `Reply ${turn}.` };
+      },
+      truncateLastReply: () => {},
+    }),
+  };
+}
+
+/** Each utterance is recognised as the next of `results`, or fails with it. */
+function plannedAsr(results: Array<string | Error>): AsrProvider {
+  return {
+    name: "planned",
+    open: async () => ({
+      async *transcribe(audio: AsyncIterable<AudioFrame>): AsyncIterable<AsrResult> {
+        for await (const _ of audio);
+        const result = results.shift() ?? "";
+        if (typeof result !== "string") throw result;
+        yield { type: "final", text: result };
+      },
+      close: async () => {},
+    }),
+  };
+}
+
+const unavailable = () => new ChatCompletionsError("http_status", "chat completions request failed with HTTP 503", { status: 503, retryable: true });
+
+/** A call on a fake clock that the test drives utterance by utterance. */
+async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}) {
+  const clock = new FakeClock();
+  const transport = new RecordingTransport();
+  const fallbackTts = recordingTts(FLITE_VOICES);
+  const session = new CallSession({
+    callId: "call_test",
+    agent: testAgent({ voiceId: "openai-alloy", ...settings }),
+    context: {},
+    transport,
+    providers: { vad: energyVad, asr: plannedAsr([]), dialogue: plannedDialogue([]), tts: levelTts, fallbackTts, ...providers },
+    recordingPath: null,
+    maxDurationSec: 600,
+    clock,
+  });
+  let summary: CallSummary | undefined;
+  void session.ended.then((s) => (summary = s));
+  const agentLines = () => transport.events.filter((e) => e.type === "transcript" && e.segment.role === "agent").length;
+  const lastState = () => transport.events.findLast((e) => e.type === "state");
+  /** Silence until the agent has said `lines` lines in all and listens again, or the call ended. */
+  const untilAgentLines = async (lines: number) => {
+    for (let i = 0; i < 500 && !summary && !(agentLines() >= lines && lastState()?.type === "state" && lastState()?.state === "listening"); i++) {
+      transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
+      await tick();
+      clock.advance(20);
+      await tick();
+    }
+  };
+  await session.start();
+  return {
+    session,
+    transport,
+    fallbackTts,
+    summary: () => summary,
+    untilAgentLines,
+    /** The caller speaks 400 ms, then waits until the agent has answered (its next line). */
+    say: async () => {
+      const before = agentLines();
+      for (let i = 0; i < 20; i++) transport.emit("audio", { samples: new Int16Array(FRAME).fill(500), sampleRate: RATE });
+      await untilAgentLines(before + 1);
+    },
+    transcript: () => transport.events.flatMap((e) => (e.type === "transcript" ? [`${e.segment.role}: ${e.segment.content}`] : [])),
+    errors: () => transport.events.flatMap((e) => (e.type === "error" ? [e.recovered] : [])),
+  };
+}
+
+describe("call session: a provider failing a turn", () => {
+  it("answers a dialogue failure with the fallback line in the fallback voice, and the next turn works", async () => {
+    const call = await startCall({ asr: plannedAsr(["hello", "tuesday please"]), dialogue: plannedDialogue([unavailable(), "ok"]) });
+    await call.say();
+    expect(call.summary()).toBeUndefined();
+    expect(call.transcript()).toEqual(["user: hello", `agent: ${REPLY_FALLBACK_LINE}`]);
+    // The agent's voice is not one the fallback TTS has: its first voice speaks.
+    expect(call.fallbackTts.said).toEqual([{ text: REPLY_FALLBACK_LINE, voiceId: FLITE_VOICES[0]!.id }]);
+    expect(call.errors()).toEqual([true]);
+
+    await call.say();
+    expect(call.transcript()).toEqual(["user: hello", `agent: ${REPLY_FALLBACK_LINE}`, "user: tuesday please", "agent: Reply 2."]);
+    expect((await call.session.stop()).reason).toBe("stopped");
+  });
+
+  it("ends the call with reason error at the third failed turn in a row", async () => {
+    const call = await startCall({ asr: plannedAsr(["one", "two", "three"]), dialogue: plannedDialogue([unavailable(), unavailable(), unavailable()]) });
+    await call.say();
+    await call.say();
+    await call.say();
+    expect(call.summary()?.reason).toBe("error");
+    expect(call.transport.closedWith).toBe("error");
+    expect(call.transcript()).toEqual(["user: one", `agent: ${REPLY_FALLBACK_LINE}`, "user: two", `agent: ${REPLY_FALLBACK_LINE}`, "user: three"]);
+    expect(call.errors()).toEqual([true, true, false]);
+  });
+
+  it("counts failed turns only in a row: a reply answered in full starts again", async () => {
+    const plan = [unavailable(), unavailable(), "ok" as const, unavailable(), unavailable()];
+    const call = await startCall({ asr: plannedAsr(["a", "b", "c", "d", "e"]), dialogue: plannedDialogue(plan) });
+    for (let i = 0; i < plan.length; i++) await call.say();
+    expect(call.summary()).toBeUndefined();
+    expect(call.transcript().filter((line) => line === `agent: ${REPLY_FALLBACK_LINE}`)).toHaveLength(4);
+    expect(call.transcript()).toContain("agent: Reply 3.");
+  });
+
+  it("asks the caller to repeat when the recognizer fails the utterance, and goes on", async () => {
+    const call = await startCall({
+      asr: plannedAsr([new AsrError("recognition_failed", "pocketsphinx failed to decode the utterance", { retryable: true }), "hello"]),
+      dialogue: plannedDialogue(["ok"]),
+    });
+    await call.say();
+    expect(call.transcript()).toEqual([`agent: ${ASR_FALLBACK_LINE}`]);
+    await call.say();
+    expect(call.transcript()).toEqual([`agent: ${ASR_FALLBACK_LINE}`, "user: hello", "agent: Reply 1."]);
+    expect(call.summary()).toBeUndefined();
+    expect(call.errors()).toEqual([true]);
+  });
+
+  it("says a greeting the agent's TTS failed in the fallback voice, in the agent's voice when the fallback has it", async () => {
+    const greeting = "Hello, thanks for calling.";
+    const failing = recordingTts([], (text) => (text === greeting ? new OpenAiSpeechError("speech server answered 503", { status: 503, retryable: true }) : undefined));
+    const call = await startCall({ asr: plannedAsr(["hi"]), tts: failing }, { firstMessage: greeting, voiceId: "flite-slt" });
+    await call.untilAgentLines(1);
+    expect(call.transcript()).toEqual([`agent: ${greeting}`]);
+    expect(call.fallbackTts.said).toEqual([{ text: greeting, voiceId: "flite-slt" }]);
+    await call.say();
+    expect(call.transcript()).toEqual([`agent: ${greeting}`, "user: hi", "agent: Reply 1."]);
+  });
+
+  it.each([
+    ["a provider error that is not retryable", new ChatCompletionsError("http_status", "HTTP 401", { status: 401, retryable: false })],
+    ["an error that is not a provider's (a bug)", new TypeError("cannot read properties of undefined")],
+  ])("ends the call at once on %s", async (_, error) => {
+    const call = await startCall({ asr: plannedAsr(["hello"]), dialogue: plannedDialogue([error]) });
+    await call.say();
+    expect(call.summary()?.reason).toBe("error");
+    expect(call.transcript()).toEqual(["user: hello"]);
+    expect(call.errors()).toEqual([false]);
   });
 });

@@ -1,3 +1,4 @@
+import { parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
 import { ChatCompletionsError, isRetryableStatus } from "./chat-completions-error.js";
 import type { ChatCompletionRequest } from "./chat-completions-wire.js";
 import { parseChatChunk, type ChatStreamDelta } from "./chat-stream-delta.js";
@@ -13,6 +14,8 @@ export interface ChatCompletionsClientConfig {
   apiKey: string | null;
   /** Longest wait for the first byte of the streamed body. */
   timeoutMs: number;
+  /** Retries of a request that failed retryably before its first delta. */
+  retry: RetryPolicy;
 }
 
 /**
@@ -24,19 +27,28 @@ export class ChatCompletionsClient {
   readonly #endpoint: string;
   readonly #apiKey: string | null;
   readonly #timeoutMs: number;
+  readonly #retry: RetryPolicy;
 
   constructor(config: ChatCompletionsClientConfig) {
     this.#endpoint = config.endpoint;
     this.#apiKey = config.apiKey;
     this.#timeoutMs = config.timeoutMs;
+    this.#retry = config.retry;
   }
 
   /**
-   * Sends `request` with `stream: true` and yields the reply's deltas as they arrive. Ends
+   * Sends `request` with `stream: true` and yields the reply's deltas as they arrive. A request
+   * that fails retryably (429, 5xx, no connection, no byte in time) before its first delta is
+   * sent again per the retry policy; after it, the reply is being spoken and is not. Ends
    * quietly when `signal` aborts (the caller gave up the turn; the connection is closed at
    * once); throws `ChatCompletionsError` on any failure.
    */
-  async *stream(request: ChatCompletionRequest, signal: AbortSignal): AsyncGenerator<ChatStreamDelta> {
+  stream(request: ChatCompletionRequest, signal: AbortSignal): AsyncGenerator<ChatStreamDelta> {
+    return retryBeforeFirstItem(() => this.attempt(request, signal), this.#retry, signal);
+  }
+
+  /** One request. */
+  private async *attempt(request: ChatCompletionRequest, signal: AbortSignal): AsyncGenerator<ChatStreamDelta> {
     if (signal.aborted) return;
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
@@ -95,7 +107,11 @@ export class ChatCompletionsClient {
   private async httpError(response: Response): Promise<ChatCompletionsError> {
     const detail = serverMessage(await response.text().catch(() => ""));
     const message = `chat completions request failed with HTTP ${response.status}${detail ? `: ${this.redact(detail)}` : ""}`;
-    return new ChatCompletionsError("http_status", message, { status: response.status, retryable: isRetryableStatus(response.status) });
+    return new ChatCompletionsError("http_status", message, {
+      status: response.status,
+      retryable: isRetryableStatus(response.status),
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    });
   }
 
   /** A server may echo the key it refused (local servers do not mask it the way OpenAI does). */

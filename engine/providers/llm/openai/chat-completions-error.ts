@@ -1,3 +1,5 @@
+import { ProviderError } from "../../provider-error.js";
+
 /** Why a chat-completions request failed; the single source of the `ChatCompletionsError` codes. */
 export const CHAT_COMPLETIONS_ERROR_CODES = [
   /** The server answered with an HTTP error status (see `status`). */
@@ -19,18 +21,20 @@ export type ChatCompletionsErrorCode = (typeof CHAT_COMPLETIONS_ERROR_CODES)[num
  * (429, 5xx, network, timeout) or will fail again as it is (other 4xx: key, model, body).
  * Messages never carry the API key.
  */
-export class ChatCompletionsError extends Error {
+export class ChatCompletionsError extends ProviderError {
   override readonly name = "ChatCompletionsError";
   readonly code: ChatCompletionsErrorCode;
   /** The HTTP status, when the server answered with one. */
   readonly status: number | null;
-  readonly retryable: boolean;
 
-  constructor(code: ChatCompletionsErrorCode, message: string, options: { status?: number; retryable: boolean; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    code: ChatCompletionsErrorCode,
+    message: string,
+    options: { status?: number; retryable: boolean; retryAfterMs?: number | null; cause?: unknown },
+  ) {
+    super(message, options);
     this.code = code;
     this.status = options.status ?? null;
-    this.retryable = options.retryable;
   }
 }
 

@@ -1,4 +1,5 @@
 import { fillTemplate } from "../../../text/template.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../provider-retry.js";
 import type { DialogueProvider, DialogueSession } from "../dialogue-provider.js";
 import { ChatCompletionsClient } from "./chat-completions-client.js";
 import { ChatHistory } from "./chat-history.js";
@@ -21,6 +22,8 @@ export interface OpenAiDialogueConfig {
   models: Readonly<Record<string, string>>;
   /** Longest wait for the first byte of a reply, in ms. Default 10000. */
   requestTimeoutMs?: number;
+  /** Retries of a request that fails retryably before the reply starts. Default `DEFAULT_RETRY_POLICY` (250 ms, then 1 s). */
+  retry?: RetryPolicy;
   /** "Today" for the system message; tests fix it. Default: the system clock. */
   now?: () => Date;
 }
@@ -43,6 +46,7 @@ export class OpenAiDialogueProvider implements DialogueProvider {
       endpoint: completionsEndpoint(config.url ?? "https://api.openai.com"),
       apiKey: config.apiKey || null,
       timeoutMs,
+      retry: config.retry ?? DEFAULT_RETRY_POLICY,
     });
   }
 

@@ -1,17 +1,17 @@
+import { ProviderError } from "../../provider-error.js";
+
 /**
  * A speech request that failed. `status` is the server's HTTP status, or null when no answer
  * came (connection refused or reset, no audio in time); `retryable` says whether asking again
  * may work. Messages never carry the API key.
  */
-export class OpenAiSpeechError extends Error {
+export class OpenAiSpeechError extends ProviderError {
   override readonly name = "OpenAiSpeechError";
   readonly status: number | null;
-  readonly retryable: boolean;
 
-  constructor(message: string, options: { status: number | null; retryable: boolean; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, options: { status: number | null; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+    super(message, options);
     this.status = options.status;
-    this.retryable = options.retryable;
   }
 }
 

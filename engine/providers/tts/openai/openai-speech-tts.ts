@@ -1,6 +1,7 @@
 import { request } from "undici";
 import type { AudioFrame } from "../../../audio/audio-frame.js";
 import { AsyncQueue } from "../../../stream/async-queue.js";
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
 import { prefetchInOrder } from "../prefetch-in-order.js";
 import type { TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
@@ -29,6 +30,8 @@ export interface OpenAiSpeechTtsConfig {
   sampleRate?: number;
   /** Speaking rate, 0.25 to 4; sent only when set (the server's default is 1). */
   speed?: number;
+  /** Retries of a sentence's request that fails retryably before its first audio. Default `DEFAULT_RETRY_POLICY` (250 ms, then 1 s). */
+  retry?: RetryPolicy;
 }
 
 interface ResolvedConfig {
@@ -38,6 +41,7 @@ interface ResolvedConfig {
   requestTimeoutMs: number;
   sampleRate: number;
   speed: number | undefined;
+  retry: RetryPolicy;
 }
 
 /**
@@ -63,6 +67,7 @@ export class OpenAiSpeechTts implements TtsProvider {
       requestTimeoutMs: config.requestTimeoutMs ?? 10_000,
       sampleRate: config.sampleRate ?? 24_000,
       speed: config.speed,
+      retry: config.retry ?? DEFAULT_RETRY_POLICY,
     };
     this.endpoint = speechEndpoint(resolved.url);
     if (!resolved.model.trim()) throw new Error("OpenAiSpeechTts needs a model name");
@@ -121,14 +126,25 @@ export class OpenAiSpeechTts implements TtsProvider {
     }
   }
 
-  /** Starts one sentence's request; its audio arrives in the queue, which fails with an OpenAiSpeechError. */
+  /**
+   * Starts one sentence's request; its audio arrives in the queue, which fails with an
+   * OpenAiSpeechError. A request that fails retryably before its first audio is sent again.
+   */
   private fetchSentence(input: string, voice: string, signal: AbortSignal): AsyncQueue<AudioFrame> {
     const audio = new AsyncQueue<AudioFrame>();
-    void this.stream(input, voice, signal, audio);
+    void (async () => {
+      try {
+        for await (const frame of retryBeforeFirstItem(() => this.request(input, voice, signal), this.config.retry, signal)) audio.push(frame);
+        audio.end();
+      } catch (error) {
+        audio.fail(error);
+      }
+    })();
     return audio;
   }
 
-  private async stream(input: string, voice: string, signal: AbortSignal, audio: AsyncQueue<AudioFrame>): Promise<void> {
+  /** One request for one sentence: its audio as the body streams in; ends quietly on abort. */
+  private async *request(input: string, voice: string, signal: AbortSignal): AsyncGenerator<AudioFrame> {
     const { model, speed, requestTimeoutMs, sampleRate } = this.config;
     const cancel = new AbortController();
     const onAbort = () => cancel.abort(signal.reason);
@@ -152,22 +168,22 @@ export class OpenAiSpeechTts implements TtsProvider {
       });
       if (response.statusCode < 200 || response.statusCode > 299) {
         const detail = this.redact(await errorDetail(response.body as AsyncIterable<Uint8Array>));
+        const retryAfter = response.headers["retry-after"];
         throw new OpenAiSpeechError(`speech server ${this.endpoint.origin} answered ${response.statusCode}${detail ? `: ${detail}` : ""}`, {
           status: response.statusCode,
           retryable: isRetryableStatus(response.statusCode),
+          retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
         });
       }
       const decoder = new Pcm16ChunkDecoder();
       for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
         clearTimeout(timer);
         const samples = decoder.push(bytes);
-        if (samples.length > 0) audio.push({ samples, sampleRate });
+        if (samples.length > 0) yield { samples, sampleRate };
       }
       // A last odd byte would be half a sample: dropped.
-      audio.end();
     } catch (error) {
-      if (signal.aborted) audio.end();
-      else audio.fail(this.asSpeechError(error, timedOut));
+      if (!signal.aborted) throw this.asSpeechError(error, timedOut);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);

@@ -22,6 +22,8 @@ import { closedLoopbackPort } from "../../../../helpers/loopback-peers.js";
 /** Saturday, March 1, 2025, 10:00 UTC. */
 const NOW = new Date("2025-03-01T10:00:00Z");
 const MODELS = { "llm-large": "big-model", "llm-small": "small-model", "llm-alt": "alt-model" };
+/** Retries as in production, without the waits. */
+const NO_WAIT = { delaysMs: [0, 0], maxRetryAfterMs: 2000 };
 const BOOKING = { customer_name: "Jane Doe", date: "2025-03-04", time: "15:00", service: "cleaning" };
 
 function agent(overrides: Partial<AgentSettings> = {}): AgentSettings {
@@ -78,7 +80,7 @@ async function startStandin(options: Partial<ChatStandinOptions> = {}): Promise<
 }
 
 function open(peer: Standin, settings: AgentSettings = agent(), options: { context?: Record<string, unknown>; config?: Partial<OpenAiDialogueConfig> } = {}): DialogueSession {
-  const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, ...options.config });
+  const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, retry: NO_WAIT, ...options.config });
   return provider.open({ agent: settings, context: options.context ?? {} });
 }
 
@@ -310,7 +312,7 @@ describe("openai dialogue provider", () => {
 
   it("fails a connection refused with a retryable network error", async () => {
     const port = await closedLoopbackPort();
-    const provider = new OpenAiDialogueProvider({ url: `http://127.0.0.1:${port}`, models: MODELS });
+    const provider = new OpenAiDialogueProvider({ url: `http://127.0.0.1:${port}`, models: MODELS, retry: NO_WAIT });
     const error = await say(provider.open({ agent: agent(), context: {} }), "hello").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "network", retryable: true, status: null });
   });
@@ -349,6 +351,81 @@ describe("openai dialogue provider", () => {
     abort.abort();
     expect(await say(open(peer), "hello", abort.signal)).toEqual([]);
     expect(peer.standin.requests()).toHaveLength(0);
+  });
+});
+
+describe("openai dialogue provider: retries", () => {
+  const servers: http.Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  });
+
+  /** A bare HTTP server on 127.0.0.1 that counts its requests. */
+  async function startServer(handler: http.RequestListener): Promise<{ url: string; requests: () => number }> {
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      requests++;
+      handler(req, res);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+  }
+
+  it("sends the request again after a 503 and streams the reply", async () => {
+    let failures = 1;
+    const peer = await startStandin({ reply: () => (failures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY }) });
+    expect(spoken(await say(open(peer), "hello"))).toBe(DEFAULT_STANDIN_REPLY);
+    expect(peer.standin.requests()).toHaveLength(2);
+  });
+
+  it("does not send the request again after a 401", async () => {
+    const peer = await startStandin({ reply: () => ({ error: { status: 401, message: "Incorrect API key provided." } }) });
+    const error = await say(open(peer), "hello").catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 401, retryable: false });
+    expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("does not wait for a Retry-After longer than a caller can, and says how long it was", async () => {
+    const server = await startServer((req, res) => {
+      req.resume();
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "120" }).end(JSON.stringify({ error: { message: "Rate limit reached." } }));
+    });
+    const provider = new OpenAiDialogueProvider({ url: server.url, models: MODELS });
+    const error = await say(provider.open({ agent: agent(), context: {} }), "hello").catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 120_000 });
+    expect(server.requests()).toBe(1);
+  });
+
+  it("stops at once when aborted while waiting to send the request again", async () => {
+    const peer = await startStandin({ reply: () => ({ error: { status: 503, message: "The server is overloaded." } }) });
+    // A minute's wait: far past the test's timeout if the abort were not honoured.
+    const session = open(peer, agent(), { config: { retry: { delaysMs: [60_000], maxRetryAfterMs: 2000 } } });
+    const abort = new AbortController();
+    const turn = say(session, "hello", abort.signal);
+    await expect.poll(() => peer.standin.requests().length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    abort.abort();
+    expect(await turn).toEqual([]);
+    expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("does not send the request again once the reply has started streaming", async () => {
+    const server = await startServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "Sure," } }] })}\n\n`);
+      // The connection breaks after the first words.
+      setTimeout(() => res.destroy(), 20);
+    });
+    const provider = new OpenAiDialogueProvider({ url: server.url, models: MODELS, retry: NO_WAIT });
+    const events: DialogueEvent[] = [];
+    const failure = (async () => {
+      for await (const event of provider.open({ agent: agent(), context: {} }).respond("hello", new AbortController().signal)) events.push(event);
+    })();
+    await expect(failure).rejects.toMatchObject({ code: "network", retryable: true });
+    expect(events).toEqual([{ type: "text", text: "Sure," }]);
+    expect(server.requests()).toBe(1);
   });
 });
 

@@ -67,6 +67,7 @@ it("replaces a worker that dies, failing only the utterance it was running", asy
     await new Promise((resolve) => setImmediate(resolve));
     await started[0]!.worker.terminate();
     await expect(first).rejects.toThrow("exited");
+    await expect(first).rejects.toMatchObject({ name: "FliteError", retryable: true });
 
     expect(await drain(tts.synthesize(from(["Still here."]), { voiceId: "flite-slt", signal: new AbortController().signal }))).toBeGreaterThan(0);
     expect(started).toHaveLength(2);

@@ -78,6 +78,9 @@ function synthesizeError(tts: OpenAiSpeechTts, pieces: string[], voiceId = "open
   );
 }
 
+/** Retries as in production, without the waits. */
+const NO_WAIT = { delaysMs: [0, 0], maxRetryAfterMs: 2000 };
+
 const FIRST = "Thanks for calling Parley Dental.";
 const SECOND = "How can I help you today?";
 
@@ -199,7 +202,7 @@ describe("OpenAiSpeechTts", () => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `it went wrong for ${req.headers.authorization}`, type: "server_error" } }));
     });
-    const tts = new OpenAiSpeechTts({ url, apiKey: "sk-secret-0000" });
+    const tts = new OpenAiSpeechTts({ url, apiKey: "sk-secret-0000", retry: NO_WAIT });
 
     const error = await synthesizeError(tts, [FIRST]);
 
@@ -213,14 +216,15 @@ describe("OpenAiSpeechTts", () => {
     const standin = speechStandin({ firstByteDelayMs: 0, realtimeFactor: Infinity });
     let requests = 0;
     const url = await listen((req, res) => {
-      if (requests++ === 1) {
+      // Every request after the first fails, the retries too.
+      if (requests++ >= 1) {
         req.resume();
         res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "model crashed" } }));
       } else {
         mount(standin)(req, res);
       }
     });
-    const tts = new OpenAiSpeechTts({ url });
+    const tts = new OpenAiSpeechTts({ url, retry: NO_WAIT });
     const received: Int16Array[] = [];
 
     const failure = (async () => {
@@ -235,12 +239,12 @@ describe("OpenAiSpeechTts", () => {
 
   it("fails retryably, without a status, when no audio comes in time or nobody listens", async () => {
     const silent = await listen((req) => req.resume());
-    const timeout = await synthesizeError(new OpenAiSpeechTts({ url: silent, requestTimeoutMs: 100 }), [FIRST]);
+    const timeout = await synthesizeError(new OpenAiSpeechTts({ url: silent, requestTimeoutMs: 100, retry: NO_WAIT }), [FIRST]);
     expect(timeout).toBeInstanceOf(OpenAiSpeechError);
     expect(timeout).toMatchObject({ status: null, retryable: true });
     expect((timeout as Error).message).toContain("no audio");
 
-    const refused = await synthesizeError(new OpenAiSpeechTts({ url: `http://127.0.0.1:${await closedLoopbackPort()}` }), [FIRST]);
+    const refused = await synthesizeError(new OpenAiSpeechTts({ url: `http://127.0.0.1:${await closedLoopbackPort()}`, retry: NO_WAIT }), [FIRST]);
     expect(refused).toBeInstanceOf(OpenAiSpeechError);
     expect(refused).toMatchObject({ status: null, retryable: true });
   });
@@ -285,6 +289,87 @@ describe("OpenAiSpeechTts", () => {
     }
 
     await vi.waitFor(() => expect(finished).toBe(false), { timeout: 4000 });
+  });
+
+  it("sends a sentence's request again after a 503 and speaks its audio", async () => {
+    const standin = speechStandin({ firstByteDelayMs: 0, realtimeFactor: Infinity });
+    let requests = 0;
+    const url = await listen((req, res) => {
+      if (requests++ === 0) {
+        req.resume();
+        res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded" } }));
+      } else {
+        mount(standin)(req, res);
+      }
+    });
+
+    const audio = await collect(new OpenAiSpeechTts({ url }).synthesize(from([FIRST]), { voiceId: "openai-alloy", signal: new AbortController().signal }));
+
+    expect(sameSamples(audio.samples, standin.audioFor(FIRST))).toBe(true);
+    expect(requests).toBe(2);
+  });
+
+  it("does not send a request again after a 401", async () => {
+    let requests = 0;
+    const url = await listen((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Incorrect API key provided." } }));
+    });
+    const error = await synthesizeError(new OpenAiSpeechTts({ url, retry: NO_WAIT }), [FIRST]);
+    expect(error).toMatchObject({ status: 401, retryable: false });
+    expect(requests).toBe(1);
+  });
+
+  it("takes a server's Retry-After, and does not wait for one longer than a caller can", async () => {
+    let requests = 0;
+    const url = await listen((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "30" }).end(JSON.stringify({ error: { message: "Rate limit reached." } }));
+    });
+    const error = await synthesizeError(new OpenAiSpeechTts({ url }), [FIRST]);
+    expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 30_000 });
+    expect(requests).toBe(1);
+  });
+
+  it("does not send a request again once its audio has started", async () => {
+    let requests = 0;
+    const url = await listen((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(200, { "content-type": "audio/pcm" });
+      res.write(Buffer.alloc(4800));
+      // The connection breaks after the first audio.
+      setTimeout(() => res.destroy(), 20);
+    });
+    const received: Int16Array[] = [];
+    const failure = (async () => {
+      for await (const frame of new OpenAiSpeechTts({ url, retry: NO_WAIT }).synthesize(from([FIRST]), { voiceId: "openai-alloy", signal: new AbortController().signal })) {
+        received.push(frame.samples);
+      }
+    })();
+    await expect(failure).rejects.toMatchObject({ status: null, retryable: true });
+    expect(concat(received).length).toBe(2400);
+    expect(requests).toBe(1);
+  });
+
+  it("stops at once when aborted while waiting to send a request again", async () => {
+    let requests = 0;
+    const url = await listen((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(503).end();
+    });
+    // A minute's wait: far past the test's timeout if the abort were not honoured.
+    const tts = new OpenAiSpeechTts({ url, retry: { delaysMs: [60_000], maxRetryAfterMs: 2000 } });
+    const abort = new AbortController();
+    const audio = collect(tts.synthesize(from([FIRST]), { voiceId: "openai-alloy", signal: abort.signal }));
+    await vi.waitFor(() => expect(requests).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    abort.abort();
+    expect((await audio).count).toBe(0);
+    expect(requests).toBe(1);
   });
 
   it("lists OpenAI's voices with the openai- prefix, or the configured names at the configured rate", () => {

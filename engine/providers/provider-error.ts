@@ -1,0 +1,19 @@
+/**
+ * A failure of a speech or language provider, as LiveKit agents-js models it: `retryable` says
+ * whether the same request may succeed when tried again (a rate limit, a server fault, a lost
+ * connection, a crashed worker) or will fail the same way (a refused key, an unknown model, a
+ * bad request). Each provider's errors extend this class; anything else a provider throws is a
+ * bug, and the call session treats it as one.
+ */
+export class ProviderError extends Error {
+  override readonly name: string = "ProviderError";
+  readonly retryable: boolean;
+  /** How long the provider asked to be left alone before the next try (HTTP `Retry-After`); null when it did not say. */
+  readonly retryAfterMs: number | null;
+
+  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
+}
