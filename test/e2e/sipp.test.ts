@@ -41,6 +41,25 @@ function rms(frame: AudioFrame): number {
   return Math.sqrt(sum / frame.samples.length);
 }
 
+/** Starts sipp as a callee with `args` and calls it from a new user agent of ours. */
+async function dialSipp(args: string[], options: { credentials?: { username: string; password: string } }) {
+  const ua = await agent();
+  const port = await freePort();
+  const peer = await sipp([...args, "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freePort())]);
+  // sipp needs a moment to bind; the INVITE is retransmitted (Timer A) until it answers.
+  const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${port}`, from: "15550000", ...options });
+  return { ua, outgoing, peer };
+}
+
+/** Our BYE ends a connected call; sipp must then exit 0 and our agent hold no call. */
+async function hangUpAndExpectClean(ua: SipUserAgent, call: SipCall, peer: Sipp): Promise<void> {
+  expect(call.rtp.remoteAddress?.address).toBe(HOST);
+  await call.hangUp();
+  const result = await peer.exited;
+  expect(result.code, result.output).toBe(0);
+  expect(ua.activeCalls).toBe(0);
+}
+
 describe("SIP against sipp", () => {
   it(
     "answers sipp's built-in uac: INVITE for 15551234, 200, ACK, BYE, sipp exits 0",
@@ -72,19 +91,11 @@ describe("SIP against sipp", () => {
   it(
     "calls sipp's built-in uas, which answers; our BYE ends it and sipp exits 0",
     async () => {
-      const ua = await agent();
-      const port = await freePort();
-      const peer = await sipp(["-sn", "uas", "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freePort())]);
-      // sipp needs a moment to bind; the INVITE is retransmitted (Timer A) until it answers.
-      const outgoing = ua.invite({ to: `sip:service@${HOST}:${port}`, from: "15550000" });
+      const { ua, outgoing, peer } = await dialSipp(["-sn", "uas"], {});
       const ringing = new Promise<number>((resolve) => outgoing.on("ringing", resolve));
       const call = await outgoing.result;
       expect(await ringing).toBe(180);
-      expect(call.rtp.remoteAddress?.address).toBe(HOST);
-      await call.hangUp();
-      const result = await peer.exited;
-      expect(result.code, result.output).toBe(0);
-      expect(ua.activeCalls).toBe(0);
+      await hangUpAndExpectClean(ua, call, peer);
     },
     TIMEOUT,
   );
@@ -106,16 +117,8 @@ describe("SIP against sipp", () => {
   it(
     "authenticates to a trunk (uas-auth.xml): the INVITE challenged 407 then 401, and the BYE challenged 401, are sent again with valid Digest answers; sipp exits 0",
     async () => {
-      const ua = await agent();
-      const port = await freePort();
-      const peer = await sipp(["-sf", join(SCENARIOS, "uas-auth.xml"), "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freePort())]);
-      const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${port}`, from: "15550000", credentials: { username: "parley", password: "trunk-secret" } });
-      const call = await outgoing.result;
-      expect(call.rtp.remoteAddress?.address).toBe(HOST);
-      await call.hangUp();
-      const result = await peer.exited;
-      expect(result.code, result.output).toBe(0);
-      expect(ua.activeCalls).toBe(0);
+      const { ua, outgoing, peer } = await dialSipp(["-sf", join(SCENARIOS, "uas-auth.xml")], { credentials: { username: "parley", password: "trunk-secret" } });
+      await hangUpAndExpectClean(ua, await outgoing.result, peer);
     },
     TIMEOUT,
   );
