@@ -40,6 +40,25 @@ export async function* retryBeforeFirstItem<T>(attempt: () => AsyncIterable<T>, 
   }
 }
 
+/**
+ * Resolves with `attempt()`, started again (after the policy's wait) while it fails with a
+ * retryable `ProviderError`: for one-shot requests such as opening a stream. Rejects with the
+ * last error when retries run out, the error is not retryable, or `signal` aborts.
+ */
+export async function retryCall<T>(attempt: () => Promise<T>, policy: RetryPolicy, signal: AbortSignal): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const delayMs = signal.aborted ? undefined : retryDelay(error, policy, retry);
+      if (delayMs === undefined) throw error;
+      await sleep(delayMs, undefined, { signal }).catch(() => {
+        throw error;
+      });
+    }
+  }
+}
+
 /** The wait before retry number `retry` (from 0) after `error`, or undefined when it is not worth trying again. */
 function retryDelay(error: unknown, policy: RetryPolicy, retry: number): number | undefined {
   if (!(error instanceof ProviderError) || !error.retryable) return undefined;

@@ -25,6 +25,8 @@ export interface DeepgramStandinOptions {
   transcript?: (utterance: DeepgramStandinUtterance) => string;
   /** When set, streams need `Authorization: Token <apiKey>` (401 otherwise). */
   apiKey?: string;
+  /** Refuses this many stream requests first with 503, as a service blip would. Default 0. */
+  unavailableFirst?: number;
 }
 
 export interface DeepgramStandinStream {
@@ -83,6 +85,7 @@ export function deepgramStandin(options: DeepgramStandinOptions): DeepgramStandi
       const sampleRate = Number(params.sample_rate);
       let refusal: [number, string, string] | undefined;
       if (closed) refusal = [503, "Service Unavailable", "the stand-in is closed"];
+      else if (refused < (options.unavailableFirst ?? 0)) refusal = [503, "Service Unavailable", "the stand-in is briefly unavailable"];
       else if (options.apiKey !== undefined && request.headers.authorization !== `Token ${options.apiKey}`) {
         refusal = [401, "Unauthorized", "Invalid credentials."];
       } else if (params.encoding !== "linear16") refusal = [400, "Bad Request", "encoding must be linear16"];

@@ -1,3 +1,4 @@
+import { DEFAULT_RETRY_POLICY, retryCall, type RetryPolicy } from "../../provider-retry.js";
 import type { AsrProvider, AsrSession } from "../asr-provider.js";
 import { AsrError } from "../asr-error.js";
 import { DeepgramConnection } from "./deepgram-connection.js";
@@ -19,6 +20,8 @@ export interface DeepgramConfig {
   keepAliveMs?: number;
   /** How long the final may take after the end of an utterance's audio. Default 5000. */
   finalTimeoutMs?: number;
+  /** Retries of a stream that failed to open retryably (5xx, network, timeout). Default DEFAULT_RETRY_POLICY. */
+  retry?: RetryPolicy;
 }
 
 /** The configuration in force, without the key. */
@@ -68,11 +71,15 @@ export class DeepgramProvider implements AsrProvider {
       connectTimeoutMs: positive("connectTimeoutMs", config.connectTimeoutMs ?? 5000),
       keepAliveMs: positive("keepAliveMs", config.keepAliveMs ?? 4000),
       finalTimeoutMs: positive("finalTimeoutMs", config.finalTimeoutMs ?? 5000),
+      retry: config.retry ?? DEFAULT_RETRY_POLICY,
     });
     this.#authorization = config.apiKey ? `Token ${config.apiKey}` : undefined;
   }
 
-  /** Opens the call's stream; rejects with `recognizer_unavailable` when it cannot (see `DeepgramConnection.connect`). */
+  /**
+   * Opens the call's stream, retrying retryable failures per the retry policy; rejects with
+   * `recognizer_unavailable` when it cannot (see `DeepgramConnection.connect`).
+   */
   async open(options: { language: string; sampleRate: number; signal: AbortSignal }): Promise<AsrSession> {
     const { sampleRate } = options;
     if (!Number.isInteger(sampleRate) || sampleRate <= 0) {
@@ -90,8 +97,10 @@ export class DeepgramProvider implements AsrProvider {
       endpointing: "false",
     }).toString();
     const headers: Record<string, string> = this.#authorization ? { Authorization: this.#authorization } : {};
-    const { connectTimeoutMs, keepAliveMs, finalTimeoutMs } = this.settings;
-    const connect = (signal: AbortSignal) => DeepgramConnection.connect({ url: url.href, headers, connectTimeoutMs, keepAliveMs, signal });
+    const { connectTimeoutMs, keepAliveMs, finalTimeoutMs, retry } = this.settings;
+    // A stream refused by a service blip (5xx, reset, timeout) is asked for again, at the call's start and per utterance alike.
+    const connect = (signal: AbortSignal) =>
+      retryCall(() => DeepgramConnection.connect({ url: url.href, headers, connectTimeoutMs, keepAliveMs, signal }), retry, signal);
     return new DeepgramSession({ sampleRate, finalTimeoutMs, connect }, await connect(options.signal));
   }
 }

@@ -148,6 +148,21 @@ describe("DeepgramProvider against the stand-in", () => {
     expect(second).toEqual([{ type: "final", text: "stand in utterance 2" }]);
   });
 
+  it("asks again for a stream the service refused with 503, and gives up after the policy's retries", async () => {
+    const retry = { delaysMs: [1, 1], maxRetryAfterMs: 0 };
+    const blip = await startStandin({ unavailableFirst: 2 });
+    const session = await openSession({ url: blip.url, retry });
+    expect(blip.standin.stats().refused).toBe(2);
+    const results = await collect(session.transcribe(stream(frames(5, 16000)), never));
+    expect(results.at(-1)).toEqual({ type: "final", text: "stand in utterance 1" });
+
+    const down = await startStandin({ unavailableFirst: 10 });
+    const error = await new DeepgramProvider({ url: down.url, retry }).open({ language: "en-US", sampleRate: 16000, signal: never }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "AsrError", code: "recognizer_unavailable", retryable: true });
+    expect((error as Error).message).toMatch(/503/);
+    expect(down.standin.stats().refused).toBe(3);
+  });
+
   it("sends the key as `Authorization: Token` and fails to open without the right one", async () => {
     const { url, standin } = await startStandin({ apiKey: "right-key" });
 
