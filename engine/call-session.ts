@@ -84,6 +84,8 @@ interface AgentTurn {
   playedFrames: number;
   /** The dialogue finished and all its audio is queued. */
   complete: boolean;
+  /** All of the turn's text is known (the dialogue finished it): a TTS failure can leave its rest to the fallback voice. */
+  textComplete: boolean;
   /** What to do once this reply has been heard in full: listen, transfer, or end the call for this reason. */
   after: "listen" | "transfer" | { endCall: CallEndReason };
   text: string;
@@ -356,6 +358,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       queuedFrames: 0,
       playedFrames: 0,
       complete: false,
+      textComplete: false,
       after: "listen",
       text: "",
     };
@@ -394,6 +397,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           turn.text = turn.text ? `${turn.text} ${sentence}` : sentence;
           spoken.push(sentence);
         }
+        if (!turn.abort.signal.aborted) turn.textComplete = true;
         spoken.end();
       } catch (err) {
         spoken.fail(err);
@@ -456,8 +460,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const heard = heardText(turn.sentences, turn.playedFrames);
     this.finishTurn(turn, heard.text);
-    if (turn.kind === "fixed") {
-      // Known text needs no dialogue; the dialogue learns it was said once the rest is heard.
+    if (turn.textComplete) {
+      // The text is known (fixed text, or a reply the dialogue finished before the TTS failed):
+      // the fallback voice says its unheard rest, and what the reply decided (transfer, hang up)
+      // still happens after it. The dialogue learns the rest was said once it is heard.
+      if (turn.kind === "reply") this.dialogue?.truncateLastReply(heard.text);
+      if (!heard.remaining) return this.carryOut(turn);
       this.resume({ turn, heard }, "fallback");
       if (!this.speaking) this.setState("listening");
     } else {
@@ -527,6 +535,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.finishTurn(turn, turn.text);
     // The whole reply has now been heard after all: the dialogue must know (a question it asked counts).
     if (turn.resumesAfter !== undefined) this.dialogue?.truncateLastReply(`${turn.resumesAfter} ${turn.text}`.trim());
+    this.carryOut(turn);
+  }
+
+  /** What a turn heard in full leads to: the transfer or hang-up it decided, else listening. */
+  private carryOut(turn: AgentTurn): void {
     if (turn.after === "transfer") {
       this.emitEvent({ type: "transfer", number: this.agent.transferNumber });
       void this.stop("transferred");

@@ -295,6 +295,27 @@ describe("call session: a provider failing a turn", () => {
     expect(call.transcript()).toEqual([`agent: ${greeting}`, "user: hi", "agent: Reply 1."]);
   });
 
+  it("has the fallback voice finish a reply whose speech failed, and still carries out the transfer the reply decided", async () => {
+    const line = "Please hold while I transfer you.";
+    const transferring: DialogueProvider = {
+      name: "transferring",
+      open: () => ({
+        async *respond(): AsyncIterable<DialogueEvent> {
+          yield { type: "text", text: line };
+          yield { type: "transfer" };
+        },
+        truncateLastReply: () => {},
+      }),
+    };
+    const failing = recordingTts([], (text) => (text === line ? new OpenAiSpeechError("speech server answered 503", { status: 503, retryable: true }) : undefined));
+    const call = await startCall({ asr: plannedAsr(["a human please"]), dialogue: transferring, tts: failing }, { transferEnabled: true, transferNumber: "+14155550100" });
+    await call.say();
+    expect(call.fallbackTts.said.map((s) => s.text)).toEqual([line]);
+    expect(call.summary()?.reason).toBe("transferred");
+    expect(call.transport.events.find((e) => e.type === "transfer")).toMatchObject({ number: "+14155550100" });
+    expect(call.transcript()).toEqual(["user: a human please", `agent: ${line}`]);
+  });
+
   it.each([
     ["a provider error that is not retryable", new ChatCompletionsError("http_status", "HTTP 401", { status: 401, retryable: false })],
     ["an error that is not a provider's (a bug)", new TypeError("cannot read properties of undefined")],
