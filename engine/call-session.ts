@@ -168,7 +168,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.agent = options.agent;
     this.policy = new BargeInPolicy({ interruptionThreshold: options.agent.interruptionThreshold });
     this.detector = new SpeechDetector({ endpointingMs: options.agent.endpointingMs });
-    this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.agent.voiceId);
+    this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
     this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
   }
@@ -663,10 +663,14 @@ function isRecoverable(err: unknown): err is ProviderError {
   return err instanceof ProviderError && err.retryable;
 }
 
-/** The agent's own voice when the fallback TTS has it, else the fallback TTS's first voice. */
-function fallbackVoice(tts: TtsProvider, agentVoiceId: string): { tts: TtsProvider; voiceId: string } {
+/**
+ * The agent's own voice when the fallback TTS has it; else its first voice of the agent's
+ * voice's gender (a caller should not hear a woman's voice turn into a man's), else its first.
+ */
+function fallbackVoice(tts: TtsProvider, agentTts: TtsProvider, agentVoiceId: string): { tts: TtsProvider; voiceId: string } {
   const voices = tts.voices();
-  const voiceId = voices.some((v) => v.id === agentVoiceId) ? agentVoiceId : voices[0]?.id;
+  const gender = agentTts.voices().find((v) => v.id === agentVoiceId)?.gender;
+  const voiceId = voices.find((v) => v.id === agentVoiceId)?.id ?? voices.find((v) => v.gender === gender)?.id ?? voices[0]?.id;
   if (voiceId === undefined) throw new Error(`the fallback TTS ${tts.name} offers no voice`);
   return { tts, voiceId };
 }

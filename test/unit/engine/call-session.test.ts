@@ -295,6 +295,16 @@ describe("call session: a provider failing a turn", () => {
     expect(call.transcript()).toEqual([`agent: ${greeting}`, "user: hi", "agent: Reply 1."]);
   });
 
+  it("speaks in a fallback voice of the agent's voice's gender when it lacks the agent's own", async () => {
+    const greeting = "Hello, thanks for calling.";
+    const nova = { id: "openai-nova", provider: "openai", name: "nova", language: "en-US", gender: "female" as const, sample_rate: 24000 };
+    const failing = recordingTts([nova], (text) => (text === greeting ? new OpenAiSpeechError("speech server answered 503", { status: 503, retryable: true }) : undefined));
+    const call = await startCall({ tts: failing }, { firstMessage: greeting, voiceId: "openai-nova" });
+    await call.untilAgentLines(1);
+    expect(call.fallbackTts.said).toEqual([{ text: greeting, voiceId: FLITE_VOICES.find((v) => v.gender === "female")!.id }]);
+    expect((await call.session.stop()).reason).toBe("stopped");
+  });
+
   it("has the fallback voice finish a reply whose speech failed, and still carries out the transfer the reply decided", async () => {
     const line = "Please hold while I transfer you.";
     const transferring: DialogueProvider = {
