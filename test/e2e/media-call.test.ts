@@ -100,8 +100,10 @@ async function checkBooking(callId: string): Promise<void> {
   expect(row.billed_credits).toBe(Math.ceil(row.duration! / 60));
 }
 
-describe("a call over the native WebSocket protocol", () => {
-  it("greets, books an appointment from recorded caller audio, records and bills the call", async () => {
+// The two booking conversations run side by side (two calls at once, as the service serves
+// them): each takes ~45 s of real-time audio.
+describe("booking calls over both protocols at once", () => {
+  it.concurrent("native: greets, books an appointment from recorded caller audio, records and bills the call", async () => {
     const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key, 16000);
     const connected = await client.waitFor((m) => m.type === "connected");
     expect(connected).toMatchObject({ format: "pcm16", sample_rate: 16000 });
@@ -115,6 +117,19 @@ describe("a call over the native WebSocket protocol", () => {
     await checkBooking(connected.call_id);
   }, 120_000);
 
+  it.concurrent("twilio: books an appointment from 8 kHz mu-law audio", async () => {
+    const account = await app.request("GET", "/v1/account", { key: acct.key });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: agentId });
+    await bookingConversation(client, 8);
+    client.hangUp();
+    await client.closed;
+    const calls = await app.parley.services.db.selectFrom("calls").select("id").where("metadata", "like", `%${client.callSid}%`).execute();
+    expect(calls).toHaveLength(1);
+    await checkBooking(calls[0]!.id);
+  }, 120_000);
+});
+
+describe("a call over the native WebSocket protocol", () => {
   it("refuses upgrades without a valid key or agent, in the error envelope", async () => {
     await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, "sk_parley_wrong")).rejects.toMatchObject({ status: 401 });
     await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=agent_nope`, acct.key)).rejects.toMatchObject({
@@ -145,16 +160,6 @@ describe("ending a live call from the API", () => {
 });
 
 describe("a call over Twilio Media Streams", () => {
-  it("books an appointment from 8 kHz mu-law audio", async () => {
-    const account = await app.request("GET", "/v1/account", { key: acct.key });
-    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: agentId });
-    await bookingConversation(client, 8);
-    client.hangUp();
-    await client.closed;
-    const calls = await app.request("GET", `/v1/calls?agent_id=${agentId}&direction=web&limit=1`, { key: acct.key });
-    await checkBooking(calls.body.data[0].id);
-  }, 120_000);
-
   it("routes a stream by its dialled number (To) to the number's default agent, as an inbound call", async () => {
     const number = await app.request("POST", "/v1/phone-numbers", {
       key: acct.key,

@@ -56,7 +56,8 @@ async function until(who: { key: string }, id: string, done: (call: any) => bool
   }
 }
 
-describe("outbound calls through the simulator", () => {
+// Each test has its own account, so they run side by side, as calls of different accounts do.
+describe.concurrent("outbound calls through the simulator", () => {
   it("end busy, no_answer and failed for the magic numbers, unbilled", async () => {
     const who = await caller();
     const outcomes = await Promise.all(
