@@ -18,4 +18,5 @@ export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, IncomingCall, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";
 export { SipCallTransport } from "./transports/sip/sip-call-transport.js";
 export { SipCallError } from "./transports/sip/sip-call.js";
+export { DEFAULT_RTP_TIMEOUT_MS } from "./transports/sip/rtp-session.js";
 export type { DigestCredentials } from "./transports/sip/digest-auth.js";

@@ -33,6 +33,7 @@ export class SipGateway {
       port: config.port,
       publicAddress: config.publicIp || undefined,
       rtpPortRange,
+      rtpTimeoutMs: config.rtpTimeoutMs,
       onInvite: (incoming) => void gateway?.accept(incoming, allowed, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
     }).catch((err: unknown) => {
       throw new Error(`SIP cannot listen on ${config.host}:${config.port} (PARLEY_SIP_PORT, 0 turns SIP off): ${(err as Error).message}`);

@@ -113,3 +113,28 @@ describe("inbound SIP from a phone that suppresses silence", () => {
     expect(agentLoud.slice(callerLoud.lastIndexOf(true)).some(Boolean), "reply after the caller").toBe(true);
   }, 60_000);
 });
+
+describe("inbound SIP from a phone that went away without a BYE", () => {
+  it("is hung up after PARLEY_RTP_TIMEOUT_MS without a packet: BYE sent, the call completed and billed", async () => {
+    const { app: strict, sipPort: port } = await startSipService("33000-33999", { PARLEY_RTP_TIMEOUT_MS: "1500" });
+    try {
+      const who = await strict.account({ credits: 10 });
+      const agent = await strict.request("POST", "/v1/agents", { key: who.key, body: { name: "Desk", system_prompt: "You answer calls.", voice_id: "flite-kal", first_message: GREETING } });
+      await strict.request("POST", "/v1/phone-numbers", { key: who.key, body: { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id } });
+      // Our phone answers nothing and sends no RTP at all, as one whose network dropped.
+      const call = await caller.invite({ to: `sip:${NUMBER}@${HOST}:${port}` }).result;
+      const reason = await new Promise<string>((resolve) => call.once("hangup", resolve));
+      expect(reason).toBe("remote_hangup");
+      let row: any;
+      for (let i = 0; i < 50 && row?.status !== "completed"; i++) {
+        await sleep(100);
+        row = (await strict.request("GET", "/v1/calls?direction=inbound", { key: who.key })).body.data[0];
+      }
+      expect(row).toMatchObject({ status: "completed", phone_number: NUMBER });
+      expect(row.duration).toBeLessThan(10);
+      expect((await strict.request("GET", "/v1/account", { key: who.key })).body.credit_balance).toBe(9);
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
+});

@@ -37,7 +37,17 @@ export interface RtpSessionOptions {
   symmetric?: boolean;
   /** See RtpSender (default 100 ms). */
   talkspurtGapMs?: number;
+  /** See the `timeout` event (default DEFAULT_RTP_TIMEOUT_MS; 0 turns it off). */
+  timeoutMs?: number;
 }
+
+/**
+ * A far end silent this long (not a packet, comfort noise included) while we expect its audio
+ * is gone: a phone that lost its network sends no BYE, and the call would otherwise run (and be
+ * billed) until its maximum duration. Silence-suppressing phones still send comfort noise or
+ * keep-alive packets far more often than this.
+ */
+export const DEFAULT_RTP_TIMEOUT_MS = 60_000;
 
 export interface RtpSessionEvents {
   /**
@@ -47,6 +57,8 @@ export interface RtpSessionEvents {
   audio: (frame: AudioFrame) => void;
   /** A key press, once per RFC 4733 event. */
   dtmf: (digit: DtmfDigit) => void;
+  /** Once, when nothing came from the far end for `timeoutMs` while its audio was expected. */
+  timeout: () => void;
 }
 
 export interface RtpSessionStats {
@@ -105,6 +117,9 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   private playoutTimer: TimerHandle | undefined;
   /** When the next frame is due; undefined until `start()`. */
   private nextFrameAt: number | undefined;
+  /** When the far end last sent anything (or the media was last negotiated); see `timeout`. */
+  private lastHeardAt = 0;
+  private timedOut = false;
   private dtmfQueue: Promise<void> = Promise.resolve();
   private readonly waits = new Set<{ handle: TimerHandle; reject: (error: Error) => void }>();
   private closing: Promise<void> | undefined;
@@ -149,6 +164,8 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
       this.remote = { address: media.remoteAddress, port: media.remotePort };
       this.latched = this.options.symmetric === false;
     }
+    // The negotiated direction may have changed (hold): the far end's silence is counted from now.
+    this.lastHeardAt = this.clock.now();
     if (this.nextFrameAt === undefined) {
       this.nextFrameAt = this.clock.now() + FRAME_MS;
       this.playoutTimer = this.clock.setTimeout(() => this.playout(), FRAME_MS);
@@ -245,6 +262,8 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
       this.counters.ignored++;
       return;
     }
+    // Anything from the far end shows it is there, comfort noise and unknown payloads included.
+    this.lastHeardAt = this.clock.now();
     const parsed = parseRtpPacket(data);
     if (!parsed.ok) {
       this.counters.malformed++;
@@ -294,7 +313,20 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
       this.emit("audio", this.nextFrame());
       if (this.closing) return; // a listener closed the session
     }
+    if (this.farEndGone(now)) {
+      this.timedOut = true;
+      this.emit("timeout");
+      if (this.closing) return;
+    }
     this.playoutTimer = this.clock.setTimeout(() => this.playout(), this.nextFrameAt! - now);
+  }
+
+  /** True once, when the far end has been silent past the timeout while it should be sending. */
+  private farEndGone(now: number): boolean {
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_RTP_TIMEOUT_MS;
+    const direction = this.media?.direction;
+    const expectsAudio = direction === "sendrecv" || direction === "recvonly";
+    return !this.timedOut && timeoutMs > 0 && expectsAudio && now - this.lastHeardAt >= timeoutMs;
   }
 
   /** The next 20 ms of far-end audio: buffered packets cut into frames, silence when nothing is buffered. */

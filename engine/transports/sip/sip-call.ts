@@ -56,7 +56,7 @@ export interface IncomingRefer {
 }
 
 export interface SipCallEvents {
-  /** The far end ended the call (BYE), or it never got its ACK. */
+  /** The far end ended the call (BYE), it never got its ACK, or it went silent (`rtp_timeout`: we sent BYE). */
   hangup: (reason: string) => void;
   /** Far-end audio, 20 ms frames at 8 kHz. */
   audio: (frame: AudioFrame) => void;
@@ -98,6 +98,11 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     super();
     rtp.on("audio", (frame) => this.emit("audio", frame));
     rtp.on("dtmf", (digit) => this.emit("dtmf", digit));
+    rtp.on("timeout", () => {
+      if (this.ended) return;
+      void this.hangUp();
+      this.emit("hangup", "rtp_timeout");
+    });
   }
 
   get callId(): string {

@@ -27,6 +27,8 @@ export interface SipUserAgentOptions {
   publicAddress?: string;
   /** Inclusive RTP port range (default: any port the OS gives). */
   rtpPortRange?: readonly [number, number];
+  /** A call whose far end sends no RTP this long ends (see RtpSession's `timeout`); default DEFAULT_RTP_TIMEOUT_MS, 0 never. */
+  rtpTimeoutMs?: number;
   /** Decides each new inbound call: `answer()` or `reject()`. Without it, calls get 480. */
   onInvite?: (call: IncomingCall) => void;
   clock?: Clock;
@@ -138,7 +140,12 @@ export class SipUserAgent implements SipCallHost {
 
   /** @internal */
   openRtp(): Promise<RtpSession> {
-    return RtpSession.open({ host: this.options.host, ...(this.options.rtpPortRange ? { portRange: this.options.rtpPortRange } : {}), clock: this.clock });
+    return RtpSession.open({
+      host: this.options.host,
+      ...(this.options.rtpPortRange ? { portRange: this.options.rtpPortRange } : {}),
+      ...(this.options.rtpTimeoutMs !== undefined ? { timeoutMs: this.options.rtpTimeoutMs } : {}),
+      clock: this.clock,
+    });
   }
 
   /** @internal */

@@ -273,12 +273,12 @@ describe("RtpSession over loopback UDP", () => {
   });
 });
 
-describe("RtpSession's playout clock (silence suppression at the far end)", () => {
-  /** Waits (in real time: the packets cross loopback UDP) until the session has taken `count` packets in. */
-  async function taken(session: RtpSession, count: number): Promise<void> {
-    while (session.stats.received + session.stats.ignored < count) await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+/** Waits (in real time: the packets cross loopback UDP) until the session has taken `count` packets in. */
+async function taken(session: RtpSession, count: number): Promise<void> {
+  while (session.stats.received + session.stats.ignored < count) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 
+describe("RtpSession's playout clock (silence suppression at the far end)", () => {
   const heard = (value: number) => decodeMulaw(encodeMulaw(Int16Array.of(value)))[0]!;
 
   /** A session on a fake clock, started towards a raw peer, recording every frame it emits. */
@@ -352,5 +352,41 @@ describe("RtpSession's playout clock (silence suppression at the far end)", () =
     expect(clock.pendingTimers).toBe(0);
     clock.advance(1000);
     expect(frames.length).toBe(count);
+  });
+});
+
+describe("RtpSession's timeout (a far end gone without a BYE)", () => {
+  async function watched(timeoutMs: number, direction: NegotiatedMedia["direction"] = "sendrecv") {
+    const clock = new FakeClock();
+    const peer = await rawPeer();
+    const session = await open({ clock, timeoutMs });
+    session.start(media(peer.port, { direction }));
+    let timeouts = 0;
+    session.on("timeout", () => timeouts++);
+    return { clock, peer, session, timeouts: () => timeouts };
+  }
+
+  it("fires once after timeoutMs with nothing from the far end; comfort noise counts as a sign of life", async () => {
+    const { clock, peer, session, timeouts } = await watched(1000);
+    clock.advance(900);
+    await peer.send({ marker: false, payloadType: 13, sequence: 1, timestamp: 0, ssrc: 7, csrcs: [], payload: Uint8Array.of(40) }, session.localPort);
+    await taken(session, 1);
+    clock.advance(900);
+    expect(timeouts()).toBe(0);
+    clock.advance(200);
+    expect(timeouts()).toBe(1);
+    clock.advance(5000);
+    expect(timeouts()).toBe(1);
+  });
+
+  it("does not fire while the far end is not meant to send (we are on hold: sendonly, inactive), nor with timeoutMs 0", async () => {
+    for (const direction of ["sendonly", "inactive"] as const) {
+      const { clock, timeouts } = await watched(1000, direction);
+      clock.advance(5000);
+      expect(timeouts(), direction).toBe(0);
+    }
+    const off = await watched(0);
+    off.clock.advance(120_000);
+    expect(off.timeouts()).toBe(0);
   });
 });
