@@ -10,7 +10,7 @@ import { Resampler } from "./audio/resampler.js";
 import type { CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
-import { ProviderError } from "./providers/provider-error.js";
+import { isRetryable } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
@@ -306,7 +306,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending) return;
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
-      if (isRecoverable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
+      if (isRetryable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
       else this.fail(err);
       return;
     }
@@ -476,11 +476,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /**
    * Counts a turn a provider failed: true when the call goes on (the error is reported as
-   * recovered), false when it has been ended. Only recoverable errors (see `isRecoverable`) are
-   * survived, and fewer than MAX_FAILED_TURNS in a row.
+   * recovered), false when it has been ended. Only a provider's retryable error (ASR, chat
+   * completions, speech, Flite: all extend ProviderError) is survived, fewer than
+   * MAX_FAILED_TURNS in a row: the provider has retried what it could, and the next turn tries
+   * afresh. A non-retryable provider error (refused key, unknown model or voice) would fail
+   * every turn the same way, and any other error is a bug or a transport failure: those end
+   * the call.
    */
   private survives(err: unknown): boolean {
-    if (!isRecoverable(err) || ++this.failedTurns >= MAX_FAILED_TURNS) {
+    if (!isRetryable(err) || ++this.failedTurns >= MAX_FAILED_TURNS) {
       this.fail(err);
       return false;
     }
@@ -652,16 +656,6 @@ function callEndReasonOf(dialogueReason: string): CallEndReason {
   return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";
 }
 
-/**
- * A failure a turn recovers from: a provider's error (ASR, chat completions, speech, Flite: all
- * extend ProviderError) that says it is retryable. The provider has retried what it could; the
- * caller is asked again and the next turn tries afresh. A non-retryable provider error (refused
- * key, unknown model or voice) would fail every turn the same way, and any other error is a bug
- * or a transport failure: those end the call.
- */
-function isRecoverable(err: unknown): err is ProviderError {
-  return err instanceof ProviderError && err.retryable;
-}
 
 /**
  * The agent's own voice when the fallback TTS has it; else its first voice of the agent's

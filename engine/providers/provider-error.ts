@@ -17,3 +17,8 @@ export class ProviderError extends Error {
     this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
+
+/** A provider's failure that trying again may get past. */
+export function isRetryable(error: unknown): error is ProviderError {
+  return error instanceof ProviderError && error.retryable;
+}

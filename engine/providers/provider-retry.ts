@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ProviderError } from "./provider-error.js";
+import { isRetryable } from "./provider-error.js";
 
 /** How a provider request is tried again after a retryable failure. */
 export interface RetryPolicy {
@@ -61,7 +61,7 @@ export async function retryCall<T>(attempt: () => Promise<T>, policy: RetryPolic
 
 /** The wait before retry number `retry` (from 0) after `error`, or undefined when it is not worth trying again. */
 function retryDelay(error: unknown, policy: RetryPolicy, retry: number): number | undefined {
-  if (!(error instanceof ProviderError) || !error.retryable) return undefined;
+  if (!isRetryable(error)) return undefined;
   const backoff = policy.delaysMs[retry];
   if (backoff === undefined) return undefined;
   if (error.retryAfterMs === null) return backoff;

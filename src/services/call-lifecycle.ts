@@ -74,8 +74,9 @@ export class CallLifecycle {
     return this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (call?.status !== from) return false;
-      await this.calls.update(callId, patch(), trx);
-      await this.deps.events.entered((await this.calls.findById(callId, trx))!, from, trx);
+      const change = patch();
+      await this.calls.update(callId, change, trx);
+      await this.deps.events.entered({ ...call, ...change }, from, trx);
       return true;
     });
   }

@@ -53,8 +53,8 @@ export function createServices(db: Db, config: Config): Services {
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const events = new CallEvents(db, recordingLinks);
-  const liveCalls = new LiveCallsService(db, config, { accounts, events });
-  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls });
   const callLifecycle = new CallLifecycle(db, { accounts, events });
+  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle });
+  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls });
   return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, webhooks, campaigns, appointments };
 }

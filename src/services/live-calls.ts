@@ -9,6 +9,7 @@ import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDir
 import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEndDetails, CallEvents } from "./call-events.js";
+import type { CallLifecycle } from "./call-lifecycle.js";
 import { billedMinutes, requireCallCredit } from "./call-credit.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 
@@ -43,7 +44,7 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; events: CallEvents },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle },
   ) {
     this.calls = new CallsRepository(db);
     this.ledger = new LedgerRepository(db);
@@ -109,7 +110,7 @@ export class LiveCallsService {
     let closed = 0;
     for (const call of await this.calls.allInStatus(["in_progress", "ringing"])) {
       if (call.status === "ringing") {
-        if (await this.failRinging(call.id)) closed++;
+        if (await this.deps.lifecycle.unanswered(call.id, "failed")) closed++;
         continue;
       }
       const lastAlive = call.updated_at;
@@ -119,39 +120,23 @@ export class LiveCallsService {
     return closed;
   }
 
-  /** A call left ringing never connected: `failed`, unbilled. */
-  private async failRinging(callId: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const call = await this.calls.findById(callId, trx);
-      if (call?.status !== "ringing") return false;
-      const at = nowIso();
-      const patch = { status: "failed", ended_at: at, updated_at: at } as const;
-      await this.calls.update(callId, patch, trx);
-      await this.deps.events.entered({ ...call, ...patch }, "ringing", trx);
-      return true;
-    });
-  }
-
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (!call || call.status !== "in_progress") return false;
       const duration = Math.round(end.durationMs / 1000);
       const credits = billedMinutes(duration) * this.config.credits.perMinute;
-      await this.calls.update(
-        callId,
-        {
-          status: end.status,
-          duration,
-          ended_at: at,
-          updated_at: nowIso(),
-          transcript: end.transcript,
-          recording_path: end.recordingPath,
-          billed_credits: credits,
-        },
-        trx,
-      );
-      await this.deps.events.entered((await this.calls.findById(callId, trx))!, "in_progress", trx, { transferNumber: end.transferNumber });
+      const patch = {
+        status: end.status,
+        duration,
+        ended_at: at,
+        updated_at: nowIso(),
+        transcript: end.transcript,
+        recording_path: end.recordingPath,
+        billed_credits: credits,
+      };
+      await this.calls.update(callId, patch, trx);
+      await this.deps.events.entered({ ...call, ...patch }, "in_progress", trx, { transferNumber: end.transferNumber });
       if (credits > 0) {
         await this.ledger.record(
           { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },
