@@ -1,4 +1,5 @@
 import { loadConfig } from "../config.js";
+import { installProcessErrorHandlers } from "../core/process-error-handlers.js";
 import { startParley } from "../main.js";
 
 /** `parley serve`: runs the service until SIGTERM or SIGINT, then drains and exits. */
@@ -6,6 +7,7 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   const parley = await startParley(config);
   const { logger } = parley;
+  installProcessErrorHandlers(logger);
   const base = config.baseUrl;
   logger.info({ port: parley.http.port, dataDir: config.dataDir }, "parley started");
   process.stderr.write(

@@ -22,12 +22,14 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import { AccountsRepository } from "../db/repositories/accounts.js";
 import type { Services } from "../services/container.js";
-import type { LiveCallStart } from "../services/live-calls.js";
+import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
+/** Waits before storing a call's end again after a database error. */
+const STORE_END_RETRY_MS = [500, 2_000, 10_000];
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
 const HEARTBEAT_MS = 15_000;
 /** How long a Twilio stream may take to send its `start` message. */
@@ -195,9 +197,53 @@ export class MediaGateway implements LiveCallControl {
     return this.services.agents.get(account.id, number.default_agent_id).catch(() => undefined);
   }
 
-  /** Runs a started call (its row `in_progress`) on `transport` until it ends, then stores and bills it. */
+  /**
+   * Runs a started call (its row `in_progress`) on `transport` until it ends, then stores and
+   * bills it. Never rejects: whatever goes wrong in one call (a database error storing its
+   * end, an agent that cannot be loaded) ends that call and is logged; the other live calls
+   * and the process go on.
+   */
   async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
     const log = this.logger.child({ callId: call.id });
+    let stored!: () => void;
+    let summary: { status: LiveCallEnd["status"]; durationMs: number; transcript: LiveCallEnd["transcript"]; recordingPath: string | null; transferNumber: string | null };
+    try {
+      const session = await this.createSession(call, setup, transport, log);
+      this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
+      let transferNumber: string | null = null;
+      session.on("event", (event) => {
+        if (event.type === "transfer") transferNumber = event.number;
+      });
+      try {
+        await session.start();
+      } catch (err) {
+        log.error({ err }, "call failed to start");
+        void session.stop("error");
+      }
+      const ended = await session.ended;
+      log.info({ reason: ended.reason, durationMs: ended.durationMs, turns: ended.turns.length }, "call ended");
+      summary = {
+        status: ended.reason === "transferred" ? "transferred" : ended.reason === "error" ? "failed" : "completed",
+        durationMs: ended.durationMs,
+        transcript: ended.transcript,
+        recordingPath: ended.recording?.path ?? null,
+        transferNumber,
+      };
+    } catch (err) {
+      log.error({ err }, "call could not run");
+      transport.close("error");
+      summary = { status: "failed", durationMs: 0, transcript: [], recordingPath: null, transferNumber: null };
+    }
+    try {
+      await this.storeEnd(call.id, summary, log);
+    } finally {
+      this.live.delete(call.id);
+      stored?.();
+      for (const listener of this.endListeners) listener(call.account_id);
+    }
+  }
+
+  private async createSession(call: CallRecord, setup: CallSetup, transport: MediaTransport, log: Logger): Promise<CallSession> {
     const agent = toAgentSettings(setup.agent);
     if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
@@ -212,37 +258,34 @@ export class MediaGateway implements LiveCallControl {
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
     });
-    let stored!: () => void;
-    this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
-    let transferNumber: string | null = null;
     session.on("event", (event) => {
-      if (event.type === "transfer") transferNumber = event.number;
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.
       if (event.type === "error") log.warn({ error: event.message, recovered: event.recovered }, "call error");
       void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored"));
     });
-    try {
-      await session.start();
-    } catch (err) {
-      log.error({ err }, "call failed to start");
-      void session.stop("error");
+    return session;
+  }
+
+  /**
+   * Stores the end of a call and bills it, trying again after a database error (a busy
+   * database is usually free again within seconds). A call whose end cannot be stored stays
+   * `in_progress` and is closed by the start-up recovery of the next process.
+   */
+  private async storeEnd(callId: string, end: LiveCallEnd, log: Logger): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.services.liveCalls.end(callId, end);
+        return;
+      } catch (err) {
+        const delay = STORE_END_RETRY_MS[attempt];
+        if (delay === undefined) {
+          log.error({ err }, "call end not stored: the call stays in_progress until the next start-up recovery closes it");
+          return;
+        }
+        log.warn({ err, retryInMs: delay }, "call end not stored; trying again");
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
-    const summary = await session.ended;
-    const status = summary.reason === "transferred" ? "transferred" : summary.reason === "error" ? "failed" : "completed";
-    try {
-      await this.services.liveCalls.end(call.id, {
-        status,
-        durationMs: summary.durationMs,
-        transcript: summary.transcript,
-        recordingPath: summary.recording?.path ?? null,
-        transferNumber,
-      });
-    } finally {
-      this.live.delete(call.id);
-      stored();
-      for (const listener of this.endListeners) listener(call.account_id);
-    }
-    log.info({ reason: summary.reason, durationMs: summary.durationMs, turns: summary.turns.length }, "call ended");
   }
 
   private async onEvent(call: CallRecord, setup: CallSetup, event: CallEvent): Promise<void> {
