@@ -30,6 +30,10 @@ export const CALL_END_REASONS = [
   "voicemail",
   "transferred",
   "max_duration",
+  /** Nobody spoke for the session's silence timeout: the agent said goodbye and hung up. */
+  "silence_timeout",
+  /** The control plane ended the call because the account's credit ran out (after a goodbye). */
+  "credit_exhausted",
   "stopped",
   "error",
 ] as const;

@@ -46,6 +46,12 @@ export interface CallSessionOptions {
   /** Where to write the stereo WAV recording; null when the call is not recorded. */
   recordingPath: string | null;
   maxDurationSec: number;
+  /**
+   * Silence on both sides (no caller speech, no agent audio) this long ends the call: the agent
+   * says SILENCE_TIMEOUT_LINE and hangs up (`silence_timeout`). 0 or absent: never. A caller who
+   * is gone, or a socket held open and mute, must not keep a recognizer and a slot for an hour.
+   */
+  silenceTimeoutMs?: number;
   /** Caller audio kept from before speech is detected, so the recognizer hears the first word whole. */
   preRollMs?: number;
   /** Drives pacing and metrics (tests use a fake one). */
@@ -107,6 +113,10 @@ interface Utterance {
 export const REPLY_FALLBACK_LINE = "Sorry, I'm having trouble hearing you right now. Could you say that again?";
 /** Said in the fallback voice when the recognizer failed the caller's words. */
 export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
+/** Said before the call is hung up for silence. */
+export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
+/** How long the silence goodbye may take before the call is hung up anyway. */
+const SILENCE_GOODBYE_MAX_MS = 10_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -153,6 +163,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
   private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
+  private silenceTimer: TimerHandle | undefined;
+  /** The hard stop after a closing line (see `hangUpWith`). */
+  private closingTimer: TimerHandle | undefined;
+  /** Last moment either side was heard (a voiced caller frame, an agent frame sent): silence counts from here. */
+  private lastHeardAt = 0;
+  /** The call is saying its closing line: the caller can no longer interrupt or take a turn. */
+  private closing = false;
   /** Aborted when the call ends: stops recognition and anything else still running. */
   private readonly lifetime = new AbortController();
   private endedResolve!: (summary: CallSummary) => void;
@@ -203,6 +220,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     });
     transport.on("hangup", () => void this.stop("caller_hangup"));
     this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
+    this.lastHeardAt = this.startedAt;
+    if (this.options.silenceTimeoutMs) this.armSilenceCheck(this.options.silenceTimeoutMs);
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
     if (this.agent.firstMessage) {
@@ -227,6 +246,29 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!this.speaking) this.setState("listening");
   }
 
+  /**
+   * Ends the call politely: whatever the agent is saying is cut, `line` is said (the caller can
+   * no longer interrupt or take a turn), then the call ends with `reason`; at the latest after
+   * `withinMs`, said or not. For endings the caller should hear explained (silence, credit).
+   */
+  hangUpWith(line: string, reason: CallEndReason, withinMs: number): Promise<CallSummary> {
+    if (this.ending || this.closing) return this.ended;
+    this.closing = true;
+    this.closingTimer = this.clock.setTimeout(() => void this.stop(reason), withinMs);
+    const turn = this.speaking;
+    if (turn) {
+      this.silence(turn);
+      const heard = heardText(turn.sentences, turn.playedFrames);
+      if (turn.kind === "reply") this.dialogue?.truncateLastReply(heard.text);
+      this.finishTurn(turn, heard.text);
+    }
+    this.interrupted = undefined;
+    const goodbye = this.newTurn(null, "fixed");
+    goodbye.after = { endCall: reason };
+    this.speak(goodbye, oneItem(line));
+    return this.ended;
+  }
+
   /** Ends the call (idempotent); resolves with what it produced. */
   stop(reason: CallEndReason = "stopped"): Promise<CallSummary> {
     this.ending ??= this.finish(reason);
@@ -248,8 +290,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const utterance = this.utterance;
     if (utterance) {
       utterance.audio.push(frame);
-      if (this.detector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.clock.now();
-      if (this.speaking && !this.interrupted) {
+      if (this.detector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
+      if (this.speaking && !this.interrupted && !this.closing) {
         const speechMs = this.detector.currentSpeechMs();
         if (this.policy.shouldInterrupt(speechMs, utterance.partial)) this.interrupt();
       }
@@ -279,7 +321,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (result.type === "partial") {
         utterance.partial = result.text;
         this.emitEvent({ type: "partial_transcript", text: result.text });
-        if (this.speaking && !this.interrupted && this.policy.shouldInterrupt(this.detector.currentSpeechMs(), result.text)) {
+        if (this.speaking && !this.interrupted && !this.closing && this.policy.shouldInterrupt(this.detector.currentSpeechMs(), result.text)) {
           this.interrupt();
         }
       } else {
@@ -303,7 +345,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
   private onUtteranceFailed(utterance: Utterance, endpointAt: number, err: unknown): void {
-    if (this.ending) return;
+    if (this.ending || this.closing) return;
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
       if (isRetryable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
@@ -317,6 +359,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
     if (this.ending) return;
+    if (this.closing) {
+      // Said over the closing line: kept in the transcript, not answered.
+      if (text) this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+      return;
+    }
     const asrFinalAt = this.clock.now();
     const interrupted = this.interrupted;
     if (!text || (this.policy.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
@@ -452,12 +499,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // The fallback voice failing as well leaves nothing to speak with.
     if (turn.kind === "fallback") return this.fail(err);
     if (!this.survives(err)) return;
-    turn.abort.abort();
-    if (this.speaking === turn) {
-      this.speaking = undefined;
-      this.outgoing.clear();
-      this.transport.clearAudio();
-    }
+    if (this.speaking === turn) this.silence(turn);
+    else turn.abort.abort();
     const heard = heardText(turn.sentences, turn.playedFrames);
     this.finishTurn(turn, heard.text);
     if (turn.textComplete) {
@@ -523,6 +566,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport.sendAudio(frame);
     this.recorder?.writeAgent(frame, atMs - this.startedAt);
     if (!turn) return;
+    this.lastHeardAt = this.clock.now();
     turn.playedFrames += 1;
     if (turn.metrics.firstFrameSentAt === null) {
       const now = this.clock.now();
@@ -560,10 +604,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private interrupt(): void {
     const turn = this.speaking;
     if (!turn) return;
-    turn.abort.abort();
-    this.speaking = undefined;
-    this.outgoing.clear();
-    this.transport.clearAudio();
+    this.silence(turn);
     const playedMs = turn.playedFrames * FRAME_MS;
     const heard = heardText(turn.sentences, turn.playedFrames);
     this.dialogue?.truncateLastReply(heard.text);
@@ -571,6 +612,29 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.finishTurn(turn, heard.text);
     this.interrupted = { turn, heard };
     this.setState("listening");
+  }
+
+  /** Stops the turn being spoken at once: its requests are aborted and its queued audio dropped, here and at the far end. */
+  private silence(turn: AgentTurn): void {
+    turn.abort.abort();
+    this.speaking = undefined;
+    this.outgoing.clear();
+    this.transport.clearAudio();
+  }
+
+  /**
+   * Checks for silence every time it could have run out: while someone speaks (or the agent
+   * prepares a reply) the count starts again from now.
+   */
+  private armSilenceCheck(timeoutMs: number): void {
+    this.silenceTimer = this.clock.setTimeout(() => {
+      if (this.ending || this.closing) return;
+      const now = this.clock.now();
+      if (this.speaking || this.utterance) this.lastHeardAt = now;
+      const quietMs = now - this.lastHeardAt;
+      if (quietMs >= timeoutMs) void this.hangUpWith(SILENCE_TIMEOUT_LINE, "silence_timeout", SILENCE_GOODBYE_MAX_MS);
+      else this.armSilenceCheck(timeoutMs - quietMs);
+    }, timeoutMs);
   }
 
   /** A false interruption (noise, a backchannel), or a provider failure: say the rest of the cut-off reply. */
@@ -597,7 +661,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   private async finish(reason: CallEndReason): Promise<CallSummary> {
-    if (this.maxDurationTimer !== undefined) this.clock.clearTimeout(this.maxDurationTimer);
+    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     this.outgoing.clear();
     const turn = this.speaking;
     if (turn) {

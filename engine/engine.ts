@@ -34,6 +34,11 @@ export interface EngineOptions {
  */
 export interface Engine {
   readonly voices: readonly VoiceInfo[];
+  /**
+   * Most calls the engine can run at once (one recognizer each with the embedded ASR); null
+   * when nothing in it sets a limit. A call past it fails to start (`capacity_exhausted`).
+   */
+  readonly capacity: number | null;
   /** A new call session (not started: call `start()`). */
   createCall(options: Omit<CallSessionOptions, "providers">): CallSession;
   /** Releases every provider; live calls should be stopped first. */
@@ -51,6 +56,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite };
   return {
     voices: tts.voices(),
+    capacity: asr.maxSessions ?? null,
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     close: async () => {
       await Promise.allSettled([asr.close?.(), flite.close(), vad.close()]);

@@ -9,6 +9,7 @@ export { createEngine, engineVoices, type Engine, type EngineOptions } from "./e
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";
 export type { AudioFrame } from "./audio/audio-frame.js";
+export { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 export { NativeTransport } from "./transports/websocket/native-transport.js";
 export { NATIVE_FORMATS, NATIVE_OPUS_RATES, NATIVE_PCM_RATES, type NativeFormat } from "./transports/websocket/native-protocol.js";
 export { TwilioTransport } from "./transports/websocket/twilio-transport.js";

@@ -44,6 +44,8 @@ export function callEventNames(from: CallStatus | null, to: CallRecord): EventNa
 export interface CallEndDetails {
   /** Where a transferred call was handed. */
   transferNumber?: string | null;
+  /** Why a call failed, when Parley refused it (e.g. `insufficient_credits` when it was to be dialled). */
+  failureReason?: string;
 }
 
 /**
@@ -101,6 +103,7 @@ export class CallEvents {
           recording_url: this.recordingLinks.url(call),
           extracted_data: (call.analysis?.extracted_data as Record<string, unknown> | undefined) ?? {},
           ...(call.status === "transferred" ? { transfer_number: details.transferNumber ?? null } : {}),
+          ...(details.failureReason ? { reason: details.failureReason } : {}),
         };
     }
   }

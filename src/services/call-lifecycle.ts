@@ -3,6 +3,7 @@ import { CallsRepository, LIVE_CALL_STATUSES, type CallRecord } from "../db/repo
 import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEvents } from "./call-events.js";
+import type { CreditReservations } from "./credit-reservations.js";
 
 /** How an outbound call that never connected ended. */
 export type UnansweredOutcome = "busy" | "no_answer" | "failed";
@@ -20,7 +21,7 @@ export class CallLifecycle {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; events: CallEvents },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -31,26 +32,47 @@ export class CallLifecycle {
     return rows.map((r) => r.account_id);
   }
 
-  /** The account's oldest queued call, now `ringing`, if a slot is free; null otherwise. */
+  /**
+   * The account's oldest queued call, now `ringing`, if a concurrent-call slot is free; null
+   * otherwise. Credit is checked again here, as the call is dialled: a queued call whose first
+   * minute the balance (less what the account's calls under way hold) no longer covers is
+   * ended `failed` with reason `insufficient_credits`, and the next one is tried.
+   */
   async claimNext(accountId: string): Promise<CallRecord | null> {
     const account = await this.deps.accounts.find(accountId);
     if (!account) return null;
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
+    let reserved: string | undefined;
     return this.db.transaction().execute(async (trx) => {
       if ((await this.calls.countInStatus(accountId, LIVE_CALL_STATUSES, trx)) >= limit) return null;
-      const next = await trx
-        .selectFrom("calls")
-        .select("id")
-        .where("account_id", "=", accountId)
-        .where("status", "=", "queued")
-        .orderBy("created_at")
-        .orderBy("id")
-        .executeTakeFirst();
-      if (!next) return null;
-      await this.calls.update(next.id, { status: "ringing", updated_at: nowIso() }, trx);
-      const ringing = (await this.calls.findById(next.id, trx))!;
-      await this.deps.events.entered(ringing, "queued", trx);
-      return ringing;
+      for (;;) {
+        const next = await trx
+          .selectFrom("calls")
+          .select("id")
+          .where("account_id", "=", accountId)
+          .where("status", "=", "queued")
+          .orderBy("created_at")
+          .orderBy("id")
+          .executeTakeFirst();
+        if (!next) return null;
+        const at = nowIso();
+        const queued = (await this.calls.findById(next.id, trx))!;
+        if (!this.deps.reservations.tryReserveMinute(account, next.id)) {
+          const failed = { status: "failed", ended_at: at, updated_at: at } as const;
+          await this.calls.update(next.id, failed, trx);
+          await this.deps.events.entered({ ...queued, ...failed }, "queued", trx, { failureReason: "insufficient_credits" });
+          continue;
+        }
+        reserved = next.id;
+        const ringing = { ...queued, status: "ringing", updated_at: at } as const;
+        await this.calls.update(next.id, { status: "ringing", updated_at: at }, trx);
+        await this.deps.events.entered(ringing, "queued", trx);
+        return ringing;
+      }
+    }).catch((err: unknown) => {
+      // The claim did not happen: nor does its reservation.
+      if (reserved) this.deps.reservations.release(reserved);
+      throw err;
     });
   }
 
@@ -64,10 +86,14 @@ export class CallLifecycle {
 
   /** `ringing` -> busy / no_answer / failed, ended now, nothing billed. */
   async unanswered(callId: string, outcome: UnansweredOutcome): Promise<boolean> {
-    return this.move(callId, "ringing", () => {
-      const at = nowIso();
-      return { status: outcome, ended_at: at, updated_at: at };
-    });
+    try {
+      return await this.move(callId, "ringing", () => {
+        const at = nowIso();
+        return { status: outcome, ended_at: at, updated_at: at };
+      });
+    } finally {
+      this.deps.reservations.release(callId);
+    }
   }
 
   private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>): Promise<boolean> {

@@ -17,6 +17,7 @@ import { listPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import { requireCallCredit } from "./call-credit.js";
+import type { CreditReservations } from "./credit-reservations.js";
 import { parseWebhookUrl } from "./webhook-url.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
@@ -48,7 +49,14 @@ export class CallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; cursors: CursorCodec; events: CallEvents; destinations: DestinationPolicy; liveCalls: LiveCallsService },
+    private readonly deps: {
+      accounts: AccountsService;
+      cursors: CursorCodec;
+      events: CallEvents;
+      destinations: DestinationPolicy;
+      liveCalls: LiveCallsService;
+      reservations: CreditReservations;
+    },
   ) {
     this.calls = new CallsRepository(db);
     this.agents = new AgentsRepository(db);
@@ -167,6 +175,7 @@ export class CallsService {
       await this.deps.events.entered(ended, call.status, trx);
       return ended;
     });
+    this.deps.reservations.release(id);
     for (const listener of this.settledListeners) listener(id);
     return settled;
   }

@@ -10,6 +10,7 @@ import { CallEvents } from "./call-events.js";
 import { CallLifecycle } from "./call-lifecycle.js";
 import { CallsService } from "./calls.js";
 import { CampaignsService } from "./campaigns.js";
+import { CreditReservations } from "./credit-reservations.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
 import { DestinationPolicy } from "./destination-policy.js";
 import { LiveCallsService } from "./live-calls.js";
@@ -37,6 +38,8 @@ export interface Services {
   liveCalls: LiveCallsService;
   callLifecycle: CallLifecycle;
   destinations: DestinationPolicy;
+  /** Credit held by the calls this process dials and runs (in memory). */
+  reservations: CreditReservations;
 }
 
 export function createServices(db: Db, config: Config): Services {
@@ -53,8 +56,9 @@ export function createServices(db: Db, config: Config): Services {
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const events = new CallEvents(db, recordingLinks);
-  const callLifecycle = new CallLifecycle(db, { accounts, events });
-  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle });
-  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, webhooks, campaigns, appointments };
+  const reservations = new CreditReservations(config.credits.perMinute);
+  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations });
+  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
+  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations });
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, reservations, webhooks, campaigns, appointments };
 }

@@ -10,7 +10,8 @@ import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEndDetails, CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
-import { billedMinutes, requireCallCredit } from "./call-credit.js";
+import { billedMinutes } from "./call-credit.js";
+import type { CreditReservations } from "./credit-reservations.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 
 export interface LiveCallStart {
@@ -44,7 +45,7 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations },
   ) {
     this.calls = new CallsRepository(db);
     this.ledger = new LedgerRepository(db);
@@ -53,7 +54,6 @@ export class LiveCallsService {
   async begin(input: LiveCallStart): Promise<CallRecord> {
     const { account, agent } = input;
     if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
-    requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),
@@ -80,10 +80,16 @@ export class LiveCallsService {
       count: (trx) => this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx),
       refusal: () => new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`),
     };
-    await insertWithinLimit(this.db, liveLimit, async (trx) => {
-      await this.calls.insert(call, trx);
-      await this.deps.events.entered(call, null, trx);
-    });
+    this.deps.reservations.reserveFirstMinute(account, call.id);
+    try {
+      await insertWithinLimit(this.db, liveLimit, async (trx) => {
+        await this.calls.insert(call, trx);
+        await this.deps.events.entered(call, null, trx);
+      });
+    } catch (err) {
+      this.deps.reservations.release(call.id);
+      throw err;
+    }
     return call;
   }
 
@@ -121,7 +127,7 @@ export class LiveCallsService {
   }
 
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    const closed = await this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (!call || call.status !== "in_progress") return false;
       const duration = Math.round(end.durationMs / 1000);
@@ -145,5 +151,8 @@ export class LiveCallsService {
       }
       return true;
     });
+    // Charged (or closed by someone else): the credit it held is the balance's again.
+    this.deps.reservations.release(callId);
+    return closed;
   }
 }

@@ -26,6 +26,7 @@ import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
+import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** Waits before storing a call's end again after a database error. */
@@ -214,6 +215,18 @@ export class MediaGateway implements LiveCallControl {
       session.on("event", (event) => {
         if (event.type === "transfer") transferNumber = event.number;
       });
+      const credit = new CreditWatch({
+        callId: call.id,
+        accountId: call.account_id,
+        reservations: this.services.reservations,
+        account: () => this.services.accounts.find(call.account_id),
+        onExhausted: (withinMs) => {
+          log.info({ withinMs }, "the account's credit does not cover the next minute: ending the call");
+          void session.hangUpWith(CREDIT_EXHAUSTED_LINE, "credit_exhausted", withinMs);
+        },
+        onError: (err) => log.warn({ err }, "balance not read for the call's next minute; trying again"),
+      });
+      credit.start();
       try {
         await session.start();
       } catch (err) {
@@ -221,6 +234,7 @@ export class MediaGateway implements LiveCallControl {
         void session.stop("error");
       }
       const ended = await session.ended;
+      credit.stop();
       log.info({ reason: ended.reason, durationMs: ended.durationMs, turns: ended.turns.length }, "call ended");
       summary = {
         status: ended.reason === "transferred" ? "transferred" : ended.reason === "error" ? "failed" : "completed",
@@ -257,6 +271,7 @@ export class MediaGateway implements LiveCallControl {
       transport,
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
+      silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
     });
     session.on("event", (event) => {
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.

@@ -18,6 +18,8 @@ export interface AsrSession {
 
 export interface AsrProvider {
   readonly name: string;
+  /** Most sessions open at once (pooled recognizers); absent when the provider sets no limit (a remote service). */
+  readonly maxSessions?: number;
   /**
    * Opens a recognizer for one call (may wait for a free one when recognizers are pooled).
    * `sampleRate` is the transport's input rate: every frame of the call's utterances has it.

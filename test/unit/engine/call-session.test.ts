@@ -2,7 +2,7 @@ import { EventEmitter } from "eventemitter3";
 import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../engine/audio/audio-frame.js";
 import type { CallEvent } from "../../../engine/call-events.js";
-import { ASR_FALLBACK_LINE, CallSession, REPLY_FALLBACK_LINE, type CallProviders, type CallSummary } from "../../../engine/call-session.js";
+import { ASR_FALLBACK_LINE, CallSession, REPLY_FALLBACK_LINE, SILENCE_TIMEOUT_LINE, type CallProviders, type CallSessionOptions, type CallSummary } from "../../../engine/call-session.js";
 import { AsrError } from "../../../engine/providers/asr/asr-error.js";
 import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
@@ -191,7 +191,7 @@ function plannedAsr(results: Array<string | Error>): AsrProvider {
 const unavailable = () => new ChatCompletionsError("http_status", "chat completions request failed with HTTP 503", { status: 503, retryable: true });
 
 /** A call on a fake clock that the test drives utterance by utterance. */
-async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}) {
+async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}, options: Pick<CallSessionOptions, "silenceTimeoutMs"> = {}) {
   const clock = new FakeClock();
   const transport = new RecordingTransport();
   const fallbackTts = recordingTts(FLITE_VOICES);
@@ -204,6 +204,7 @@ async function startCall(providers: Partial<CallProviders>, settings: Partial<Ag
     recordingPath: null,
     maxDurationSec: 600,
     clock,
+    ...options,
   });
   let summary: CallSummary | undefined;
   void session.ended.then((s) => (summary = s));
@@ -222,9 +223,19 @@ async function startCall(providers: Partial<CallProviders>, settings: Partial<Ag
   return {
     session,
     transport,
+    clock,
     fallbackTts,
     summary: () => summary,
     untilAgentLines,
+    /** `ms` of caller audio, 20 ms at a time (voiced or silent), the clock keeping pace; stops when the call ends. */
+    caller: async (ms: number, level = 0) => {
+      for (let t = 0; t < ms && !summary; t += 20) {
+        transport.emit("audio", { samples: new Int16Array(FRAME).fill(level), sampleRate: RATE });
+        await tick();
+        clock.advance(20);
+        await tick();
+      }
+    },
     /** The caller speaks 400 ms, then waits until the agent has answered (its next line). */
     say: async () => {
       const before = agentLines();
@@ -335,5 +346,80 @@ describe("call session: a provider failing a turn", () => {
     expect(call.summary()?.reason).toBe("error");
     expect(call.transcript()).toEqual(["user: hello"]);
     expect(call.errors()).toEqual([false]);
+  });
+});
+
+/** 100 ms of audio per piece of text, except those in `lengths` (ms); notes what it was asked to say. */
+function lengthyTts(lengths: Record<string, number>) {
+  const asked: string[] = [];
+  const tts: TtsProvider = {
+    name: "lengthy",
+    voices: () => [],
+    async *synthesize(text) {
+      for await (const piece of text) {
+        asked.push(piece);
+        yield { samples: new Int16Array(((lengths[piece] ?? 100) * RATE) / 1000).fill(1000), sampleRate: RATE };
+      }
+    },
+  };
+  return Object.assign(tts, { asked });
+}
+
+describe("call session: ending calls nobody speaks in, and ending them politely", () => {
+  it("says goodbye and hangs up after the silence timeout when nobody speaks after the greeting", async () => {
+    const call = await startCall({}, { firstMessage: "Hello." }, { silenceTimeoutMs: 30_000 });
+    await call.caller(29_000);
+    expect(call.summary()).toBeUndefined();
+    await call.caller(5_000);
+    expect(call.summary()?.reason).toBe("silence_timeout");
+    expect(call.transcript()).toEqual(["agent: Hello.", `agent: ${SILENCE_TIMEOUT_LINE}`]);
+    expect(call.transport.closedWith).toBe("silence_timeout");
+    // The greeting (100 ms), 30 s of silence from its last frame, the goodbye (100 ms).
+    expect(call.summary()!.durationMs).toBeGreaterThanOrEqual(30_100);
+    expect(call.summary()!.durationMs).toBeLessThan(30_300);
+  });
+
+  it("counts the silence again from the caller's last speech and the agent's last word", async () => {
+    const call = await startCall({ asr: plannedAsr(["hello"]), dialogue: plannedDialogue(["ok"]) }, {}, { silenceTimeoutMs: 30_000 });
+    await call.caller(20_000);
+    await call.say();
+    expect(call.transcript()).toEqual(["user: hello", "agent: Reply 1."]);
+    await call.caller(25_000);
+    expect(call.summary()).toBeUndefined();
+    await call.caller(10_000);
+    expect(call.summary()?.reason).toBe("silence_timeout");
+  });
+
+  it("never ends a call for silence without a timeout", async () => {
+    const call = await startCall({}, { firstMessage: "Hello." });
+    await call.caller(120_000);
+    expect(call.summary()).toBeUndefined();
+    expect((await call.session.stop()).reason).toBe("stopped");
+  });
+
+  it("hangUpWith cuts the agent short, says the closing line through the caller's speech, then ends with the reason given", async () => {
+    const goodbye = "I have to end the call now. Goodbye.";
+    const greeting = "One. Two. Three. Four.";
+    const tts = lengthyTts({ [greeting]: 2_000, [goodbye]: 2_000 });
+    const call = await startCall({ tts, asr: plannedAsr(["wait a second"]) }, { firstMessage: greeting });
+    await call.caller(500);
+    void call.session.hangUpWith(goodbye, "credit_exhausted", 10_000);
+    // The caller talks over the closing line: it goes on to its end regardless.
+    await call.caller(1_000, 500);
+    await call.caller(3_000);
+    expect(call.summary()?.reason).toBe("credit_exhausted");
+    expect(tts.asked).toEqual([greeting, goodbye]);
+    expect(call.transcript()).toEqual(["agent: One.", "user: wait a second", `agent: ${goodbye}`]);
+    expect(call.transport.events.some((e) => e.type === "interruption")).toBe(false);
+  });
+
+  it("hangUpWith ends the call at the deadline when the closing line cannot be said in time", async () => {
+    const mute: TtsProvider = { name: "mute", voices: () => [], synthesize: async function* (_text, options) { await new Promise((_, reject) => options.signal.addEventListener("abort", () => reject(options.signal.reason))); } };
+    const call = await startCall({ tts: mute });
+    void call.session.hangUpWith("Goodbye.", "credit_exhausted", 5_000);
+    await call.caller(4_900);
+    expect(call.summary()).toBeUndefined();
+    await call.caller(200);
+    expect(call.summary()?.reason).toBe("credit_exhausted");
   });
 });

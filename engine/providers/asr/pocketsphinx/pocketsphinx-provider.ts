@@ -37,11 +37,13 @@ export interface PocketsphinxConfig {
 export class PocketsphinxProvider implements AsrProvider {
   readonly name = "pocketsphinx";
   readonly languages = POCKETSPHINX_LANGUAGES;
+  readonly maxSessions: number;
   private readonly pool: RecognizerPool;
 
   constructor(config: PocketsphinxConfig = {}) {
+    this.maxSessions = config.maxRecognizers ?? RECOGNIZERS_PER_CORE * os.availableParallelism();
     this.pool = new RecognizerPool({
-      maxRecognizers: config.maxRecognizers ?? RECOGNIZERS_PER_CORE * os.availableParallelism(),
+      maxRecognizers: this.maxSessions,
       process: {
         binaryPath: config.binaryPath ?? defaultRecognizerPath(),
         modelDir: config.modelDir ?? "/usr/share/pocketsphinx/model/en-us",

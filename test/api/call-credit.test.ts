@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EventsRepository } from "../../src/db/repositories/events.js";
+import type { LiveCallStart } from "../../src/services/live-calls.js";
+import { insertCallRow } from "../helpers/call-rows.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+// A call holds the credit of the minutes it has started until it is charged at its end, so the
+// calls of one account cannot together spend more than its balance.
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+async function accountWithAgent(credits: number) {
+  const acct = await app.account({ credits });
+  const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Desk", system_prompt: "You answer.", voice_id: "flite-slt" } });
+  expect(agent.status).toBe(201);
+  const { accounts, agents } = app.parley.services;
+  const liveSetup = async (): Promise<LiveCallStart> => ({
+    account: (await accounts.find(acct.id))!,
+    agent: await agents.get(acct.id, agent.body.id),
+    direction: "web",
+    phoneNumber: null,
+    fromNumber: null,
+    record: false,
+    maxDuration: 3600,
+    metadata: {},
+    context: {},
+  });
+  return { acct, agentId: agent.body.id as string, liveSetup };
+}
+
+describe("credit held by calls under way", () => {
+  it("refuses a second connected call while the first holds the account's only credit, and frees it when the first is charged", async () => {
+    const { acct, liveSetup } = await accountWithAgent(1);
+    const { liveCalls, accounts } = app.parley.services;
+    const first = await liveCalls.begin(await liveSetup());
+    await expect(liveCalls.begin(await liveSetup())).rejects.toMatchObject({ status: 402, code: "insufficient_credits", message: expect.stringContaining("held by the account's calls under way") });
+
+    await liveCalls.end(first.id, { status: "completed", durationMs: 30_000, transcript: [], recordingPath: null });
+    expect((await accounts.find(acct.id))!.credit_balance).toBe(0);
+    await expect(liveCalls.begin(await liveSetup())).rejects.toMatchObject({ status: 402, code: "insufficient_credits" });
+
+    await accounts.addCredits(acct.id, 1);
+    const again = await liveCalls.begin(await liveSetup());
+    expect(again.status).toBe("in_progress");
+    expect(app.parley.services.reservations.heldBy(acct.id)).toBe(1);
+  });
+
+  it("checks credit again when queued calls are dialled: those the balance no longer covers fail with reason insufficient_credits", async () => {
+    const { acct, agentId } = await accountWithAgent(1);
+    const { db, callLifecycle, reservations } = app.parley.services;
+    const queued = [];
+    for (let i = 0; i < 3; i++) {
+      queued.push(await insertCallRow(db, { account_id: acct.id, agent_id: agentId, status: "queued", created_at: `2026-01-05T10:00:0${i}.000Z` }));
+    }
+    const dialled = await callLifecycle.claimNext(acct.id);
+    expect(dialled?.id).toBe(queued[0]!.id);
+    expect(await callLifecycle.claimNext(acct.id)).toBeNull();
+    const statuses = await db.selectFrom("calls").select(["id", "status", "billed_credits"]).where("account_id", "=", acct.id).orderBy("created_at").execute();
+    expect(statuses.map((c) => c.status)).toEqual(["ringing", "failed", "failed"]);
+    expect(statuses.map((c) => c.billed_credits)).toEqual([null, null, null]);
+
+    const events = await new EventsRepository(db).forCall(queued[1]!.id);
+    expect(events.map((e) => e.name)).toEqual(["call.failed"]);
+    expect(events[0]!.data).toMatchObject({ status: "failed", reason: "insufficient_credits" });
+
+    // The dialled call's credit is free again once it ends unanswered.
+    expect(reservations.heldBy(acct.id)).toBe(1);
+    await callLifecycle.unanswered(queued[0]!.id, "no_answer");
+    expect(reservations.heldBy(acct.id)).toBe(0);
+  });
+});
