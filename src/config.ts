@@ -59,6 +59,11 @@ export interface Config {
     ttsWorkers: number;
     /** Silence on both sides this long ends a call (after a goodbye); 0: never. */
     silenceTimeoutMs: number;
+    /**
+     * Most of the engine's call capacity one account may hold, in percent, while the
+     * installation has more than one account: one tenant cannot take every recognizer.
+     */
+    accountSharePercent: number;
     /** Speech recognition: the embedded recognizer, or a Deepgram-compatible streaming service. */
     asr: { provider: AsrProviderName; url: string; apiKey: string; model: string };
     /** What the agents' model names run on: the embedded `rules` dialogue, or an OpenAI-compatible chat service. */
@@ -148,6 +153,7 @@ const SETTINGS: Setting[] = [
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
+  { key: "engine.accountSharePercent", env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT", kind: "int", min: 1, max: 100 },
   { key: "engine.asr.provider", env: "PARLEY_ASR_PROVIDER", kind: "enum", values: ASR_PROVIDERS },
   { key: "engine.asr.url", env: "PARLEY_ASR_URL", kind: "url" },
   { key: "engine.asr.apiKey", env: "PARLEY_ASR_API_KEY", kind: "string", secret: true },
@@ -209,6 +215,7 @@ function defaults(): Config {
       asrRecognizers: 4,
       ttsWorkers: 2,
       silenceTimeoutMs: 30_000,
+      accountSharePercent: 50,
       asr: { provider: "pocketsphinx", url: "https://api.deepgram.com", apiKey: "", model: "nova-2" },
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },

@@ -54,6 +54,12 @@ export class AccountsService {
     return this.accounts.list();
   }
 
+  /** How many accounts the installation has. */
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom("accounts").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   limitsOf(account: Pick<AccountRecord, "plan" | "limit_overrides">): PlanLimits {
     return { ...this.config.plans[account.plan], ...account.limit_overrides };
   }

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Carrier } from "./carrier.js";
+import type { EngineSlot } from "./engine-share.js";
 import type { CallSetup, MediaGateway } from "./media-gateway.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { CallLifecycle } from "../services/call-lifecycle.js";
@@ -25,7 +26,8 @@ export class CallDispatcher {
     private readonly media: MediaGateway,
     private readonly logger: Logger,
   ) {
-    media.onCallEnded((accountId) => this.kick(accountId));
+    // Any call's end may free an engine slot another account's queued call was waiting for.
+    media.onCallEnded(() => void this.kickAll().catch((err: unknown) => this.logger.error({ err }, "placing queued calls failed")));
     services.calls.onSettledBeforeAnswer((callId) => this.dialling.get(callId)?.abort());
   }
 
@@ -48,16 +50,37 @@ export class CallDispatcher {
     for (const controller of this.dialling.values()) controller.abort();
   }
 
+  /**
+   * Claims and places the account's queued calls while it has a concurrent-call slot and an
+   * engine slot (its fair share, see EngineShare). Without one, the calls wait queued until a
+   * call ends somewhere.
+   */
   private async fill(accountId: string): Promise<void> {
     for (;;) {
       if (this.stopped) return;
-      const call = await this.lifecycle.claimNext(accountId);
-      if (!call) return;
-      void this.place(call).catch((err: unknown) => this.logger.error({ err, callId: call.id }, "outbound call failed"));
+      const slot = await this.media.admit(accountId).catch(() => undefined);
+      if (!slot) return;
+      const call = await this.lifecycle.claimNext(accountId).catch((err: unknown) => {
+        slot.release();
+        throw err;
+      });
+      if (!call) return slot.release();
+      void this.place(call, slot).catch((err: unknown) => this.logger.error({ err, callId: call.id }, "outbound call failed"));
     }
   }
 
-  private async place(call: CallRecord): Promise<void> {
+  /** Dials the call; an answered one runs on the media gateway, which gives the engine slot back at its end. */
+  private async place(call: CallRecord, slot: EngineSlot): Promise<void> {
+    let handedOver = false;
+    try {
+      handedOver = await this.dialAndRun(call, slot);
+    } finally {
+      if (!handedOver) slot.release();
+    }
+  }
+
+  /** True once the call runs on the media gateway (which then owns the slot). */
+  private async dialAndRun(call: CallRecord, slot: EngineSlot): Promise<boolean> {
     const log = this.logger.child({ callId: call.id, carrier: this.carrier.name });
     const controller = new AbortController();
     this.dialling.set(call.id, controller);
@@ -74,13 +97,13 @@ export class CallDispatcher {
       await this.lifecycle.unanswered(call.id, result.outcome);
       log.info({ outcome: result.outcome, reason: result.reason }, "outbound call not answered");
       this.kick(call.account_id);
-      return;
+      return false;
     }
     if (this.stopped || !(await this.lifecycle.answered(call.id))) {
       // Ended meanwhile (POST /end) or shutting down: the callee is let go.
       result.transport.close("call ended before it connected");
       this.kick(call.account_id);
-      return;
+      return false;
     }
     const account = await this.services.accounts.find(call.account_id);
     const agent = await this.services.agents.get(call.account_id, call.agent_id).catch(() => undefined);
@@ -88,7 +111,7 @@ export class CallDispatcher {
       result.transport.close("agent gone");
       await this.services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null });
       this.kick(call.account_id);
-      return;
+      return false;
     }
     const setup: CallSetup = {
       account,
@@ -101,6 +124,7 @@ export class CallDispatcher {
       metadata: call.metadata,
       context: call.context,
     };
-    await this.media.runCall({ ...call, status: "in_progress" }, setup, result.transport);
+    await this.media.runCall({ ...call, status: "in_progress" }, setup, result.transport, slot);
+    return true;
   }
 }

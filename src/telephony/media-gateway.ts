@@ -27,6 +27,7 @@ import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
+import { EngineShare, type EngineSlot } from "./engine-share.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** Waits before storing a call's end again after a database error. */
@@ -37,6 +38,8 @@ const HEARTBEAT_MS = 15_000;
 const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
+/** WebSocket close code "try again later": no engine slot for the account now. */
+const TRY_AGAIN_LATER = 1013;
 
 /** A call's setup: web (native protocol), inbound (a Twilio stream or SIP call to a number) or outbound (dialled by a carrier). */
 export type CallSetup = LiveCallStart;
@@ -56,6 +59,8 @@ export class MediaGateway implements LiveCallControl {
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
   private readonly endListeners: Array<(accountId: string) => void> = [];
+  /** The engine's call slots, shared fairly between accounts. */
+  private readonly share: EngineShare;
 
   constructor(
     private readonly services: Services,
@@ -63,6 +68,7 @@ export class MediaGateway implements LiveCallControl {
     private readonly logger: Logger,
   ) {
     this.recordingsDir = path.join(services.config.dataDir, "recordings");
+    this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
@@ -77,6 +83,15 @@ export class MediaGateway implements LiveCallControl {
       else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
+  }
+
+  /**
+   * An engine slot for a new call of `accountId`, taken before its row is created: an ApiError
+   * (429 past the account's share, 503 past the engine's capacity) when there is none. The
+   * slot goes to `runCall`, which gives it back once the call's end is stored.
+   */
+  admit(accountId: string): Promise<EngineSlot> {
+    return this.share.take(accountId);
   }
 
   /** Called with the account of every call once its end is stored (a concurrent-call slot is free). */
@@ -111,6 +126,7 @@ export class MediaGateway implements LiveCallControl {
 
   private async acceptNative(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     let setup: CallSetup;
+    let slot: EngineSlot | undefined;
     let format: NativeFormat;
     let sampleRate: number;
     try {
@@ -125,6 +141,7 @@ export class MediaGateway implements LiveCallControl {
       const agentId = q.get("agent_id");
       if (!agentId) throw ApiError.field("invalid_request", "agent_id", "is required");
       const agent = await this.services.agents.get(account.id, agentId);
+      slot = await this.admit(account.id);
       setup = {
         account,
         agent,
@@ -137,6 +154,7 @@ export class MediaGateway implements LiveCallControl {
         context: parseContext(q.get("context")),
       };
     } catch (err) {
+      slot?.release();
       refuseUpgrade(socket, err);
       return;
     }
@@ -144,13 +162,14 @@ export class MediaGateway implements LiveCallControl {
     try {
       call = await this.services.liveCalls.begin(setup);
     } catch (err) {
+      slot.release();
       refuseUpgrade(socket, err);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const transport = new NativeTransport(ws, { format, sampleRate });
       transport.sendConnected(call.id);
-      void this.runCall(call, setup, transport);
+      void this.runCall(call, setup, transport, slot);
     });
   }
 
@@ -170,6 +189,10 @@ export class MediaGateway implements LiveCallControl {
         ws.close(POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
         return;
       }
+      const slot = await this.admit(account.id).catch((err: unknown) => {
+        ws.close(TRY_AGAIN_LATER, (err as Error).message.slice(0, 100));
+      });
+      if (!slot) return;
       const setup: CallSetup = {
         account,
         agent,
@@ -181,8 +204,11 @@ export class MediaGateway implements LiveCallControl {
         metadata: { twilio_call_sid: start.callSid, twilio_stream_sid: start.streamSid },
         context: parseContext(params.context ?? null),
       };
-      const call = await this.services.liveCalls.begin(setup);
-      await this.runCall(call, setup, transport);
+      const call = await this.services.liveCalls.begin(setup).catch((err: unknown) => {
+        slot.release();
+        throw err;
+      });
+      await this.runCall(call, setup, transport, slot);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
       ws.close(POLICY_VIOLATION, (err as Error).message.slice(0, 100));
@@ -204,7 +230,7 @@ export class MediaGateway implements LiveCallControl {
    * end, an agent that cannot be loaded) ends that call and is logged; the other live calls
    * and the process go on.
    */
-  async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport): Promise<void> {
+  async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport, slot: EngineSlot): Promise<void> {
     const log = this.logger.child({ callId: call.id });
     let stored!: () => void;
     let summary: { status: LiveCallEnd["status"]; durationMs: number; transcript: LiveCallEnd["transcript"]; recordingPath: string | null; transferNumber: string | null };
@@ -252,6 +278,7 @@ export class MediaGateway implements LiveCallControl {
       await this.storeEnd(call.id, summary, log);
     } finally {
       this.live.delete(call.id);
+      slot.release();
       stored?.();
       for (const listener of this.endListeners) listener(call.account_id);
     }

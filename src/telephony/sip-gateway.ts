@@ -13,7 +13,8 @@ import { parseRtpPorts, parseSipAllow } from "./sip-access.js";
  * active numbers with the number's default agent and runs them like any media call (recorded,
  * billed at the end). Refusals: a source outside `PARLEY_SIP_ALLOW` 403, an unknown number
  * 404, a number without a default agent (or an inactive one) 480, an account at its
- * concurrent-call limit 486, without credits 402, while shutting down 503.
+ * concurrent-call limit or engine share 486, without credits 402, while shutting down or with
+ * the engine at capacity 503.
  */
 export class SipGateway {
   private accepting = true;
@@ -84,9 +85,14 @@ export class SipGateway {
       metadata: { sip_call_id: incoming.callId },
       context: {},
     };
+    let slot;
     let call;
     try {
-      call = await services.liveCalls.begin(setup);
+      slot = await media.admit(account.id);
+      call = await services.liveCalls.begin(setup).catch((err: unknown) => {
+        slot!.release();
+        throw err;
+      });
     } catch (err) {
       const [status, reason] = refusalOf(err);
       return incoming.reject(status, reason);
@@ -96,11 +102,11 @@ export class SipGateway {
       sipCall = await incoming.answer({ ring: true });
     } catch (err) {
       // Cancelled or never acknowledged: the call never connected.
-      await services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null });
+      await services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null }).finally(() => slot.release());
       this.logger.info({ callId: call.id, reason: (err as Error).message }, "inbound SIP call not connected");
       return;
     }
-    await media.runCall(call, setup, new SipCallTransport(sipCall));
+    await media.runCall(call, setup, new SipCallTransport(sipCall), slot);
   }
 }
 
@@ -115,5 +121,6 @@ function refusalOf(err: unknown): [number, string] {
   if (code === "insufficient_credits") return [402, "Payment Required"];
   if (code === "agent_inactive") return [480, "Temporarily Unavailable"];
   if (code === "rate_limit_exceeded") return [486, "Busy Here"];
+  if (code === "engine_at_capacity") return [503, "Service Unavailable"];
   return [500, "Server Internal Error"];
 }

@@ -92,6 +92,36 @@ describe("faults in one call stay in that call", () => {
   }, 60_000);
 });
 
+describe("the engine's capacity is shared between accounts", () => {
+  it("one account's idle calls cannot take every recognizer: past its share it is refused 429, another account still gets in, a full engine says 503", async () => {
+    // 4 recognizers (the default) and several accounts: each may hold 2.
+    const greedy = await app.account({ credits: 100 });
+    const other = await app.account({ credits: 100 });
+    const greedyAgent = await createAgent("Greedy", MONOLOGUE, greedy);
+    const otherAgent = await createAgent("Other", MONOLOGUE, other);
+    const open = (agent: string, owner: TestAccount) => NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent}`, owner.key, 16000);
+    const held = [await open(greedyAgent, greedy), await open(greedyAgent, greedy)];
+    const refused = await open(greedyAgent, greedy).catch((err: any) => err);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: "rate_limit_exceeded", message: expect.stringContaining("2 of the engine's 4 call slots") });
+
+    held.push(await open(otherAgent, other), await open(otherAgent, other));
+    const third = await app.account({ credits: 100 });
+    const full = await open(await createAgent("Late", MONOLOGUE, third), third).catch((err: any) => err);
+    expect(full.status).toBe(503);
+    expect(full.body.error.code).toBe("engine_at_capacity");
+
+    // A slot frees when its call ends: the greedy account may call again.
+    const first = held.shift()!;
+    const firstId: string = (await first.waitFor((m) => m.type === "connected")).call_id;
+    first.hangUp();
+    expect(await waitForStatus(firstId, (s) => s !== "in_progress", 10_000, greedy)).toBe("completed");
+    held.push(await open(greedyAgent, greedy));
+    for (const client of held) client.hangUp();
+    await Promise.all(held.map((c) => c.closed));
+  }, 60_000);
+});
+
 // These calls last a minute and ten seconds: they run side by side.
 describe("calls nobody can pay for or nobody speaks in end by themselves", () => {
   it.concurrent("a call whose account's credit runs out says goodbye and hangs up before the minute it cannot pay for", async () => {

@@ -1,0 +1,75 @@
+import { ApiError } from "../core/api-error.js";
+
+/** One call's hold on the engine, from before it connects until its end is stored. */
+export interface EngineSlot {
+  /** Gives the slot back (idempotent). */
+  release(): void;
+}
+
+/** How long a caller refused for capacity should wait: calls last minutes. */
+const RETRY_AFTER_SECONDS = "30";
+
+/**
+ * Shares the engine's call capacity (one recognizer per call with the embedded ASR) between
+ * accounts. While the installation has more than one account, one account may hold at most
+ * `sharePercent` of the slots (at least one): a tenant opening idle calls cannot take every
+ * recognizer and leave the others none. A single account may use them all. Past its share an
+ * account's call is refused like one past its concurrent-call limit (429); past the engine's
+ * capacity any call is refused 503 `engine_at_capacity`. Both say so before anything is
+ * created, instead of the call failing once it has started. Kept in memory: slots are this
+ * process's calls.
+ */
+export class EngineShare {
+  private readonly holders = new Map<EngineSlot, string>();
+
+  constructor(
+    private readonly config: {
+      /** Calls the engine can run at once; null: no limit (nothing is shared). */
+      capacity: number | null;
+      sharePercent: number;
+      /** Accounts on the installation (a share applies only when there are several). */
+      countAccounts: () => Promise<number>;
+    },
+  ) {}
+
+  /** Most slots one account may hold while there are `accounts` accounts. */
+  shareOf(accounts: number): number {
+    const { capacity, sharePercent } = this.config;
+    if (capacity === null) return Number.POSITIVE_INFINITY;
+    return accounts > 1 ? Math.max(1, Math.floor((capacity * sharePercent) / 100)) : capacity;
+  }
+
+  /** Slots held now, in all and by `accountId`. */
+  held(accountId?: string): number {
+    if (accountId === undefined) return this.holders.size;
+    let n = 0;
+    for (const holder of this.holders.values()) if (holder === accountId) n++;
+    return n;
+  }
+
+  /** A slot for a call of `accountId`, or an ApiError (429 past its share, 503 past capacity). */
+  async take(accountId: string): Promise<EngineSlot> {
+    const { capacity } = this.config;
+    if (capacity !== null) {
+      const share = this.shareOf(await this.config.countAccounts());
+      const held = this.held(accountId);
+      if (this.holders.size >= capacity) {
+        throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_ASR_RECOGNIZERS); try again shortly`, undefined, {
+          "Retry-After": RETRY_AFTER_SECONDS,
+        });
+      }
+      if (held >= share) {
+        throw new ApiError(
+          429,
+          "rate_limit_exceeded",
+          `The account holds ${held} of the engine's ${capacity} call slots, the most one account may hold while others share this installation (PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT)`,
+          undefined,
+          { "Retry-After": RETRY_AFTER_SECONDS },
+        );
+      }
+    }
+    const slot: EngineSlot = { release: () => void this.holders.delete(slot) };
+    this.holders.set(slot, accountId);
+    return slot;
+  }
+}
