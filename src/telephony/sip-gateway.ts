@@ -6,7 +6,7 @@ import { isE164 } from "../core/e164.js";
 import type { Services } from "../services/container.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { CallSetup, MediaGateway } from "./media-gateway.js";
-import { parseRtpPorts, parseSipAllow } from "./sip-access.js";
+import type { SipAccess } from "./sip-access.js";
 
 /**
  * Inbound SIP calls: a SIP user agent on `PARLEY_SIP_PORT` answers INVITEs to the accounts'
@@ -23,9 +23,8 @@ export class SipGateway {
     private readonly logger: Logger,
   ) {}
 
-  static async start(config: Config["sip"], services: Services, media: MediaGateway, logger: Logger): Promise<SipGateway> {
-    const allowed = parseSipAllow(config.allow);
-    const rtpPortRange = parseRtpPorts(config.rtpPorts);
+  static async start(config: Config["sip"], access: SipAccess, services: Services, media: MediaGateway, logger: Logger): Promise<SipGateway> {
+    const { allowed, rtpPortRange } = access;
     const log = logger.child({ component: "sip" });
     let gateway: SipGateway | undefined;
     const ua = await SipUserAgent.start({
