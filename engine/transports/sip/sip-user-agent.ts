@@ -13,7 +13,7 @@ import { SipHeaders } from "./sip-headers.js";
 import { parseNameAddress } from "./sip-header-values.js";
 import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, type SipResponse } from "./sip-message.js";
 import { parseSipUri } from "./sip-uri.js";
-import { TransactionLayer, type IncomingRequest, type TransactionUser } from "./transaction-layer.js";
+import { OVERLOADED, TransactionLayer, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
 import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
 import type { InviteClientTransaction } from "./invite-client-transaction.js";
 import type { InviteServerTransaction } from "./invite-server-transaction.js";
@@ -31,9 +31,22 @@ export interface SipUserAgentOptions {
   rtpTimeoutMs?: number;
   /** Decides each new inbound call: `answer()` or `reject()`. Without it, calls get 480. */
   onInvite?: (call: IncomingCall) => void;
+  /**
+   * Whether a source may send requests outside a dialog (INVITE, OPTIONS, CANCEL, ...); default
+   * any. Refused ones get one stateless 403 (see TransactionUser.screen) before any transaction
+   * or call exists for them.
+   */
+  acceptsSource?: (source: SipAddress) => boolean;
+  /** Calls at most, up and waiting for a decision together (default DEFAULT_MAX_CALLS); past it an INVITE gets a stateless 503. */
+  maxCalls?: number;
+  /** Live server transactions at most (default DEFAULT_MAX_SERVER_TRANSACTIONS); past it a request gets a stateless 503. */
+  maxTransactions?: number;
   clock?: Clock;
   timers?: Partial<TransactionTimerConfig>;
 }
+
+/** Default cap on calls (each holds an RTP socket and a jitter buffer): far above what one node runs, low enough to bound a flood. */
+export const DEFAULT_MAX_CALLS = 200;
 
 export interface OutgoingCallOptions {
   /** The callee's URI, e.g. `sip:+15551234@trunk.example.com`. */
@@ -53,6 +66,10 @@ export interface OutgoingCallOptions {
  * INVITEs handed to `onInvite` as IncomingCalls, and outbound calls (`invite`). OPTIONS outside a
  * dialog get 200; requests for unknown dialogs get 481. Outbound calls answer Digest challenges
  * when given credentials; no registration, no challenging of inbound requests, no TCP.
+ *
+ * Under a flood, memory stays bounded: requests from refused sources, for unknown dialogs, or
+ * past the caps on calls and transactions are answered statelessly (403, 481, 503) and leave
+ * nothing behind.
  */
 export class SipUserAgent implements SipCallHost {
   readonly layer: TransactionLayer;
@@ -91,6 +108,7 @@ export class SipUserAgent implements SipCallHost {
       user: this.transactionUser(),
       clock: this.clock,
       timers: this.timers,
+      ...(options.maxTransactions !== undefined ? { maxServerTransactions: options.maxTransactions } : {}),
     });
     socket.on("message", (datagram, from) => {
       try {
@@ -167,6 +185,7 @@ export class SipUserAgent implements SipCallHost {
           if (incoming.request.method !== "ACK") respond(incoming, 500, "Server Internal Error");
         }
       },
+      screen: (request, source) => this.screen(request, source),
       strayResponse: (response) => {
         // A retransmitted 2xx: its ACK was lost, send it again (RFC 3261 13.2.2.4).
         if (getCSeq(response).method !== "INVITE" || response.status >= 300) return;
@@ -178,13 +197,26 @@ export class SipUserAgent implements SipCallHost {
     };
   }
 
+  /** Decides, before any transaction exists, which new requests are refused statelessly. */
+  private screen(request: SipRequest, source: SipAddress): Refusal | undefined {
+    if (getTo(request).params.tag !== undefined) {
+      return this.callFor(request) ? undefined : { status: 481, reason: "Call/Transaction Does Not Exist" };
+    }
+    if (this.options.acceptsSource && !this.options.acceptsSource(source)) return { status: 403, reason: "Forbidden" };
+    if (request.method === "INVITE" && this.calls.size + this.pending.size >= (this.options.maxCalls ?? DEFAULT_MAX_CALLS)) return OVERLOADED;
+    return undefined;
+  }
+
+  /** The call whose dialog an in-dialog request (one with a To tag) belongs to. */
+  private callFor(request: SipRequest): SipCall | undefined {
+    return this.calls.get(dialogKey(getCallId(request), getTo(request).params.tag ?? "", getFrom(request).params.tag ?? ""));
+  }
+
   private route(incoming: IncomingRequest): void {
     const { request } = incoming;
-    const toTag = getTo(request).params.tag ?? undefined;
-    if (toTag !== undefined) {
-      const call = this.calls.get(dialogKey(getCallId(request), toTag, getFrom(request).params.tag ?? ""));
-      if (call) return call.receiveRequest(incoming);
-      if (request.method !== "ACK") respond(incoming, 481, "Call/Transaction Does Not Exist");
+    if (getTo(request).params.tag !== undefined) {
+      // Screened: only an ACK can be here without its call, and it gets no answer.
+      this.callFor(request)?.receiveRequest(incoming);
       return;
     }
     switch (request.method) {
