@@ -227,7 +227,7 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     try {
       if (request.body.byteLength === 0) throw new SdpError("no_audio", "re-INVITE without an offer");
       const { answer, media } = answerOffer(parseSdp(request.body.toString("utf8")), local);
-      this.rtp.start(media);
+      this.rtp.start(media, incoming.source.address);
       body = writeSdp(answer);
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;

@@ -342,7 +342,7 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
       throw new SipCallError("failed", status, error instanceof Error ? error.message : String(error));
     }
     const call = new SipCall(this.ua, dialog, rtp, { direction: "inbound", remoteNumber: this.from, localNumber: this.to, localMedia: local });
-    if (media) rtp.start(media);
+    if (media) rtp.start(media, this.source.address);
     this.ua.register(call);
     const response = buildResponse(this.request, 200, "OK", {
       toTag: this.tag,
@@ -366,7 +366,7 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
     }
     if (!media) {
       try {
-        rtp.start(readAnswer(parseSdp(ack.body.toString("utf8"))));
+        rtp.start(readAnswer(parseSdp(ack.body.toString("utf8"))), this.source.address);
       } catch {
         await call.hangUp();
         throw new SipCallError("failed", 488, "the ACK carried no usable SDP answer");
@@ -470,9 +470,9 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return await new Promise<SipCall>((resolve, reject) => {
         this.abort = reject;
         this.transactionUser = {
-          response: (response) => {
+          response: (response, source) => {
             try {
-              this.onResponse(response, rtp, local, resolve, reject);
+              this.onResponse(response, source, rtp, local, resolve, reject);
             } catch (error) {
               reject(error as Error);
             }
@@ -497,7 +497,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     this.transaction = this.ua.layer.sendRequest(invite, this.target!, this.transactionUser!) as InviteClientTransaction;
   }
 
-  private onResponse(response: SipResponse, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
+  private onResponse(response: SipResponse, source: SipAddress, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
     const invite = this.invite!;
     if (response.status < 200) {
       this.provisional = true;
@@ -524,7 +524,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return reject(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 487, "answered after CANCEL; hung up"));
     }
     try {
-      rtp.start(readAnswer(parseSdp(response.body.toString("utf8"))));
+      rtp.start(readAnswer(parseSdp(response.body.toString("utf8"))), source.address);
     } catch (error) {
       void call.hangUp();
       return reject(new SipCallError("failed", 488, `unusable SDP answer: ${error instanceof Error ? error.message : String(error)}`));

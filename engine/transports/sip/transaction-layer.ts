@@ -159,7 +159,7 @@ export class TransactionLayer {
   private receiveResponse(response: SipResponse, source: SipAddress): void {
     const branch = getTopVia(response).params.branch;
     const transaction = branch ? this.clients.get(`${branch}|${getCSeq(response).method}`) : undefined;
-    if (transaction) transaction.receiveResponse(response);
+    if (transaction) transaction.receiveResponse(response, source);
     else this.config.user.strayResponse(response, source);
   }
 

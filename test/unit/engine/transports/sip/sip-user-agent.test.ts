@@ -17,6 +17,8 @@ import {
   type SipRequest,
   type SipResponse,
 } from "../../../../../engine/transports/sip/sip-message.js";
+import { serializeRtpPacket } from "../../../../../engine/transports/sip/rtp-packet.js";
+import { encodeMulaw } from "../../../../../engine/audio/mulaw.js";
 import { IncomingCall, SipUserAgent, type SipUserAgentOptions } from "../../../../../engine/transports/sip/sip-user-agent.js";
 import { FakeClock } from "../../../../helpers/fake-clock.js";
 import { rawSipPeer, requestText } from "../../../../helpers/sip-raw-peer.js";
@@ -355,6 +357,26 @@ ${sdp.replace(/\r\n/g, "\n")}`);
 });
 
 describe("SipUserAgent under attack", () => {
+  it("an answered call's RTP is neither latched onto nor heard from a stranger spraying its port before the caller speaks", async () => {
+    const caller = await agent();
+    const callee = await agent();
+    const { uacCall, uasCall } = await connect(caller.ua, callee);
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => stranger.close(() => resolve())));
+    const strangerGot: Buffer[] = [];
+    stranger.on("message", (data) => strangerGot.push(data));
+    const loud = serializeRtpPacket({ marker: true, payloadType: 0, sequence: 1, timestamp: 0, ssrc: 66, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
+    for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => stranger.send(loud, uasCall.rtp.localPort, HOST, () => resolve()));
+    while (uasCall.rtp.stats.ignored + uasCall.rtp.stats.received < 10) await new Promise((resolve) => setImmediate(resolve));
+    expect(uasCall.rtp.stats.received).toBe(0);
+    expect(uasCall.rtp.remoteAddress).toEqual({ address: HOST, port: uacCall.rtp.localPort });
+    expect(await audioFlows((frame) => uacCall.sendAudio(frame), uasCall)).toBeGreaterThan(1000);
+    expect(await audioFlows((frame) => uasCall.sendAudio(frame), uacCall)).toBeGreaterThan(1000);
+    expect(uasCall.rtp.remoteAddress).toEqual({ address: HOST, port: uacCall.rtp.localPort });
+    expect(strangerGot).toEqual([]);
+  });
+
   it("sends a response to the request's real source, not to a received= or rport= the sender wrote in its Via", async () => {
     const { ua } = await agent();
     const attacker = await rawPeer();
