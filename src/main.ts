@@ -95,9 +95,10 @@ function chooseCarrier(config: Config, sip: SipGateway | undefined): Carrier {
   if (config.carrier === "simulator") return new SimulatorCarrier();
   if (!sip) throw new ConfigError("PARLEY_CARRIER", "sip needs SIP on (PARLEY_SIP_PORT not 0)");
   if (!config.sip.trunk) throw new ConfigError("PARLEY_SIP_TRUNK", "is required with PARLEY_CARRIER=sip");
-  const { trunkUser: username, trunkPassword: password } = config.sip;
+  const { trunkUser: username, trunkPassword: password, trunkRealm: realm } = config.sip;
   if (password && !username) throw new ConfigError("PARLEY_SIP_TRUNK_USER", "is required with PARLEY_SIP_TRUNK_PASSWORD");
-  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs, username ? { username, password } : undefined);
+  const credentials = username ? { username, password, ...(realm ? { realm } : {}) } : undefined;
+  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs, credentials);
 }
 
 /** Deletes stored idempotent responses past their 24 hours, now and every hour. */

@@ -1,4 +1,4 @@
-import { isIPv4 } from "node:net";
+import { isPublicIpv4, unmapIpv4 } from "./ip-address.js";
 
 /** An RTP peer: address and port. */
 export interface RtpPeer {
@@ -32,8 +32,9 @@ export class RtpSourcePolicy {
   ) {
     const hosts = new Set<string>();
     if (symmetric) {
-      if (signalling !== undefined) hosts.add(plain(signalling));
-      if (isRoutable(expected.address)) hosts.add(expected.address);
+      if (signalling !== undefined) hosts.add(unmapIpv4(signalling));
+      // A private or otherwise unroutable SDP address is one we cannot reach the far end at (or a forged one): not trusted.
+      if (isPublicIpv4(expected.address)) hosts.add(expected.address);
     }
     this.hosts = hosts;
     if (!symmetric) this.latched = { ...expected };
@@ -47,7 +48,7 @@ export class RtpSourcePolicy {
   /** Whether a packet from `from` may be read. */
   admits(from: RtpPeer): boolean {
     if (this.latched) return same(from, this.latched);
-    return same(from, this.expected) || this.hosts.has(plain(from.address));
+    return same(from, this.expected) || this.hosts.has(unmapIpv4(from.address));
   }
 
   /** A packet from `from` (admitted) was good RTP: before any other, it fixes the far end. */
@@ -57,30 +58,5 @@ export class RtpSourcePolicy {
 }
 
 function same(a: RtpPeer, b: RtpPeer): boolean {
-  return a.port === b.port && plain(a.address) === plain(b.address);
-}
-
-/** An IPv4-mapped IPv6 address (a dual-stack socket's view of an IPv4 peer) as plain IPv4. */
-function plain(address: string): string {
-  return address.startsWith("::ffff:") ? address.slice(7) : address;
-}
-
-/**
- * A public IPv4 address: not private (RFC 1918), shared (RFC 6598, carrier-grade NAT), loopback,
- * link-local, "this network", multicast or reserved. An SDP naming one of those comes from a far
- * end we cannot reach there (or a forged one): its host is not trusted to latch from.
- */
-function isRoutable(address: string): boolean {
-  if (!isIPv4(address)) return false;
-  const [a = 0, b = 0] = address.split(".").map(Number);
-  return !(
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    a >= 224 ||
-    (a === 100 && b >= 64 && b < 128) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b < 32) ||
-    (a === 192 && b === 168)
-  );
+  return a.port === b.port && unmapIpv4(a.address) === unmapIpv4(b.address);
 }

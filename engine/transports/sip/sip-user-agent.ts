@@ -1,8 +1,10 @@
 import { randomInt } from "node:crypto";
 import dgram, { type Socket } from "node:dgram";
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import { EventEmitter } from "eventemitter3";
 import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
-import { answerChallenge, type DigestCredentials } from "./digest-auth.js";
+import type { DigestCredentials } from "./digest-auth.js";
 import { RtpSession } from "./rtp-session.js";
 import { SdpError } from "./sdp-error.js";
 import { answerOffer, createOffer, readAnswer, type LocalMedia, type NegotiatedMedia } from "./sdp-negotiation.js";
@@ -15,6 +17,7 @@ import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, typ
 import { parseSipUri } from "./sip-uri.js";
 import { OVERLOADED, TransactionLayer, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
 import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
+import { TrunkCredentials } from "./trunk-credentials.js";
 import type { InviteClientTransaction } from "./invite-client-transaction.js";
 import type { InviteServerTransaction } from "./invite-server-transaction.js";
 
@@ -57,7 +60,10 @@ export interface OutgoingCallOptions {
   target?: SipAddress;
   /** Give up ringing after this long (CANCEL, rejects with outcome `no_answer`). */
   timeoutMs?: number;
-  /** Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a trunk account). */
+  /**
+   * Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a
+   * trunk account), only when they come from `target` (see TrunkCredentials).
+   */
   credentials?: DigestCredentials;
 }
 
@@ -164,6 +170,12 @@ export class SipUserAgent implements SipCallHost {
       ...(this.options.rtpTimeoutMs !== undefined ? { timeoutMs: this.options.rtpTimeoutMs } : {}),
       clock: this.clock,
     });
+  }
+
+  /** @internal The address `host` (a name or an address) resolves to, for this socket's family. */
+  async resolve(host: string): Promise<string> {
+    if (isIP(host)) return host;
+    return (await lookup(host, { family: this.socket.address().family === "IPv6" ? 6 : 4 })).address;
   }
 
   /** @internal */
@@ -400,9 +412,10 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
  * An outbound call being set up. `result` resolves with the SipCall on a 2xx (after the ACK is
  * sent and the SDP answer applied) or rejects with a SipCallError: `busy` (486/600),
  * `no_answer` (408/480, or `timeoutMs`), `cancelled` (487 after `cancel()`), `rejected`, `timeout`.
- * With `credentials`, a 401/407 is answered by the INVITE again with the next CSeq, a new branch
- * and the Digest answer (RFC 3261 22.2); a second challenge of the same kind rejects (the
- * credentials were refused), so a wrong password never loops.
+ * With `credentials`, a 401/407 from the target (the trunk) is answered by the INVITE again with
+ * the next CSeq, a new branch and the Digest answer (RFC 3261 22.2); a challenge from anywhere
+ * else, or a second one of the same kind (the credentials were refused), rejects, so a wrong
+ * password never loops.
  */
 export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => void; progress: (status: number, reason: string) => void }> {
   readonly callId: string;
@@ -411,6 +424,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
   private invite: SipRequest | undefined;
   private transaction: InviteClientTransaction | undefined;
   private target: SipAddress | undefined;
+  private credentials: TrunkCredentials | undefined;
   private transactionUser: ClientTransactionUser | undefined;
   private provisional = false;
   private cancelRequested = false;
@@ -441,7 +455,13 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const to = parseNameAddress(this.options.to);
     const from = this.options.from ?? "parley";
     const fromUri = /^(sips?|tel):/i.test(from) ? from : `sip:${from}@${this.ua.endpoint.address}`;
-    this.target = this.options.target ?? uriDestination(to.uri);
+    const target = this.options.target ?? uriDestination(to.uri);
+    // Resolved once: a challenge must come back from the very address the INVITE went to.
+    const address = await this.ua.resolve(target.address).catch((error: unknown) => {
+      throw new SipCallError("failed", 503, `cannot resolve ${target.address}: ${(error as Error).message}`);
+    });
+    this.target = { address, port: target.port };
+    if (this.options.credentials) this.credentials = new TrunkCredentials(this.options.credentials, { host: target.address, address });
     const rtp = await this.ua.openRtp();
     if (this.cancelRequested) {
       await rtp.close();
@@ -507,7 +527,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return;
     }
     if (response.status >= 300) {
-      if (this.authenticate(response, reject)) return;
+      if (this.authenticate(response, source, reject)) return;
       const error = SipCallError.fromStatus(response.status, response.reason);
       return reject(this.noAnswer && error.outcome === "cancelled" ? new SipCallError("no_answer", 408, "no answer") : error);
     }
@@ -516,7 +536,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const destination = dialog.destination;
     void Promise.resolve(this.ua.layer.sendStateless(ack, destination)).catch(() => undefined);
     const remoteNumber = parseNameAddress(this.options.to).uri.user ?? "";
-    const credentials = this.options.credentials;
+    const credentials = this.credentials;
     const call = new SipCall(this.ua, dialog, rtp, { direction: "outbound", remoteNumber, localNumber: dialog.local.uri.user ?? "", localMedia: local, ...(credentials ? { credentials } : {}) });
     this.ua.register(call, { ack, destination });
     if (this.cancelRequested) {
@@ -537,10 +557,9 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
    * transaction has ACKed the challenge), keeping earlier answers, as a proxy and the trunk may
    * each challenge (22.3). True when the response is dealt with (also when we were cancelled meanwhile).
    */
-  private authenticate(response: SipResponse, reject: (error: Error) => void): boolean {
+  private authenticate(response: SipResponse, source: SipAddress, reject: (error: Error) => void): boolean {
     const previous = this.invite!;
-    const credentials = this.options.credentials;
-    const answer = credentials && answerChallenge(response, previous, credentials);
+    const answer = this.credentials?.answer(response, previous, this.target!, source);
     // Challenged again for a kind we answered: the credentials were refused.
     if (!answer || previous.headers.has(answer[0])) return false;
     if (this.cancelRequested) {

@@ -141,6 +141,9 @@ async function rawTrunk() {
     reply(request: SipRequest, status: number, reason: string, headers: [string, string][] = []): void {
       socket.send(serializeSipMessage(buildResponse(request, status, reason, { toTag: "trunk1", headers })), peer.port, peer.address);
     },
+    replyWith(request: SipRequest, status: number, reason: string, headers: [string, string][], body: Buffer): void {
+      socket.send(serializeSipMessage(buildResponse(request, status, reason, { toTag: "trunk1", headers, body })), peer.port, peer.address);
+    },
   };
 }
 
@@ -275,6 +278,66 @@ describe("SipUserAgent", () => {
     trunk.reply(cancel, 200, "OK");
     trunk.reply(third, 487, "Request Terminated");
     await expect(outgoing.result).rejects.toMatchObject({ outcome: "cancelled", status: 487 });
+  });
+
+  it("answers a challenge only from the trunk: a 407 from another source gets no credentials and fails the call", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret" };
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    const invite = await trunk.next("INVITE");
+    // Someone who saw the INVITE (its branch) answers it from elsewhere, asking for the trunk's password.
+    const stranger = await rawSipPeer();
+    cleanups.push(() => stranger.close());
+    const challenge = buildResponse(invite, 407, "Proxy Authentication Required", { toTag: "x1", headers: [["Proxy-Authenticate", 'Digest realm="parley.test", nonce="n1", qop="auth"']] });
+    stranger.send(serializeSipMessage(challenge).toString(), ua.port);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 407 });
+    // The transaction ACKs the 407 towards the trunk; no INVITE with credentials follows.
+    await trunk.next("ACK");
+    expect(trunk.received().filter((method) => method === "INVITE")).toHaveLength(1);
+  });
+
+  it("with a realm set, answers only the trunk's challenges naming it", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret", realm: "parley.test" };
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    trunk.reply(await trunk.next("INVITE"), 401, "Unauthorized", [["WWW-Authenticate", 'Digest realm="elsewhere.example", nonce="e1", qop="auth"']]);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 401 });
+    expect(trunk.received().filter((method) => method === "INVITE")).toHaveLength(1);
+
+    const again = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    const challenge = 'Digest realm="parley.test", nonce="p1", qop="auth"';
+    trunk.reply(await trunk.next("INVITE"), 401, "Unauthorized", [["WWW-Authenticate", challenge]]);
+    const answered = await trunk.next("INVITE");
+    expectDigestAnswer(answered.headers.get("Authorization"), challenge, credentials, answered);
+    trunk.reply(answered, 486, "Busy Here");
+    await expect(again.result).rejects.toMatchObject({ outcome: "busy" });
+  });
+
+  it("in a call through the trunk, a challenge from a far end that is not the trunk gets no credentials", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    // The trunk hands the dialog to a callee on another host (its Contact): our BYE goes there.
+    const callee = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => callee.bind(0, "127.0.0.2", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => callee.close(() => resolve())));
+    const byes: SipRequest[] = [];
+    callee.on("message", (data, from) => {
+      const message = parseSipMessage(data);
+      if (message.kind !== "request" || message.method !== "BYE") return;
+      byes.push(message);
+      const challenge = buildResponse(message, 401, "Unauthorized", { headers: [["WWW-Authenticate", 'Digest realm="parley.test", nonce="b1", qop="auth"']] });
+      callee.send(serializeSipMessage(challenge), from.port, from.address);
+    });
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials: { username: "parley", password: "trunk-secret" } });
+    const invite = await trunk.next("INVITE");
+    const sdp = `v=0\r\no=- 1 1 IN IP4 ${HOST}\r\ns=-\r\nc=IN IP4 ${HOST}\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n`;
+    trunk.replyWith(invite, 200, "OK", [["Contact", `<sip:callee@127.0.0.2:${callee.address().port}>`], ["Content-Type", "application/sdp"]], Buffer.from(sdp));
+    const call = await outgoing.result;
+    await call.hangUp();
+    expect(byes).toHaveLength(1);
+    expect(byes[0]!.headers.has("Authorization")).toBe(false);
   });
 
   it("without credentials a challenge fails the call", async () => {
