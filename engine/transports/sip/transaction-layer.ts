@@ -40,7 +40,7 @@ export interface Refusal {
   headers?: ReadonlyArray<readonly [string, string]>;
 }
 
-/** Past the cap on server transactions: come back later (RFC 3261 21.5.4). */
+/** Past a cap (server transactions here, calls in the user agent): come back later (RFC 3261 21.5.4). */
 export const OVERLOADED: Readonly<Refusal> = Object.freeze({ status: 503, reason: "Service Unavailable", headers: [["Retry-After", "5"]] as const });
 
 /** Default cap on live server transactions; each lives up to 64*T1 (32 s), so this also bounds the rate of requests taken. */
