@@ -16,14 +16,23 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return runNodeScript(CLI, args, env);
+export function runCli(args: string[], env: NodeJS.ProcessEnv, options: RunOptions = {}): Promise<CliResult> {
+  return runNodeScript(CLI, args, env, options);
+}
+
+export interface RunOptions {
+  /** Kill the process (SIGTERM) if it is still running after this long: a command that should exit must not hang a test. */
+  killAfterMs?: number;
 }
 
 /** Runs a built script with this Node and collects its exit code and output. */
-export function runNodeScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+export function runNodeScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs } : {}),
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
+import { DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -88,10 +88,16 @@ export interface Config {
     trunkUser: string;
     /** Digest password for the trunk (never echoed in errors). */
     trunkPassword: string;
+    /** The trunk's digest realm: challenges naming another are not answered; empty: any realm. */
+    trunkRealm: string;
     /** How long an outbound call rings before it is cancelled as `no_answer`. */
     ringTimeoutMs: number;
     /** A SIP call whose far end sends no RTP this long is hung up; 0: never. */
     rtpTimeoutMs: number;
+    /** SIP calls at most (up, and inbound ones being decided); past it an INVITE gets 503. */
+    maxCalls: number;
+    /** Live SIP server transactions at most; past it a request gets 503. */
+    maxTransactions: number;
   };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
@@ -176,8 +182,11 @@ const SETTINGS: Setting[] = [
   { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string" },
   { key: "sip.trunkUser", env: "PARLEY_SIP_TRUNK_USER", kind: "string" },
   { key: "sip.trunkPassword", env: "PARLEY_SIP_TRUNK_PASSWORD", kind: "string", secret: true },
+  { key: "sip.trunkRealm", env: "PARLEY_SIP_TRUNK_REALM", kind: "string" },
   { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
   { key: "sip.rtpTimeoutMs", env: "PARLEY_RTP_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
+  { key: "sip.maxCalls", env: "PARLEY_SIP_MAX_CALLS", kind: "int", min: 1, max: 100_000 },
+  { key: "sip.maxTransactions", env: "PARLEY_SIP_MAX_TRANSACTIONS", kind: "int", min: 10, max: 1_000_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
@@ -220,7 +229,7 @@ function defaults(): Config {
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
-    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS },
+    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
     carrier: "simulator",
     callPrefixes: "",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },

@@ -14,6 +14,7 @@ import { MediaGateway } from "./telephony/media-gateway.js";
 import type { Carrier } from "./telephony/carrier.js";
 import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
 import { SipTrunkCarrier } from "./telephony/sip-trunk-carrier.js";
+import { readSipAccess } from "./telephony/sip-access.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
 
 export interface Parley {
@@ -44,6 +45,8 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 
 /** Composition root: config -> db -> services -> http. */
 export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Parley> {
+  // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
+  const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
   const services = createServices(db, config);
   const recovered = await services.liveCalls.recoverInterrupted();
@@ -52,7 +55,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   if (config.engine.enabled) {
     const engine = await createEngine(engineOptions(config));
     const gateway = new MediaGateway(services, engine, logger);
-    const sip = config.sip.port > 0 ? await SipGateway.start(config.sip, services, gateway, logger) : undefined;
+    const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
     const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarrier(config, sip), gateway, logger);
     services.calls.onQueued((accountId) => dispatcher.kick(accountId));
     media = { engine, gateway, sip, dispatcher };
@@ -92,9 +95,10 @@ function chooseCarrier(config: Config, sip: SipGateway | undefined): Carrier {
   if (config.carrier === "simulator") return new SimulatorCarrier();
   if (!sip) throw new ConfigError("PARLEY_CARRIER", "sip needs SIP on (PARLEY_SIP_PORT not 0)");
   if (!config.sip.trunk) throw new ConfigError("PARLEY_SIP_TRUNK", "is required with PARLEY_CARRIER=sip");
-  const { trunkUser: username, trunkPassword: password } = config.sip;
+  const { trunkUser: username, trunkPassword: password, trunkRealm: realm } = config.sip;
   if (password && !username) throw new ConfigError("PARLEY_SIP_TRUNK_USER", "is required with PARLEY_SIP_TRUNK_PASSWORD");
-  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs, username ? { username, password } : undefined);
+  const credentials = username ? { username, password, ...(realm ? { realm } : {}) } : undefined;
+  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs, credentials);
 }
 
 /** Deletes stored idempotent responses past their 24 hours, now and every hour. */

@@ -1,5 +1,21 @@
 import { isIPv4 } from "node:net";
-import { ConfigError } from "../config.js";
+import { ConfigError, type Config } from "../config.js";
+
+/** The SIP gateway's checked access settings. */
+export interface SipAccess {
+  /** Whether a source address may send out-of-dialog requests (PARLEY_SIP_ALLOW). */
+  allowed: (address: string) => boolean;
+  rtpPortRange: [number, number];
+}
+
+/**
+ * Reads PARLEY_SIP_ALLOW and PARLEY_RTP_PORTS, throwing a ConfigError that names the bad one.
+ * Start-up calls it before the engine loads: a bad value must stop the process, not leave it
+ * running with its engine workers.
+ */
+export function readSipAccess(sip: Config["sip"]): SipAccess {
+  return { allowed: parseSipAllow(sip.allow), rtpPortRange: parseRtpPorts(sip.rtpPorts) };
+}
 
 /**
  * Which sources may send Parley INVITEs (toll-fraud guard): `PARLEY_SIP_ALLOW` lists IPv4
@@ -9,10 +25,12 @@ export function parseSipAllow(raw: string): (address: string) => boolean {
   const entries = raw.split(",").map((e) => e.trim()).filter(Boolean);
   if (entries.includes("*")) return () => true;
   const ranges = entries.map((entry) => {
-    const [base, bitsText] = entry.split("/");
-    const bits = bitsText === undefined ? 32 : Number(bitsText);
-    if (!base || !isIPv4(base) || !Number.isInteger(bits) || bits < 0 || bits > 32) {
-      throw new ConfigError("PARLEY_SIP_ALLOW", `"${entry}" is not an IPv4 address or CIDR (or * for any source)`);
+    // Strict: a bare or odd prefix length ("10.0.0.1/" read as /0) would let everyone in.
+    const match = /^([^/\s]+)(?:\/(0|[1-9]\d?))?$/.exec(entry);
+    const base = match?.[1];
+    const bits = match?.[2] === undefined ? 32 : Number(match[2]);
+    if (!base || !isIPv4(base) || bits > 32) {
+      throw new ConfigError("PARLEY_SIP_ALLOW", `"${entry}" is not an IPv4 address or CIDR such as 203.0.113.7 or 203.0.113.0/24 (or * for any source)`);
     }
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
     return { network: (ipv4ToInt(base) & mask) >>> 0, mask };

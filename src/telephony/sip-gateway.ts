@@ -2,19 +2,21 @@ import type { Logger } from "pino";
 import { SipCallTransport, SipUserAgent, type IncomingCall } from "../../engine/index.js";
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
+import { LogThrottle } from "../core/log-throttle.js";
 import { isE164 } from "../core/e164.js";
 import type { Services } from "../services/container.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { CallSetup, MediaGateway } from "./media-gateway.js";
-import { parseRtpPorts, parseSipAllow } from "./sip-access.js";
+import type { SipAccess } from "./sip-access.js";
 
 /**
  * Inbound SIP calls: a SIP user agent on `PARLEY_SIP_PORT` answers INVITEs to the accounts'
  * active numbers with the number's default agent and runs them like any media call (recorded,
- * billed at the end). Refusals: a source outside `PARLEY_SIP_ALLOW` 403, an unknown number
+ * billed at the end). Refusals: a source outside `PARLEY_SIP_ALLOW` 403 (statelessly, by the
+ * user agent, before anything is kept for it; logged at most once a minute), an unknown number
  * 404, a number without a default agent (or an inactive one) 480, an account at its
- * concurrent-call limit or engine share 486, without credits 402, while shutting down or with
- * the engine at capacity 503.
+ * concurrent-call limit or engine share 486, without credits 402, while shutting down, past
+ * `PARLEY_SIP_MAX_CALLS` or with the engine at capacity 503.
  */
 export class SipGateway {
   private accepting = true;
@@ -24,10 +26,10 @@ export class SipGateway {
     private readonly logger: Logger,
   ) {}
 
-  static async start(config: Config["sip"], services: Services, media: MediaGateway, logger: Logger): Promise<SipGateway> {
-    const allowed = parseSipAllow(config.allow);
-    const rtpPortRange = parseRtpPorts(config.rtpPorts);
+  static async start(config: Config["sip"], access: SipAccess, services: Services, media: MediaGateway, logger: Logger): Promise<SipGateway> {
+    const { allowed, rtpPortRange } = access;
     const log = logger.child({ component: "sip" });
+    const refusals = new LogThrottle(REFUSAL_LOG_INTERVAL_MS);
     let gateway: SipGateway | undefined;
     const ua = await SipUserAgent.start({
       host: config.host,
@@ -35,7 +37,15 @@ export class SipGateway {
       publicAddress: config.publicIp || undefined,
       rtpPortRange,
       rtpTimeoutMs: config.rtpTimeoutMs,
-      onInvite: (incoming) => void gateway?.accept(incoming, allowed, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
+      maxCalls: config.maxCalls,
+      maxTransactions: config.maxTransactions,
+      acceptsSource: ({ address }) => {
+        if (allowed(address)) return true;
+        const heldBack = refusals.take();
+        if (heldBack !== undefined) log.warn({ source: address, heldBack }, "SIP request from a source outside PARLEY_SIP_ALLOW refused (403); logged at most once a minute");
+        return false;
+      },
+      onInvite: (incoming) => void gateway?.accept(incoming, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
     }).catch((err: unknown) => {
       throw new Error(`SIP cannot listen on ${config.host}:${config.port} (PARLEY_SIP_PORT, 0 turns SIP off): ${(err as Error).message}`);
     });
@@ -62,12 +72,8 @@ export class SipGateway {
     await this.ua.close();
   }
 
-  private async accept(incoming: IncomingCall, allowed: (address: string) => boolean, services: Services, media: MediaGateway): Promise<void> {
+  private async accept(incoming: IncomingCall, services: Services, media: MediaGateway): Promise<void> {
     if (!this.accepting) return incoming.reject(503, "Service Unavailable");
-    if (!allowed(incoming.source.address)) {
-      this.logger.warn({ source: incoming.source.address }, "INVITE from a source outside PARLEY_SIP_ALLOW refused");
-      return incoming.reject(403, "Forbidden");
-    }
     const dialled = toE164(incoming.to);
     const number = dialled ? await services.phoneNumbers.findActiveAnywhere(dialled) : undefined;
     if (!dialled || !number) return incoming.reject(404, "Not Found");
@@ -109,6 +115,9 @@ export class SipGateway {
     await media.runCall(call, setup, new SipCallTransport(sipCall), slot);
   }
 }
+
+/** Refused sources are logged at most this often: a flood must not fill the disk. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 /** A SIP user part as E.164: `+14155550100`, `14155550100` (a leading + is implied); null otherwise. */
 function toE164(user: string): string | null {

@@ -6,8 +6,9 @@ import type { Carrier, DialResult } from "./carrier.js";
  * Outbound calls through a SIP trunk (`PARLEY_CARRIER=sip`, `PARLEY_SIP_TRUNK=host:port`):
  * INVITE `sip:<number>@<trunk>` from the SIP user agent; 2xx connects the call; 486/600 is
  * busy; ringing past `PARLEY_SIP_RING_TIMEOUT_MS` is cancelled as no answer (as are 408,
- * 480 and 487); any other failure is failed. With `credentials` (PARLEY_SIP_TRUNK_USER and
- * _PASSWORD), the trunk's Digest challenges (401/407) are answered.
+ * 480 and 487); any other failure is failed. With `credentials` (PARLEY_SIP_TRUNK_USER,
+ * _PASSWORD and optionally _REALM), the trunk's Digest challenges (401/407) are answered, and
+ * only the trunk's: see the engine's TrunkCredentials.
  */
 export class SipTrunkCarrier implements Carrier {
   readonly name = "sip";

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, runCliJson, startServer } from "../../scripts/parley-process.js";
+import { freeUdpPort } from "../helpers/sipp.js";
 
 const agentBody = { name: "Front desk", system_prompt: "Answer politely.", voice_id: "flite-slt" };
 
@@ -60,6 +61,16 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     const result = await runCli(["serve"], { PARLEY_PORT: "not-a-port", PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain("PARLEY_PORT");
+  });
+
+  it("stops at start-up on a malformed PARLEY_SIP_ALLOW entry, naming it, before the engine loads", SLOW, async () => {
+    // "10.0.0.1/" once read as 10.0.0.1/0 (everyone); a refused entry used to print its error
+    // and leave the process hanging with the engine loaded. A process still running after 30 s is killed (code null).
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_SIP_HOST: "127.0.0.1", PARLEY_SIP_PORT: String(await freeUdpPort()), PARLEY_SIP_ALLOW: "203.0.113.7, 10.0.0.1/" };
+    const result = await runCli(["serve"], env, { killAfterMs: 30_000 });
+    expect(result.code, result.stderr).toBe(78);
+    expect(result.stderr).toContain('PARLEY_SIP_ALLOW: "10.0.0.1/" is not an IPv4 address or CIDR');
   });
 
   it("explains CLI mistakes with exit code 2", SLOW, async () => {

@@ -4,9 +4,11 @@ import { fileURLToPath } from "node:url";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipCallError } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import { getTopVia } from "../../engine/transports/sip/sip-message.js";
 import { EventsRepository } from "../../src/db/repositories/events.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
+import { rawSipPeer, requestText } from "../helpers/sip-raw-peer.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Inbound SIP calls to the service: sipp (a real SIP peer) dials an owned number, plays RTP
@@ -247,14 +249,28 @@ describe("inbound SIP", () => {
 });
 
 describe("inbound SIP from a source outside PARLEY_SIP_ALLOW", () => {
-  it("is refused with 403", async () => {
+  it("is refused with one stateless 403 per INVITE: a flood leaves no transaction or call behind", async () => {
     const port = await freeUdpPort(HOST);
     const strict = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_SIP_PORT: String(port), PARLEY_SIP_HOST: HOST, PARLEY_SIP_ALLOW: "10.0.0.0/8" });
+    const flooder = await rawSipPeer();
     try {
       const outgoing = caller.invite({ to: `sip:${NUMBER}@${HOST}:${port}` });
       const error = await outgoing.result.catch((err: unknown) => err);
       expect((error as SipCallError).status).toBe(403);
+      // In bursts of 50, so loopback's socket buffers never overflow and drop datagrams.
+      const FLOOD = 500;
+      for (let i = 0; i < FLOOD; i += 50) {
+        for (let j = i; j < i + 50; j++) flooder.send(requestText(flooder.port, `z9hG4bKflood${j}`, { user: NUMBER.slice(1) }), port);
+        await flooder.received(i + 50);
+      }
+      const ua = strict.parley.media!.sip!.userAgent;
+      expect(ua.layer.size).toBe(0);
+      expect(ua.activeCalls).toBe(0);
+      expect(flooder.responses.every((r) => r.response.status === 403)).toBe(true);
+      expect(new Set(flooder.responses.map((r) => getTopVia(r.response).params.branch)).size).toBe(FLOOD);
+      expect(flooder.responses.reduce((sum, r) => sum + r.bytes, 0)).toBeLessThanOrEqual(flooder.sentBytes);
     } finally {
+      await flooder.close();
       await strict.close();
     }
   }, 60_000);

@@ -28,6 +28,7 @@ async function trunkSettings(trunkPort: number, ringTimeoutMs: number): Promise<
     // Answered only to a trunk that challenges (uas-auth.xml).
     PARLEY_SIP_TRUNK_USER: "parley",
     PARLEY_SIP_TRUNK_PASSWORD: "trunk-secret",
+    PARLEY_SIP_TRUNK_REALM: "parley.test",
     PARLEY_SIP_RING_TIMEOUT_MS: String(ringTimeoutMs),
   };
 }

@@ -105,7 +105,8 @@ describe("loadConfig", () => {
 
   it("reads the SIP trunk's credentials, empty by default, and never quotes the password in errors", () => {
     const cwd = tmp();
-    expect(loadConfig({ env: {}, cwd }).sip).toMatchObject({ trunkUser: "", trunkPassword: "" });
+    expect(loadConfig({ env: {}, cwd }).sip).toMatchObject({ trunkUser: "", trunkPassword: "", trunkRealm: "" });
+    expect(loadConfig({ env: { PARLEY_SIP_TRUNK_REALM: "sip.example.net" }, cwd }).sip.trunkRealm).toBe("sip.example.net");
     const sip = loadConfig({ env: { PARLEY_SIP_TRUNK: "trunk.example.com", PARLEY_SIP_TRUNK_USER: "acme", PARLEY_SIP_TRUNK_PASSWORD: "s3cret pass" }, cwd }).sip;
     expect(sip).toMatchObject({ trunk: "trunk.example.com", trunkUser: "acme", trunkPassword: "s3cret pass" });
     writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ sip: { trunkPassword: 123456789 } }));
@@ -119,6 +120,14 @@ describe("loadConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error?.message).toMatch(/sip\.trunkPassword: must be a non-empty string/);
     expect(error?.message).not.toContain("123456789");
+  });
+
+  it("reads the SIP caps, with defaults, and refuses values out of range", () => {
+    const cwd = tmp();
+    expect(loadConfig({ env: {}, cwd }).sip).toMatchObject({ maxCalls: 200, maxTransactions: 1000 });
+    expect(loadConfig({ env: { PARLEY_SIP_MAX_CALLS: "20", PARLEY_SIP_MAX_TRANSACTIONS: "50" }, cwd }).sip).toMatchObject({ maxCalls: 20, maxTransactions: 50 });
+    expect(() => loadConfig({ env: { PARLEY_SIP_MAX_CALLS: "0" }, cwd })).toThrow(/PARLEY_SIP_MAX_CALLS: must be an integer from 1/);
+    expect(() => loadConfig({ env: { PARLEY_SIP_MAX_TRANSACTIONS: "5" }, cwd })).toThrow(/PARLEY_SIP_MAX_TRANSACTIONS: must be an integer from 10/);
   });
 
   it("checks PARLEY_CALL_PREFIXES", () => {

@@ -18,6 +18,8 @@ const HASHES: ReadonlyMap<string, string> = new Map([
 export interface DigestCredentials {
   username: string;
   password: string;
+  /** Answer only challenges naming this realm (the trunk's); any realm when unset. */
+  realm?: string;
 }
 
 export interface DigestChallenge {
@@ -39,14 +41,16 @@ const CHALLENGE_HEADERS: Readonly<Record<number, readonly [challenge: string, an
 /**
  * The header answering a 401/407 for a request with `method` and Request-URI `uri`: its name
  * and value, from the first challenge we can answer (RFC 8760 2.4: the server lists its
- * preferred one first). Undefined for another status or when no challenge is answerable.
+ * preferred one first). Undefined for another status or when no challenge is answerable (or,
+ * with `credentials.realm`, none names that realm).
  */
 export function answerChallenge(response: SipResponse, request: { method: string; uri: string }, credentials: DigestCredentials): [string, string] | undefined {
   const names = CHALLENGE_HEADERS[response.status];
   if (!names) return undefined;
   for (const value of response.headers.getAll(names[0])) {
     const challenge = parseDigestChallenge(value);
-    if (challenge && answerable(challenge)) return [names[1], digestAuthorization(challenge, credentials, request)];
+    const ours = credentials.realm === undefined || challenge?.realm === credentials.realm;
+    if (challenge && ours && answerable(challenge)) return [names[1], digestAuthorization(challenge, credentials, request)];
   }
   return undefined;
 }

@@ -39,7 +39,7 @@ export class InviteClientTransaction extends Transaction {
   }
 
   /** A response the layer matched to this transaction. */
-  receiveResponse(response: SipResponse): void {
+  receiveResponse(response: SipResponse, source: SipAddress): void {
     if (this.state === "completed") {
       if (response.status >= 300 && this.ack) this.transmit(this.ack, this.destination);
       return;
@@ -57,7 +57,7 @@ export class InviteClientTransaction extends Transaction {
       this.startTimer("D", this.timers.timerD, () => this.terminate());
       this.transmit(this.ack, this.destination);
     }
-    this.user.response(response);
+    this.user.response(response, source);
   }
 
   protected failed(reason: TransactionFailure, error?: unknown): void {

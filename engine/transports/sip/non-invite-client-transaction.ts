@@ -33,7 +33,7 @@ export class NonInviteClientTransaction extends Transaction {
     this.transmit(this.datagram, this.destination);
   }
 
-  receiveResponse(response: SipResponse): void {
+  receiveResponse(response: SipResponse, source: SipAddress): void {
     if (this.state !== "trying" && this.state !== "proceeding") return;
     if (response.status < 200) {
       this.moveTo("proceeding");
@@ -43,7 +43,7 @@ export class NonInviteClientTransaction extends Transaction {
       this.moveTo("completed");
       this.startTimer("K", this.timers.t4, () => this.terminate());
     }
-    this.user.response(response);
+    this.user.response(response, source);
   }
 
   protected failed(reason: TransactionFailure, error?: unknown): void {

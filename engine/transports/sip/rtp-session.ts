@@ -12,6 +12,7 @@ import { DtmfReceiver } from "./dtmf-receiver.js";
 import { planDtmfEvent, type DtmfToneOptions, type PlannedEventPacket } from "./dtmf-sender.js";
 import { parseRtpPacket, serializeRtpPacket, type RtpPacket } from "./rtp-packet.js";
 import { RtpSender } from "./rtp-sender.js";
+import { RtpSourcePolicy } from "./rtp-source-policy.js";
 import type { G711Codec, NegotiatedMedia } from "./sdp-negotiation.js";
 
 const RATE = 8000;
@@ -33,7 +34,7 @@ export interface RtpSessionOptions {
   portRange?: readonly [number, number];
   clock?: Clock;
   jitter?: JitterBufferOptions;
-  /** Latch onto the first packet's source (default true); see RtpSession. */
+  /** Latch onto the first packet's source (default true); see RtpSourcePolicy. */
   symmetric?: boolean;
   /** See RtpSender (default 100 ms). */
   talkspurtGapMs?: number;
@@ -95,10 +96,10 @@ export interface RtpSessionStats {
  * agent's. It starts at `start()` rather than at the first packet because a phone with VAD may
  * send nothing until its user speaks, which would shift the whole caller side.
  *
- * Symmetric RTP (RFC 4961), on by default: a peer behind NAT sends from an address its SDP
- * does not name, so until the first packet arrives, a packet from any source with a payload
- * type we negotiated latches the session onto that source, which we then send to. After that,
- * and with `symmetric: false` from the start, packets from any other source are ignored.
+ * Sources (RtpSourcePolicy): packets are read only from the far end, as its SDP and the call's
+ * signalling name it; with symmetric RTP (RFC 4961, on by default) the first good packet latches
+ * the session onto its source, which is then the only one read and where we send. Anything else
+ * is counted as ignored and never reaches the jitter buffer.
  */
 export class RtpSession extends EventEmitter<RtpSessionEvents> {
   readonly localAddress: string;
@@ -107,8 +108,7 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   private readonly sender: RtpSender;
   private readonly dtmfReceiver = new DtmfReceiver();
   private media: NegotiatedMedia | undefined;
-  private remote: { address: string; port: number } | undefined;
-  private latched = false;
+  private sources: RtpSourcePolicy | undefined;
   private jitter: JitterBuffer;
   private chunker = new FrameChunker(RATE);
   /** Frames cut from packets longer than 20 ms, waiting for their turn. */
@@ -150,19 +150,22 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
     return { ...this.counters, jitter: this.jitter.stats };
   }
 
-  /** Where packets go (and, once latched, the only source accepted); undefined before `start()`. */
+  /** Where packets go (and, once latched, the only source read); undefined before `start()`. */
   get remoteAddress(): { address: string; port: number } | undefined {
-    return this.remote && { ...this.remote };
+    return this.sources && { ...this.sources.remote };
   }
 
-  /** Applies a negotiated offer/answer (remote address, codec, DTMF payload type, direction); the first call starts playout. */
-  start(media: NegotiatedMedia): void {
+  /**
+   * Applies a negotiated offer/answer (remote address, codec, DTMF payload type, direction); the
+   * first call starts playout. `signalling` is the address the offer or answer came from (see
+   * RtpSourcePolicy); new SDP addresses start latching afresh.
+   */
+  start(media: NegotiatedMedia, signalling?: string): void {
     if (this.closing) throw new Error("the RTP session is closed");
     const previous = this.media;
     this.media = media;
     if (!previous || previous.remoteAddress !== media.remoteAddress || previous.remotePort !== media.remotePort) {
-      this.remote = { address: media.remoteAddress, port: media.remotePort };
-      this.latched = this.options.symmetric === false;
+      this.sources = new RtpSourcePolicy({ address: media.remoteAddress, port: media.remotePort }, signalling, this.options.symmetric !== false);
     }
     // The negotiated direction may have changed (hold): the far end's silence is counted from now.
     this.lastHeardAt = this.clock.now();
@@ -221,7 +224,8 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   }
 
   private canSend(): boolean {
-    const { media, remote } = this;
+    const { media } = this;
+    const remote = this.sources?.remote;
     if (this.closing || !media || !remote || remote.port === 0 || remote.address === "0.0.0.0") return false;
     return media.direction === "sendrecv" || media.direction === "sendonly";
   }
@@ -247,7 +251,7 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   }
 
   private transmit(packet: RtpPacket): void {
-    const remote = this.remote!;
+    const remote = this.sources!.remote;
     this.counters.sent++;
     this.socket.send(serializeRtpPacket(packet), remote.port, remote.address, (error) => {
       if (error) this.counters.socketErrors++;
@@ -255,10 +259,8 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
   }
 
   private onMessage(data: Buffer, from: RemoteInfo): void {
-    const media = this.media;
-    const remote = this.remote;
-    const known = remote !== undefined && from.address === remote.address && from.port === remote.port;
-    if (this.closing || !media || (!known && this.latched)) {
+    const { media, sources } = this;
+    if (this.closing || !media || !sources?.admits(from)) {
       this.counters.ignored++;
       return;
     }
@@ -276,10 +278,7 @@ export class RtpSession extends EventEmitter<RtpSessionEvents> {
       this.counters.ignored++;
       return;
     }
-    if (!this.latched) {
-      this.remote = { address: from.address, port: from.port };
-      this.latched = true;
-    }
+    sources.heard(from);
     this.counters.received++;
     if (isDtmf) {
       const digit = this.dtmfReceiver.receive(packet);

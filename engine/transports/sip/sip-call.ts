@@ -1,7 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import type { AudioFrame } from "../../audio/audio-frame.js";
 import type { Clock, TimerHandle } from "../../audio/clock.js";
-import { answerChallenge, type DigestCredentials } from "./digest-auth.js";
 import type { DtmfDigit } from "./dtmf-event.js";
 import type { RtpSession } from "./rtp-session.js";
 import { SdpError } from "./sdp-error.js";
@@ -13,6 +12,7 @@ import { buildResponse, getCSeq, type SipRequest, type SipResponse } from "./sip
 import type { IncomingRequest, TransactionLayer } from "./transaction-layer.js";
 import { formatSipUri } from "./sip-uri.js";
 import type { SipAddress, TransactionTimerConfig } from "./transaction.js";
+import type { TrunkCredentials } from "./trunk-credentials.js";
 
 /** Methods this UA takes (the Allow header). */
 export const ALLOWED_METHODS = "INVITE, ACK, BYE, CANCEL, OPTIONS, REFER, NOTIFY";
@@ -73,8 +73,8 @@ export interface SipCallInfo {
   localNumber: string;
   /** Our side of the SDP, kept to answer re-INVITEs with the same media. */
   localMedia: LocalMedia;
-  /** Answers the far end's 401/407 challenges to our requests (outbound calls through a trunk). */
-  credentials?: DigestCredentials;
+  /** Answers the trunk's 401/407 challenges to our requests (outbound calls through a trunk), and nobody else's. */
+  credentials?: TrunkCredentials;
 }
 
 /**
@@ -227,7 +227,7 @@ export class SipCall extends EventEmitter<SipCallEvents> {
     try {
       if (request.body.byteLength === 0) throw new SdpError("no_audio", "re-INVITE without an offer");
       const { answer, media } = answerOffer(parseSdp(request.body.toString("utf8")), local);
-      this.rtp.start(media);
+      this.rtp.start(media, incoming.source.address);
       body = writeSdp(answer);
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
@@ -277,17 +277,18 @@ export class SipCall extends EventEmitter<SipCallEvents> {
   /**
    * Sends a request in the dialog, made by `build` (a new CSeq and branch each call); resolves
    * with its final response, rejects on timeout or transport error. With credentials, a 401/407
-   * is answered by building the request again with the Digest answers so far, once per kind
-   * (RFC 3261 22.2, 22.3).
+   * from the trunk (the dialog's far end is the trunk's host) is answered by building the request
+   * again with the Digest answers so far, once per kind (RFC 3261 22.2, 22.3).
    */
   private send(build: () => SipRequest, answers: ReadonlyArray<[string, string]> = []): Promise<SipResponse> {
     const request = build();
     for (const [name, value] of answers) request.headers.append(name, value);
+    const destination = this.dialog.destination;
     return new Promise((resolve, reject) => {
-      this.host.layer.sendRequest(request, this.dialog.destination, {
-        response: (response) => {
+      this.host.layer.sendRequest(request, destination, {
+        response: (response, source) => {
           if (response.status < 200) return;
-          const answer = this.info.credentials && answerChallenge(response, request, this.info.credentials);
+          const answer = this.info.credentials?.answer(response, request, destination, source);
           const retry = answer && !answers.some(([name]) => name === answer[0]);
           resolve(retry ? this.send(build, [...answers, answer]) : response);
         },

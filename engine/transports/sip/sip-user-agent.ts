@@ -1,8 +1,10 @@
 import { randomInt } from "node:crypto";
 import dgram, { type Socket } from "node:dgram";
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import { EventEmitter } from "eventemitter3";
 import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
-import { answerChallenge, type DigestCredentials } from "./digest-auth.js";
+import type { DigestCredentials } from "./digest-auth.js";
 import { RtpSession } from "./rtp-session.js";
 import { SdpError } from "./sdp-error.js";
 import { answerOffer, createOffer, readAnswer, type LocalMedia, type NegotiatedMedia } from "./sdp-negotiation.js";
@@ -13,8 +15,9 @@ import { SipHeaders } from "./sip-headers.js";
 import { parseNameAddress } from "./sip-header-values.js";
 import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, type SipResponse } from "./sip-message.js";
 import { parseSipUri } from "./sip-uri.js";
-import { TransactionLayer, type IncomingRequest, type TransactionUser } from "./transaction-layer.js";
+import { OVERLOADED, TransactionLayer, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
 import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
+import { TrunkCredentials } from "./trunk-credentials.js";
 import type { InviteClientTransaction } from "./invite-client-transaction.js";
 import type { InviteServerTransaction } from "./invite-server-transaction.js";
 
@@ -31,9 +34,22 @@ export interface SipUserAgentOptions {
   rtpTimeoutMs?: number;
   /** Decides each new inbound call: `answer()` or `reject()`. Without it, calls get 480. */
   onInvite?: (call: IncomingCall) => void;
+  /**
+   * Whether a source may send requests outside a dialog (INVITE, OPTIONS, CANCEL, ...); default
+   * any. Refused ones get one stateless 403 (see TransactionUser.screen) before any transaction
+   * or call exists for them.
+   */
+  acceptsSource?: (source: SipAddress) => boolean;
+  /** Calls at most, up and waiting for a decision together (default DEFAULT_MAX_CALLS); past it an INVITE gets a stateless 503. */
+  maxCalls?: number;
+  /** Live server transactions at most (default DEFAULT_MAX_SERVER_TRANSACTIONS); past it a request gets a stateless 503. */
+  maxTransactions?: number;
   clock?: Clock;
   timers?: Partial<TransactionTimerConfig>;
 }
+
+/** Default cap on calls (each holds an RTP socket and a jitter buffer): far above what one node runs, low enough to bound a flood. */
+export const DEFAULT_MAX_CALLS = 200;
 
 export interface OutgoingCallOptions {
   /** The callee's URI, e.g. `sip:+15551234@trunk.example.com`. */
@@ -44,7 +60,10 @@ export interface OutgoingCallOptions {
   target?: SipAddress;
   /** Give up ringing after this long (CANCEL, rejects with outcome `no_answer`). */
   timeoutMs?: number;
-  /** Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a trunk account). */
+  /**
+   * Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a
+   * trunk account), only when they come from `target` (see TrunkCredentials).
+   */
   credentials?: DigestCredentials;
 }
 
@@ -53,6 +72,10 @@ export interface OutgoingCallOptions {
  * INVITEs handed to `onInvite` as IncomingCalls, and outbound calls (`invite`). OPTIONS outside a
  * dialog get 200; requests for unknown dialogs get 481. Outbound calls answer Digest challenges
  * when given credentials; no registration, no challenging of inbound requests, no TCP.
+ *
+ * Under a flood, memory stays bounded: requests from refused sources, for unknown dialogs, or
+ * past the caps on calls and transactions are answered statelessly (403, 481, 503) and leave
+ * nothing behind.
  */
 export class SipUserAgent implements SipCallHost {
   readonly layer: TransactionLayer;
@@ -91,6 +114,7 @@ export class SipUserAgent implements SipCallHost {
       user: this.transactionUser(),
       clock: this.clock,
       timers: this.timers,
+      ...(options.maxTransactions !== undefined ? { maxServerTransactions: options.maxTransactions } : {}),
     });
     socket.on("message", (datagram, from) => {
       try {
@@ -148,6 +172,12 @@ export class SipUserAgent implements SipCallHost {
     });
   }
 
+  /** @internal The address `host` (a name or an address) resolves to, for this socket's family. */
+  async resolve(host: string): Promise<string> {
+    if (isIP(host)) return host;
+    return (await lookup(host, { family: this.socket.address().family === "IPv6" ? 6 : 4 })).address;
+  }
+
   /** @internal */
   localMedia(port: number): LocalMedia {
     return { address: this.endpoint.address, port, sessionId: String(randomInt(1, 2 ** 47)) };
@@ -167,6 +197,7 @@ export class SipUserAgent implements SipCallHost {
           if (incoming.request.method !== "ACK") respond(incoming, 500, "Server Internal Error");
         }
       },
+      screen: (request, source) => this.screen(request, source),
       strayResponse: (response) => {
         // A retransmitted 2xx: its ACK was lost, send it again (RFC 3261 13.2.2.4).
         if (getCSeq(response).method !== "INVITE" || response.status >= 300) return;
@@ -178,13 +209,26 @@ export class SipUserAgent implements SipCallHost {
     };
   }
 
+  /** Decides, before any transaction exists, which new requests are refused statelessly. */
+  private screen(request: SipRequest, source: SipAddress): Refusal | undefined {
+    if (getTo(request).params.tag !== undefined) {
+      return this.callFor(request) ? undefined : { status: 481, reason: "Call/Transaction Does Not Exist" };
+    }
+    if (this.options.acceptsSource && !this.options.acceptsSource(source)) return { status: 403, reason: "Forbidden" };
+    if (request.method === "INVITE" && this.calls.size + this.pending.size >= (this.options.maxCalls ?? DEFAULT_MAX_CALLS)) return OVERLOADED;
+    return undefined;
+  }
+
+  /** The call whose dialog an in-dialog request (one with a To tag) belongs to. */
+  private callFor(request: SipRequest): SipCall | undefined {
+    return this.calls.get(dialogKey(getCallId(request), getTo(request).params.tag ?? "", getFrom(request).params.tag ?? ""));
+  }
+
   private route(incoming: IncomingRequest): void {
     const { request } = incoming;
-    const toTag = getTo(request).params.tag ?? undefined;
-    if (toTag !== undefined) {
-      const call = this.calls.get(dialogKey(getCallId(request), toTag, getFrom(request).params.tag ?? ""));
-      if (call) return call.receiveRequest(incoming);
-      if (request.method !== "ACK") respond(incoming, 481, "Call/Transaction Does Not Exist");
+    if (getTo(request).params.tag !== undefined) {
+      // Screened: only an ACK can be here without its call, and it gets no answer.
+      this.callFor(request)?.receiveRequest(incoming);
       return;
     }
     switch (request.method) {
@@ -310,7 +354,7 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
       throw new SipCallError("failed", status, error instanceof Error ? error.message : String(error));
     }
     const call = new SipCall(this.ua, dialog, rtp, { direction: "inbound", remoteNumber: this.from, localNumber: this.to, localMedia: local });
-    if (media) rtp.start(media);
+    if (media) rtp.start(media, this.source.address);
     this.ua.register(call);
     const response = buildResponse(this.request, 200, "OK", {
       toTag: this.tag,
@@ -334,7 +378,7 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
     }
     if (!media) {
       try {
-        rtp.start(readAnswer(parseSdp(ack.body.toString("utf8"))));
+        rtp.start(readAnswer(parseSdp(ack.body.toString("utf8"))), this.source.address);
       } catch {
         await call.hangUp();
         throw new SipCallError("failed", 488, "the ACK carried no usable SDP answer");
@@ -368,9 +412,10 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
  * An outbound call being set up. `result` resolves with the SipCall on a 2xx (after the ACK is
  * sent and the SDP answer applied) or rejects with a SipCallError: `busy` (486/600),
  * `no_answer` (408/480, or `timeoutMs`), `cancelled` (487 after `cancel()`), `rejected`, `timeout`.
- * With `credentials`, a 401/407 is answered by the INVITE again with the next CSeq, a new branch
- * and the Digest answer (RFC 3261 22.2); a second challenge of the same kind rejects (the
- * credentials were refused), so a wrong password never loops.
+ * With `credentials`, a 401/407 from the target (the trunk) is answered by the INVITE again with
+ * the next CSeq, a new branch and the Digest answer (RFC 3261 22.2); a challenge from anywhere
+ * else, or a second one of the same kind (the credentials were refused), rejects, so a wrong
+ * password never loops.
  */
 export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => void; progress: (status: number, reason: string) => void }> {
   readonly callId: string;
@@ -379,6 +424,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
   private invite: SipRequest | undefined;
   private transaction: InviteClientTransaction | undefined;
   private target: SipAddress | undefined;
+  private credentials: TrunkCredentials | undefined;
   private transactionUser: ClientTransactionUser | undefined;
   private provisional = false;
   private cancelRequested = false;
@@ -409,7 +455,13 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const to = parseNameAddress(this.options.to);
     const from = this.options.from ?? "parley";
     const fromUri = /^(sips?|tel):/i.test(from) ? from : `sip:${from}@${this.ua.endpoint.address}`;
-    this.target = this.options.target ?? uriDestination(to.uri);
+    const target = this.options.target ?? uriDestination(to.uri);
+    // Resolved once: a challenge must come back from the very address the INVITE went to.
+    const address = await this.ua.resolve(target.address).catch((error: unknown) => {
+      throw new SipCallError("failed", 503, `cannot resolve ${target.address}: ${(error as Error).message}`);
+    });
+    this.target = { address, port: target.port };
+    if (this.options.credentials) this.credentials = new TrunkCredentials(this.options.credentials, { host: target.address, address });
     const rtp = await this.ua.openRtp();
     if (this.cancelRequested) {
       await rtp.close();
@@ -438,9 +490,9 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return await new Promise<SipCall>((resolve, reject) => {
         this.abort = reject;
         this.transactionUser = {
-          response: (response) => {
+          response: (response, source) => {
             try {
-              this.onResponse(response, rtp, local, resolve, reject);
+              this.onResponse(response, source, rtp, local, resolve, reject);
             } catch (error) {
               reject(error as Error);
             }
@@ -465,7 +517,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     this.transaction = this.ua.layer.sendRequest(invite, this.target!, this.transactionUser!) as InviteClientTransaction;
   }
 
-  private onResponse(response: SipResponse, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
+  private onResponse(response: SipResponse, source: SipAddress, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
     const invite = this.invite!;
     if (response.status < 200) {
       this.provisional = true;
@@ -475,7 +527,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return;
     }
     if (response.status >= 300) {
-      if (this.authenticate(response, reject)) return;
+      if (this.authenticate(response, source, reject)) return;
       const error = SipCallError.fromStatus(response.status, response.reason);
       return reject(this.noAnswer && error.outcome === "cancelled" ? new SipCallError("no_answer", 408, "no answer") : error);
     }
@@ -484,7 +536,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
     const destination = dialog.destination;
     void Promise.resolve(this.ua.layer.sendStateless(ack, destination)).catch(() => undefined);
     const remoteNumber = parseNameAddress(this.options.to).uri.user ?? "";
-    const credentials = this.options.credentials;
+    const credentials = this.credentials;
     const call = new SipCall(this.ua, dialog, rtp, { direction: "outbound", remoteNumber, localNumber: dialog.local.uri.user ?? "", localMedia: local, ...(credentials ? { credentials } : {}) });
     this.ua.register(call, { ack, destination });
     if (this.cancelRequested) {
@@ -492,7 +544,7 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
       return reject(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 487, "answered after CANCEL; hung up"));
     }
     try {
-      rtp.start(readAnswer(parseSdp(response.body.toString("utf8"))));
+      rtp.start(readAnswer(parseSdp(response.body.toString("utf8"))), source.address);
     } catch (error) {
       void call.hangUp();
       return reject(new SipCallError("failed", 488, `unusable SDP answer: ${error instanceof Error ? error.message : String(error)}`));
@@ -505,10 +557,9 @@ export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => vo
    * transaction has ACKed the challenge), keeping earlier answers, as a proxy and the trunk may
    * each challenge (22.3). True when the response is dealt with (also when we were cancelled meanwhile).
    */
-  private authenticate(response: SipResponse, reject: (error: Error) => void): boolean {
+  private authenticate(response: SipResponse, source: SipAddress, reject: (error: Error) => void): boolean {
     const previous = this.invite!;
-    const credentials = this.options.credentials;
-    const answer = credentials && answerChallenge(response, previous, credentials);
+    const answer = this.credentials?.answer(response, previous, this.target!, source);
     // Challenged again for a kind we answered: the credentials were refused.
     if (!answer || previous.headers.has(answer[0])) return false;
     if (this.cancelRequested) {

@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { systemClock, type Clock } from "../../audio/clock.js";
 import { InviteClientTransaction } from "./invite-client-transaction.js";
 import { InviteServerTransaction } from "./invite-server-transaction.js";
 import { NonInviteClientTransaction } from "./non-invite-client-transaction.js";
 import { NonInviteServerTransaction } from "./non-invite-server-transaction.js";
 import { BRANCH_MAGIC_COOKIE, DEFAULT_SIP_PORT, formatVia, sentByKey, type Via } from "./sip-header-values.js";
-import { getCallId, getCSeq, getFrom, getTopVia, parseSipMessage, serializeSipMessage, type SipMessage, type SipRequest, type SipResponse } from "./sip-message.js";
+import { buildResponse, getCallId, getCSeq, getFrom, getTopVia, parseSipMessage, serializeSipMessage, type SipMessage, type SipRequest, type SipResponse } from "./sip-message.js";
 import { SipParseError } from "./sip-parse-error.js";
 import {
   DEFAULT_TRANSACTION_TIMERS,
@@ -33,10 +33,29 @@ export interface IncomingRequest {
   cancels?: InviteServerTransaction;
 }
 
+/** A final response given to a request before any transaction exists for it (see `TransactionUser.screen`). */
+export interface Refusal {
+  status: number;
+  reason: string;
+  headers?: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Past a cap (server transactions here, calls in the user agent): come back later (RFC 3261 21.5.4). */
+export const OVERLOADED: Readonly<Refusal> = Object.freeze({ status: 503, reason: "Service Unavailable", headers: [["Retry-After", "5"]] as const });
+
+/** Default cap on live server transactions; each lives up to 64*T1 (32 s), so this also bounds the rate of requests taken. */
+export const DEFAULT_MAX_SERVER_TRANSACTIONS = 1000;
+
 /** The transaction user: the UA core (dialogs and calls) above this layer. */
 export interface TransactionUser {
   /** A new request (never a retransmission of one a transaction holds). */
   request(incoming: IncomingRequest): void;
+  /**
+   * Consulted for each new request other than ACK, before a transaction is made for it. A
+   * Refusal is sent once, statelessly (RFC 3261 8.2.7): no transaction, no retransmission, no
+   * wait for an ACK, so a refused flood costs no memory and gets back one response per request.
+   */
+  screen?(request: SipRequest, source: SipAddress): Refusal | undefined;
   /** A response no client transaction claims: a retransmitted or forked 2xx to an INVITE (13.2.2.4). */
   strayResponse(response: SipResponse, source: SipAddress): void;
   /** A server transaction ended without completing: no ACK for a final response (Timer H), or a transport error. */
@@ -50,6 +69,8 @@ export interface TransactionLayerConfig {
   user: TransactionUser;
   clock?: Clock;
   timers?: Partial<TransactionTimerConfig>;
+  /** Live server transactions at most (default DEFAULT_MAX_SERVER_TRANSACTIONS); past it new requests get OVERLOADED. */
+  maxServerTransactions?: number;
 }
 
 /** A new Via branch: the RFC 3261 magic cookie plus 96 random bits. */
@@ -62,16 +83,17 @@ export function createBranch(): string {
  * in through `receive` and go out through the injected `send`. It matches requests to server
  * transactions (branch, sent-by and method, ACK to its INVITE, 17.2.3) and responses to client
  * transactions (branch and CSeq method, 17.1.3), creates server transactions for new requests,
- * and hands the TU what it must see: new requests, stray responses, failures.
+ * and hands the TU what it must see: new requests, stray responses, failures. Requests the TU
+ * screens out, and any past the cap on server transactions, are answered statelessly.
  */
 export class TransactionLayer {
-  private readonly config: Readonly<{ send: SendDatagram; user: TransactionUser }>;
+  private readonly config: Readonly<{ send: SendDatagram; user: TransactionUser; maxServerTransactions: number }>;
   private readonly context: TransactionContext;
   private readonly clients = new Map<string, ClientTransaction>();
   private readonly servers = new Map<string, ServerTransaction>();
 
   constructor(config: TransactionLayerConfig) {
-    this.config = Object.freeze({ send: config.send, user: config.user });
+    this.config = Object.freeze({ send: config.send, user: config.user, maxServerTransactions: config.maxServerTransactions ?? DEFAULT_MAX_SERVER_TRANSACTIONS });
     this.context = {
       clock: config.clock ?? systemClock,
       send: config.send,
@@ -99,7 +121,7 @@ export class TransactionLayer {
       return;
     }
     if (message.kind === "response") this.receiveResponse(message, source);
-    else this.receiveRequest(message, source);
+    else this.receiveRequest(message, source, datagram.byteLength);
   }
 
   /**
@@ -137,11 +159,11 @@ export class TransactionLayer {
   private receiveResponse(response: SipResponse, source: SipAddress): void {
     const branch = getTopVia(response).params.branch;
     const transaction = branch ? this.clients.get(`${branch}|${getCSeq(response).method}`) : undefined;
-    if (transaction) transaction.receiveResponse(response);
+    if (transaction) transaction.receiveResponse(response, source);
     else this.config.user.strayResponse(response, source);
   }
 
-  private receiveRequest(request: SipRequest, source: SipAddress): void {
+  private receiveRequest(request: SipRequest, source: SipAddress, size: number): void {
     const via = stampTopVia(request, source);
     const user = this.config.user;
     if (request.method === "ACK") {
@@ -156,6 +178,8 @@ export class TransactionLayer {
       return;
     }
     const destination = responseDestination(via);
+    const refusal = user.screen?.(request, source) ?? (this.servers.size >= this.config.maxServerTransactions ? OVERLOADED : undefined);
+    if (refusal) return this.refuse(request, refusal, destination, size);
     const report = (reason: TransactionFailure, error?: unknown) => user.serverTransactionFailed(transaction, reason, error);
     const transaction: ServerTransaction =
       request.method === "INVITE"
@@ -170,6 +194,22 @@ export class TransactionLayer {
       if (cancelled instanceof InviteServerTransaction) incoming.cancels = cancelled;
     }
     user.request(incoming);
+  }
+
+  /**
+   * Sends `refusal` once, without a transaction, and only if it is no larger than the request:
+   * a source address can be forged, and whoever it names must never get more bytes than the
+   * forger sent (a bare request with compact headers may get no answer at all).
+   */
+  private refuse(request: SipRequest, refusal: Refusal, destination: SipAddress, size: number): void {
+    const headers = refusal.headers ?? [];
+    const datagram = serializeSipMessage(buildResponse(request, refusal.status, refusal.reason, { toTag: statelessTag(request), headers }));
+    if (datagram.byteLength > size) return;
+    try {
+      void Promise.resolve(this.config.send(datagram, destination.address, destination.port)).catch(() => undefined);
+    } catch {
+      // Nothing to retry: a stateless response is sent once.
+    }
   }
 
   private forget(transaction: Transaction): void {
@@ -190,16 +230,25 @@ function serverKey(request: SipRequest, via: Via, method: string): string {
 
 /**
  * Records where the request really came from in its top Via (RFC 3261 18.2.1 `received`,
- * RFC 3581 `rport`), so responses go back through NATs; returns the updated Via.
+ * RFC 3581 `rport`), so responses go back through NATs; returns the updated Via. Whatever
+ * `received` or `rport` value the sender wrote is replaced: responses must go back to the real
+ * source, never to a host or port the sender names.
  */
 function stampTopVia(request: SipRequest, source: SipAddress): Via {
   const via = getTopVia(request);
-  const rportRequested = via.params.rport === null;
-  if (!rportRequested && via.host === source.address) return via;
-  via.params.received = source.address;
-  if (rportRequested) via.params.rport = String(source.port);
+  const { received, rport } = via.params;
+  if (via.host === source.address) delete via.params.received;
+  else via.params.received = source.address;
+  if (rport !== undefined) via.params.rport = String(source.port);
+  if (via.params.received === received && via.params.rport === rport) return via;
   request.headers.set("Via", formatVia(via), ...request.headers.getAll("Via").slice(1));
   return via;
+}
+
+/** The To tag of a stateless response: the same for every retransmission of a request (RFC 3261 8.2.7). */
+function statelessTag(request: SipRequest): string {
+  const key = `${getCallId(request)}|${getFrom(request).params.tag ?? ""}|${getTopVia(request).params.branch ?? ""}|${getCSeq(request).seq}`;
+  return createHash("sha256").update(key).digest("hex").slice(0, 16);
 }
 
 /** RFC 3261 18.2.2 for UDP: `received` (or sent-by) host, `rport` (or sent-by) port. */

@@ -43,8 +43,8 @@ export type TransactionFailure = (typeof TRANSACTION_FAILURES)[number];
 
 /** The TU's side of a client transaction. */
 export interface ClientTransactionUser {
-  /** Each provisional response and the first final one; retransmitted finals are absorbed. */
-  response(response: SipResponse): void;
+  /** Each provisional response and the first final one, with where it came from; retransmitted finals are absorbed. */
+  response(response: SipResponse, source: SipAddress): void;
   /** No final response in time (Timer B or F), or the request could not be sent. */
   failed(reason: TransactionFailure, error?: unknown): void;
 }

@@ -96,4 +96,14 @@ describe("digest authentication", () => {
     expect(fields(answerChallenge(response, { method: "INVITE", uri: "sip:x@y" }, MUFASA)![1])).toMatchObject({ realm: "d", algorithm: "SHA-256" });
     expect(answerChallenge(challengeResponse(401, response.headers.lines().slice(0, 3).map(({ name, value }) => [name, value])), { method: "INVITE", uri: "sip:x@y" }, MUFASA)).toBeUndefined();
   });
+
+  it("with a realm set, answers only a challenge naming it", () => {
+    const invite = { method: "INVITE", uri: "sip:x@y" };
+    const response = challengeResponse(401, [
+      ["WWW-Authenticate", 'Digest realm="elsewhere", nonce="1", qop="auth"'],
+      ["WWW-Authenticate", 'Digest realm="trunk.example", nonce="2", qop="auth"'],
+    ]);
+    expect(fields(answerChallenge(response, invite, { ...MUFASA, realm: "trunk.example" })![1])).toMatchObject({ realm: "trunk.example", nonce: "2" });
+    expect(answerChallenge(challengeResponse(401, [["WWW-Authenticate", 'Digest realm="elsewhere", nonce="1"']]), invite, { ...MUFASA, realm: "trunk.example" })).toBeUndefined();
+  });
 });

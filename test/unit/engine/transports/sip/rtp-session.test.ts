@@ -53,9 +53,10 @@ interface RawPeer {
   send(packet: RtpPacket, port: number): Promise<void>;
 }
 
-async function rawPeer(): Promise<RawPeer> {
+/** A raw peer bound on `host` (127.0.0.2 stands for another machine: loopback too, but not the far end's address). */
+async function rawPeer(host = HOST): Promise<RawPeer> {
   const socket: Socket = dgram.createSocket("udp4");
-  await new Promise<void>((resolve) => socket.bind(0, HOST, resolve));
+  await new Promise<void>((resolve) => socket.bind(0, host, resolve));
   cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
   const packets: RtpPacket[] = [];
   const waiters: (() => void)[] = [];
@@ -237,10 +238,10 @@ describe("RtpSession over loopback UDP", () => {
     expect(b.stats.ignored).toBe(1);
   });
 
-  it("latches onto the source of the first packet (a peer behind NAT) and answers it there", async () => {
+  it("latches onto the signalling host's first packet (a peer behind NAT) and answers it there", async () => {
     const nat = await rawPeer();
     const b = await open();
-    b.start(media(9, { direction: "sendrecv" })); // the SDP names a port nobody sends from
+    b.start(media(9, { direction: "sendrecv" }), HOST); // the SDP names a port nobody sends from; the INVITE came from HOST
     const heard = nextFrames(b, 1);
     for (let i = 0; i < 3; i++) {
       await nat.send({ marker: i === 0, payloadType: 0, sequence: i, timestamp: 160 * i, ssrc: 5, csrcs: [], payload: encodeMulaw(constantFrame(700).samples) }, b.localPort);
@@ -250,6 +251,51 @@ describe("RtpSession over loopback UDP", () => {
     b.sendAudio(constantFrame(800));
     const [reply] = await nat.received(1);
     expect(Array.from(reply!.payload)).toEqual(Array.from(encodeMulaw(constantFrame(800).samples)));
+  });
+
+  it("before the far end's first packet, a stranger spraying packets is neither latched onto nor heard", async () => {
+    const caller = await rawPeer();
+    const stranger = await rawPeer("127.0.0.2");
+    const b = await open();
+    b.start(media(caller.port), HOST); // the caller's SDP and INVITE both name 127.0.0.1
+    const loud = encodeMulaw(constantFrame(20000).samples);
+    for (let i = 0; i < 5; i++) await stranger.send({ marker: i === 0, payloadType: 0, sequence: i, timestamp: 160 * i, ssrc: 66, csrcs: [], payload: loud }, b.localPort);
+    const heard = nextFrames(b, 3);
+    for (const [i, value] of [400, 500, 600].entries()) {
+      await caller.send({ marker: i === 0, payloadType: 0, sequence: 1000 + i, timestamp: 160 * i, ssrc: 7, csrcs: [], payload: encodeMulaw(constantFrame(value).samples) }, b.localPort);
+    }
+    expect((await heard).map((frame) => frame.samples[0])).toEqual([400, 500, 600].map((value) => decodeMulaw(encodeMulaw(Int16Array.of(value)))[0]));
+    expect(b.remoteAddress).toEqual({ address: HOST, port: caller.port });
+    expect(b.stats.ignored).toBe(5);
+    b.sendAudio(constantFrame(800));
+    await caller.received(1);
+    expect(stranger.packets).toEqual([]);
+  });
+
+  it("for a peer behind NAT (its SDP names a private address), latches only onto the signalling host, not a stranger that sends first", async () => {
+    const nat = await rawPeer();
+    const stranger = await rawPeer("127.0.0.2");
+    const b = await open();
+    // Nothing is ever sent to 10.0.0.5: no audio goes out before the far end is latched onto.
+    b.start(media(40000, { remoteAddress: "10.0.0.5" }), HOST);
+    const loud = encodeMulaw(constantFrame(20000).samples);
+    for (let i = 0; i < 3; i++) await stranger.send({ marker: false, payloadType: 0, sequence: i, timestamp: 160 * i, ssrc: 66, csrcs: [], payload: loud }, b.localPort);
+    const burst = async (from: RawPeer, ssrc: number, value: number) => {
+      for (let i = 0; i < 3; i++) {
+        await from.send({ marker: i === 0, payloadType: 0, sequence: 100 * ssrc + i, timestamp: 160 * i, ssrc, csrcs: [], payload: encodeMulaw(constantFrame(value).samples) }, b.localPort);
+      }
+    };
+    const heard = nextFrames(b, 3);
+    await burst(nat, 5, 700);
+    expect((await heard).map((frame) => frame.samples[0])).toEqual(Array(3).fill(decodeMulaw(encodeMulaw(Int16Array.of(700)))[0]));
+    expect(b.remoteAddress).toEqual({ address: HOST, port: nat.port });
+    // Latched: another port of the same host is a stranger too; a new SSRC is taken from the latched source.
+    const other = await rawPeer();
+    await burst(other, 9, 20000);
+    const next = nextFrames(b, 3);
+    await burst(nat, 6, 900);
+    expect((await next).map((frame) => frame.samples[0])).toEqual(Array(3).fill(decodeMulaw(encodeMulaw(Int16Array.of(900)))[0]));
+    expect(b.stats.ignored).toBe(6);
   });
 
   it("binds an even port in the given range and releases it on close()", async () => {

@@ -17,7 +17,11 @@ import {
   type SipRequest,
   type SipResponse,
 } from "../../../../../engine/transports/sip/sip-message.js";
-import { IncomingCall, SipUserAgent } from "../../../../../engine/transports/sip/sip-user-agent.js";
+import { serializeRtpPacket } from "../../../../../engine/transports/sip/rtp-packet.js";
+import { encodeMulaw } from "../../../../../engine/audio/mulaw.js";
+import { IncomingCall, SipUserAgent, type SipUserAgentOptions } from "../../../../../engine/transports/sip/sip-user-agent.js";
+import { FakeClock } from "../../../../helpers/fake-clock.js";
+import { rawSipPeer, requestText } from "../../../../helpers/sip-raw-peer.js";
 
 const HOST = "127.0.0.1";
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -137,7 +141,25 @@ async function rawTrunk() {
     reply(request: SipRequest, status: number, reason: string, headers: [string, string][] = []): void {
       socket.send(serializeSipMessage(buildResponse(request, status, reason, { toTag: "trunk1", headers })), peer.port, peer.address);
     },
+    replyWith(request: SipRequest, status: number, reason: string, headers: [string, string][], body: Buffer): void {
+      socket.send(serializeSipMessage(buildResponse(request, status, reason, { toTag: "trunk1", headers, body })), peer.port, peer.address);
+    },
   };
+}
+
+/** A raw SIP peer on loopback, closed after the test. */
+async function rawPeer(host?: string, port?: number) {
+  const peer = await rawSipPeer(host, port);
+  cleanups.push(() => peer.close());
+  return peer;
+}
+
+/** A user agent on loopback with a fake clock (its transaction timers move only when told). */
+async function fakeClockAgent(options: Partial<SipUserAgentOptions> = {}) {
+  const clock = new FakeClock();
+  const ua = await SipUserAgent.start({ host: HOST, clock, ...options });
+  cleanups.push(() => ua.close());
+  return { ua, clock };
 }
 
 /** Checks a Digest answer by computing it again from the challenge with the answer's own cnonce. */
@@ -258,6 +280,66 @@ describe("SipUserAgent", () => {
     await expect(outgoing.result).rejects.toMatchObject({ outcome: "cancelled", status: 487 });
   });
 
+  it("answers a challenge only from the trunk: a 407 from another source gets no credentials and fails the call", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret" };
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    const invite = await trunk.next("INVITE");
+    // Someone who saw the INVITE (its branch) answers it from elsewhere, asking for the trunk's password.
+    const stranger = await rawSipPeer();
+    cleanups.push(() => stranger.close());
+    const challenge = buildResponse(invite, 407, "Proxy Authentication Required", { toTag: "x1", headers: [["Proxy-Authenticate", 'Digest realm="parley.test", nonce="n1", qop="auth"']] });
+    stranger.send(serializeSipMessage(challenge).toString(), ua.port);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 407 });
+    // The transaction ACKs the 407 towards the trunk; no INVITE with credentials follows.
+    await trunk.next("ACK");
+    expect(trunk.received().filter((method) => method === "INVITE")).toHaveLength(1);
+  });
+
+  it("with a realm set, answers only the trunk's challenges naming it", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    const credentials = { username: "parley", password: "trunk-secret", realm: "parley.test" };
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    trunk.reply(await trunk.next("INVITE"), 401, "Unauthorized", [["WWW-Authenticate", 'Digest realm="elsewhere.example", nonce="e1", qop="auth"']]);
+    await expect(outgoing.result).rejects.toMatchObject({ outcome: "rejected", status: 401 });
+    expect(trunk.received().filter((method) => method === "INVITE")).toHaveLength(1);
+
+    const again = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials });
+    const challenge = 'Digest realm="parley.test", nonce="p1", qop="auth"';
+    trunk.reply(await trunk.next("INVITE"), 401, "Unauthorized", [["WWW-Authenticate", challenge]]);
+    const answered = await trunk.next("INVITE");
+    expectDigestAnswer(answered.headers.get("Authorization"), challenge, credentials, answered);
+    trunk.reply(answered, 486, "Busy Here");
+    await expect(again.result).rejects.toMatchObject({ outcome: "busy" });
+  });
+
+  it("in a call through the trunk, a challenge from a far end that is not the trunk gets no credentials", async () => {
+    const trunk = await rawTrunk();
+    const { ua } = await agent();
+    // The trunk hands the dialog to a callee on another host (its Contact): our BYE goes there.
+    const callee = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => callee.bind(0, "127.0.0.2", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => callee.close(() => resolve())));
+    const byes: SipRequest[] = [];
+    callee.on("message", (data, from) => {
+      const message = parseSipMessage(data);
+      if (message.kind !== "request" || message.method !== "BYE") return;
+      byes.push(message);
+      const challenge = buildResponse(message, 401, "Unauthorized", { headers: [["WWW-Authenticate", 'Digest realm="parley.test", nonce="b1", qop="auth"']] });
+      callee.send(serializeSipMessage(challenge), from.port, from.address);
+    });
+    const outgoing = ua.invite({ to: `sip:15551234@${HOST}:${trunk.port}`, credentials: { username: "parley", password: "trunk-secret" } });
+    const invite = await trunk.next("INVITE");
+    const sdp = `v=0\r\no=- 1 1 IN IP4 ${HOST}\r\ns=-\r\nc=IN IP4 ${HOST}\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n`;
+    trunk.replyWith(invite, 200, "OK", [["Contact", `<sip:callee@127.0.0.2:${callee.address().port}>`], ["Content-Type", "application/sdp"]], Buffer.from(sdp));
+    const call = await outgoing.result;
+    await call.hangUp();
+    expect(byes).toHaveLength(1);
+    expect(byes[0]!.headers.has("Authorization")).toBe(false);
+  });
+
   it("without credentials a challenge fails the call", async () => {
     const trunk = await rawTrunk();
     const { ua } = await agent();
@@ -334,6 +416,154 @@ ${sdp.replace(/\r\n/g, "\n")}`);
     const callee = await agent();
     const { uacCall } = await connect(caller.ua, callee);
     await expect(uacCall.refer("sip:+15559999@example.com")).rejects.toMatchObject({ status: 603 });
+  });
+});
+
+describe("SipUserAgent under attack", () => {
+  it("an answered call's RTP is neither latched onto nor heard from a stranger spraying its port before the caller speaks", async () => {
+    const caller = await agent();
+    const callee = await agent();
+    const { uacCall, uasCall } = await connect(caller.ua, callee);
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => stranger.close(() => resolve())));
+    const strangerGot: Buffer[] = [];
+    stranger.on("message", (data) => strangerGot.push(data));
+    const loud = serializeRtpPacket({ marker: true, payloadType: 0, sequence: 1, timestamp: 0, ssrc: 66, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
+    for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => stranger.send(loud, uasCall.rtp.localPort, HOST, () => resolve()));
+    while (uasCall.rtp.stats.ignored + uasCall.rtp.stats.received < 10) await new Promise((resolve) => setImmediate(resolve));
+    expect(uasCall.rtp.stats.received).toBe(0);
+    expect(uasCall.rtp.remoteAddress).toEqual({ address: HOST, port: uacCall.rtp.localPort });
+    expect(await audioFlows((frame) => uacCall.sendAudio(frame), uasCall)).toBeGreaterThan(1000);
+    expect(await audioFlows((frame) => uasCall.sendAudio(frame), uacCall)).toBeGreaterThan(1000);
+    expect(uasCall.rtp.remoteAddress).toEqual({ address: HOST, port: uacCall.rtp.localPort });
+    expect(strangerGot).toEqual([]);
+  });
+
+  it("sends a response to the request's real source, not to a received= or rport= the sender wrote in its Via", async () => {
+    const { ua } = await agent();
+    const attacker = await rawPeer();
+    // The victims: a host the forged received= names (on the same port), and another port on the attacker's host.
+    const elsewhere = await rawPeer("127.0.0.2", attacker.port);
+    const otherPort = await rawPeer();
+    attacker.send(requestText(attacker.port, "z9hG4bKforged1", { method: "OPTIONS", via: `${HOST}:${attacker.port};received=127.0.0.2` }), ua.port);
+    attacker.send(requestText(attacker.port, "z9hG4bKforged2", { method: "OPTIONS", via: `${HOST}:${attacker.port};rport=${otherPort.port}` }), ua.port);
+    attacker.send(requestText(attacker.port, "z9hG4bKforged3", { method: "OPTIONS", via: `${HOST}:${attacker.port};rport;received=127.0.0.2` }), ua.port);
+    // A plain request last: its answer arrives after the others were sent.
+    attacker.send(requestText(attacker.port, "z9hG4bKplain", { method: "OPTIONS" }), ua.port);
+    await new Promise<void>((resolve) => {
+      const check = () => (attacker.to("z9hG4bKplain").length > 0 ? resolve() : setImmediate(check));
+      check();
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const branch of ["z9hG4bKforged1", "z9hG4bKforged2", "z9hG4bKforged3"]) expect(attacker.to(branch).map((r) => r.status), branch).toEqual([200]);
+    expect(elsewhere.responses).toEqual([]);
+    expect(otherPort.responses).toEqual([]);
+    const [stamped] = attacker.to("z9hG4bKforged1");
+    expect(getTopVia(stamped!).params.received ?? HOST).toBe(HOST);
+  });
+
+  it("refuses a flood of INVITEs from a source it does not accept statelessly: one 403 each, no bigger than the INVITE, no transaction, no retransmission", async () => {
+    const { ua, clock } = await fakeClockAgent({
+      acceptsSource: () => false,
+      // What the gateway did before sources were checked ahead of the transaction.
+      onInvite: (call) => call.reject(403, "Forbidden"),
+    });
+    const flooder = await rawPeer();
+    const FLOOD = 300;
+    // In bursts of 50, so loopback's socket buffers never overflow and drop datagrams.
+    for (let i = 0; i < FLOOD; i += 50) {
+      for (let j = i; j < i + 50; j++) flooder.send(requestText(flooder.port, `z9hG4bKflood${j}`), ua.port);
+      await flooder.received(i + 50);
+    }
+    // Memory under the flood: nothing is kept for a refused request.
+    expect(ua.layer.size).toBe(0);
+    expect(ua.activeCalls).toBe(0);
+    // Long past Timer H: a transaction would have re-sent each 403 about ten times by now.
+    clock.advance(64 * 500);
+    flooder.send(requestText(flooder.port, "z9hG4bKlast"), ua.port);
+    await flooder.received(FLOOD + 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flooder.responses).toHaveLength(FLOOD + 1);
+    expect(new Set(flooder.responses.map((r) => getTopVia(r.response).params.branch)).size).toBe(FLOOD + 1);
+    expect(flooder.responses.every((r) => r.response.status === 403 && getTo(r.response).params.tag !== undefined)).toBe(true);
+    expect(flooder.responses.reduce((sum, r) => sum + r.bytes, 0)).toBeLessThanOrEqual(flooder.sentBytes);
+    expect(ua.layer.size).toBe(0);
+  });
+
+  it("answers requests for dialogs it does not have with one stateless 481", async () => {
+    const { ua, clock } = await fakeClockAgent({ acceptsSource: () => true });
+    const peer = await rawPeer();
+    for (let i = 0; i < 20; i++) peer.send(requestText(peer.port, `z9hG4bKnodialog${i}`, { toTag: `nosuch${i}` }), ua.port);
+    await peer.received(20);
+    expect(ua.layer.size).toBe(0);
+    clock.advance(64 * 500);
+    peer.send(requestText(peer.port, "z9hG4bKnodialogbye", { toTag: "nosuch", method: "BYE" }), ua.port);
+    await peer.received(21);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(peer.responses.map((r) => r.response.status)).toEqual(Array(21).fill(481));
+    expect(ua.layer.size).toBe(0);
+  });
+
+  it("caps server transactions: past maxTransactions a request gets one stateless 503 with Retry-After; capacity returns as they end", async () => {
+    const { ua, clock } = await fakeClockAgent({ maxTransactions: 4 });
+    const peer = await rawPeer();
+    for (let i = 0; i < 4; i++) peer.send(requestText(peer.port, `z9hG4bKcap${i}`, { method: "OPTIONS" }), ua.port);
+    await peer.received(4);
+    expect(ua.layer.size).toBe(4); // each OPTIONS transaction absorbs retransmissions for 64*T1
+    peer.send(requestText(peer.port, "z9hG4bKover1", { method: "OPTIONS" }), ua.port);
+    peer.send(requestText(peer.port, "z9hG4bKover2"), ua.port);
+    await peer.received(6);
+    for (const branch of ["z9hG4bKover1", "z9hG4bKover2"]) {
+      const [response] = peer.to(branch);
+      expect(response?.status, branch).toBe(503);
+      expect(response?.headers.get("Retry-After"), branch).toMatch(/^\d+$/);
+    }
+    expect(ua.layer.size).toBe(4);
+    clock.advance(64 * 500);
+    expect(ua.layer.size).toBe(0);
+    peer.send(requestText(peer.port, "z9hG4bKafter", { method: "OPTIONS" }), ua.port);
+    await peer.received(7);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(peer.to("z9hG4bKafter").map((r) => r.status)).toEqual([200]);
+    expect(peer.responses).toHaveLength(7); // the 503s were not re-sent
+  });
+
+  it("caps calls: an INVITE past maxCalls (answered calls and ones waiting for a decision) gets a stateless 503 with Retry-After", async () => {
+    const waiting: IncomingCall[] = [];
+    const callee = await SipUserAgent.start({
+      host: HOST,
+      maxCalls: 2,
+      onInvite: (call) => {
+        if (waiting.length === 0) void call.answer();
+        else if (waiting.length === 1) waiting.push(call);
+        else call.reject(486, "Busy Here");
+        if (waiting.length === 0) waiting.push(call);
+      },
+    });
+    cleanups.push(() => callee.close());
+    const caller = await SipUserAgent.start({ host: HOST });
+    cleanups.push(() => caller.close());
+    const answered = await caller.invite({ to: `sip:1@${HOST}:${callee.port}` }).result;
+    const peer = await rawPeer();
+    peer.send(requestText(peer.port, "z9hG4bKpending"), callee.port);
+    await new Promise<void>((resolve) => {
+      const check = () => (waiting.length === 2 ? resolve() : setImmediate(check));
+      check();
+    });
+    peer.send(requestText(peer.port, "z9hG4bKthird"), callee.port);
+    await new Promise<void>((resolve) => {
+      const check = () => (peer.to("z9hG4bKthird").some((r) => r.status >= 200) ? resolve() : setImmediate(check));
+      check();
+    });
+    const third = peer.to("z9hG4bKthird").find((r) => r.status >= 200)!;
+    expect(third.status).toBe(503);
+    expect(third.headers.get("Retry-After")).toMatch(/^\d+$/);
+    // A slot frees when the waiting call is settled and when the answered one ends.
+    waiting[1]!.reject(480, "Temporarily Unavailable");
+    await answered.hangUp();
+    expect(callee.activeCalls).toBe(0);
+    await expect(caller.invite({ to: `sip:1@${HOST}:${callee.port}` }).result).rejects.toMatchObject({ status: 486 });
   });
 });
 

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildResponse, getCSeq, getTo, getTopVia, parseSipMessage, serializeSipMessage, type SipMessage, type SipRequest, type SipResponse } from "../../../../../engine/transports/sip/sip-message.js";
 import { SipParseError } from "../../../../../engine/transports/sip/sip-parse-error.js";
 import type { SipAddress, TransactionFailure } from "../../../../../engine/transports/sip/transaction.js";
-import { createBranch, TransactionLayer, type IncomingRequest, type ServerTransaction } from "../../../../../engine/transports/sip/transaction-layer.js";
+import { createBranch, TransactionLayer, type IncomingRequest, type Refusal, type ServerTransaction } from "../../../../../engine/transports/sip/transaction-layer.js";
 import { FakeClock } from "../../../../helpers/fake-clock.js";
 
 const PEER: SipAddress = { address: "10.0.0.9", port: 5061 };
@@ -15,7 +15,7 @@ interface Sent {
 }
 
 /** A transaction layer on a fake clock, recording what it sends and what reaches the TU. */
-function harness(send?: (datagram: Buffer) => void | Promise<unknown>) {
+function harness(send?: (datagram: Buffer) => void | Promise<unknown>, options: { screen?: (request: SipRequest) => Refusal | undefined; maxServerTransactions?: number } = {}) {
   const clock = new FakeClock();
   const sent: Sent[] = [];
   const requests: IncomingRequest[] = [];
@@ -33,7 +33,9 @@ function harness(send?: (datagram: Buffer) => void | Promise<unknown>) {
       strayResponse: (response) => stray.push(response),
       serverTransactionFailed: (transaction, reason) => serverFailures.push({ transaction, reason }),
       malformed: (error) => malformed.push(error),
+      ...(options.screen ? { screen: options.screen } : {}),
     },
+    ...(options.maxServerTransactions !== undefined ? { maxServerTransactions: options.maxServerTransactions } : {}),
   });
   const receive = (message: SipMessage | string, from = PEER) =>
     layer.receive(typeof message === "string" ? Buffer.from(message) : serializeSipMessage(message), from);
@@ -402,6 +404,59 @@ describe("TransactionLayer.receive", () => {
     expect(h.malformed).toHaveLength(1);
     expect(h.malformed[0]).toBeInstanceOf(SipParseError);
     expect(h.requests).toEqual([]);
+  });
+
+  it("replaces a received= and a valued rport= the sender wrote: responses go to the real source", () => {
+    const h = harness();
+    h.receive(request("OPTIONS", "z9hG4bKr1", { via: "10.0.0.9:5061;received=198.51.100.66" }));
+    h.receive(request("OPTIONS", "z9hG4bKr2", { via: "10.0.0.9:5061;rport=9" }));
+    h.receive(request("OPTIONS", "z9hG4bKr3", { via: "10.0.0.9:5061;received=198.51.100.66" }), { address: "203.0.113.7", port: 41000 });
+    for (const { transaction, request: options } of h.requests) transaction!.respond(buildResponse(options, 200, "OK"));
+    expect(h.sent.map((s) => s.to)).toEqual(["10.0.0.9:5061", "10.0.0.9:5061", "203.0.113.7:5061"]);
+    expect(h.sent.map((s) => getTopVia(s.message).params)).toEqual([
+      { branch: "z9hG4bKr1" },
+      { branch: "z9hG4bKr2", rport: "5061" },
+      { branch: "z9hG4bKr3", received: "203.0.113.7" },
+    ]);
+  });
+
+  it("answers a screened-out request once, statelessly, with a To tag, and never with more bytes than it came in", () => {
+    const h = harness(undefined, { screen: () => ({ status: 403, reason: "Forbidden" }) });
+    const invite = request("INVITE", "z9hG4bKscreen", { cseq: "1 INVITE" });
+    h.receive(invite);
+    h.receive(invite); // a retransmission is a new request to screen: one answer each
+    h.clock.advance(64 * 500);
+    expect(methods(h.sent)).toEqual([403, 403]);
+    expect(getTo(h.sent[0]!.message).params.tag).toMatch(/^[0-9a-f]{16}$/);
+    expect(getTo(h.sent[1]!.message).params.tag).toBe(getTo(h.sent[0]!.message).params.tag);
+    expect(h.requests).toEqual([]);
+    expect(h.layer.size).toBe(0);
+    // Compact headers and no Content-Length: the 403 would be larger than the request, so none is sent.
+    h.receive("OPTIONS sip:a SIP/2.0\r\nv: SIP/2.0/UDP 10.0.0.9;branch=z9hG4bKc\r\nf: <sip:b>;tag=1\r\nt: <sip:a>\r\ni: c\r\nCSeq: 1 OPTIONS\r\n\r\n");
+    expect(h.sent).toHaveLength(2);
+    // ACKs are never answered, screened or not.
+    h.receive(request("ACK", "z9hG4bKscreenack", { cseq: "1 ACK", toTag: "x" }));
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it("past maxServerTransactions, a new request gets a stateless 503 with Retry-After; retransmissions still reach their transactions", () => {
+    const h = harness(undefined, { maxServerTransactions: 2 });
+    // As long as real requests are: a stateless answer is never larger than its request.
+    const full = (method: string, branch: string) => {
+      const r = request(method, branch);
+      r.headers.append("User-Agent", "a peer whose requests carry the usual headers");
+      return r;
+    };
+    const first = full("INVITE", "z9hG4bKfull1");
+    h.receive(first);
+    h.receive(full("OPTIONS", "z9hG4bKfull2"));
+    h.receive(full("OPTIONS", "z9hG4bKfull3"));
+    expect(h.requests).toHaveLength(2);
+    expect(methods(h.sent)).toEqual([503]);
+    expect(h.sent[0]!.message.headers.get("Retry-After")).toBe("5");
+    h.receive(first); // the retransmission gets its transaction's 100 Trying
+    expect(methods(h.sent)).toEqual([503, 100]);
+    expect(h.layer.size).toBe(2);
   });
 
   it("close() ends every transaction and its timers", () => {
