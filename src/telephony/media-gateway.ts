@@ -35,6 +35,11 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
+/** Where call recordings are written: `<data dir>/recordings/<call id>.wav`. */
+export function recordingsDir(dataDir: string): string {
+  return path.join(dataDir, "recordings");
+}
+
 /** A call's setup: web (native protocol), inbound (a Twilio stream or SIP call to a number) or outbound (dialled by a carrier). */
 export type CallSetup = LiveCallStart;
 
@@ -59,7 +64,7 @@ export class MediaGateway implements LiveCallControl {
     private readonly engine: Engine,
     private readonly logger: Logger,
   ) {
-    this.recordingsDir = path.join(services.config.dataDir, "recordings");
+    this.recordingsDir = recordingsDir(services.config.dataDir);
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
