@@ -64,8 +64,11 @@ export interface PhoneNumberTable {
   region: string | null;
   capability_voice: number;
   capability_sms: number;
+  /** `pending` (claimed through the API), `active` (approved, or added by the operator) or `inactive` (released). */
   status: string;
   default_agent_id: string | null;
+  /** When the operator approved the number for this account (or added it); null if never, or withdrawn by a rejection. */
+  approved_at: string | null;
   created_at: string;
   updated_at: string;
 }

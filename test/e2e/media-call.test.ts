@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,6 +88,9 @@ async function checkBooking(callId: string): Promise<void> {
   const row = await app.parley.services.db.selectFrom("calls").select(["recording_path", "duration", "billed_credits"]).where("id", "=", callId).executeTakeFirstOrThrow();
   expect(row.recording_path).toBeTruthy();
   expect(existsSync(row.recording_path!)).toBe(true);
+  // Recordings are the caller's voice: readable by the service's user only.
+  expect(statSync(row.recording_path!).mode & 0o777).toBe(0o600);
+  expect(statSync(path.dirname(row.recording_path!)).mode & 0o777).toBe(0o700);
   const wav = parseWav(readFileSync(row.recording_path!));
   expect(wav.channels).toBe(2);
   // The call's signed recording link serves that file without an API key.
@@ -165,8 +168,14 @@ describe("a call over Twilio Media Streams", () => {
       key: acct.key,
       body: { phone_number: "+14155550177", country: "US", default_agent_id: agentId },
     });
-    expect(number.status).toBe(201);
+    expect(number.body.status).toBe("pending");
     const account = await app.request("GET", "/v1/account", { key: acct.key });
+    // Claimed through the API, the number routes nothing until the operator approves it.
+    const early = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550177" });
+    await early.closed;
+    expect(early.closeCode).toBe(1008);
+    expect(early.closeReason).toContain("+14155550177");
+    await app.approveNumber(number.body.id);
     const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550177", From: "+14155550999" });
     client.startStreaming();
     await client.waitForAgentSilence();
