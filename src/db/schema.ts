@@ -9,7 +9,9 @@ export interface AccountTable {
   plan: string;
   credit_balance: number;
   signing_secret: string;
-  media_token: string;
+  /** SHA-256 hex of the media token (`/media/twilio`); null until one is made. The token itself is never stored. */
+  media_token_hash: string | null;
+  media_token_created_at: string | null;
   /** JSON object of per-account limit overrides (keys of PlanLimits). */
   limit_overrides: string;
   created_at: string;

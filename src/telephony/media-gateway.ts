@@ -20,7 +20,6 @@ import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
-import { AccountsRepository } from "../db/repositories/accounts.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
@@ -161,7 +160,7 @@ export class MediaGateway implements LiveCallControl {
     try {
       const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
       const params = start.customParameters ?? {};
-      const account = params.token ? await new AccountsRepository(this.services.db).findByMediaToken(params.token) : undefined;
+      const account = await this.services.accounts.findByMediaToken(params.token ?? "");
       if (!account) {
         ws.close(POLICY_VIOLATION, "missing or invalid media token");
         return;
