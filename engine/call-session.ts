@@ -198,7 +198,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.vad = providers.vad.createVad(transport.inputSampleRate);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context });
     if (this.options.recordingPath) {
-      await mkdir(path.dirname(this.options.recordingPath), { recursive: true });
+      // Owner-only, like the recordings in it (the control plane tightens older directories).
+      await mkdir(path.dirname(this.options.recordingPath), { recursive: true, mode: 0o700 });
       const recorder = new CallRecorder({ path: this.options.recordingPath });
       await recorder.open();
       this.recorder = recorder;

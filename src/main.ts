@@ -4,13 +4,14 @@ import { createEngine, type Engine } from "../engine/index.js";
 import { ConfigError, type Config } from "./config.js";
 import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
+import { tightenDirAndFiles } from "./core/private-files.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories/idempotency-keys.js";
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type Services } from "./services/container.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
-import { MediaGateway } from "./telephony/media-gateway.js";
+import { MediaGateway, recordingsDir } from "./telephony/media-gateway.js";
 import type { Carrier } from "./telephony/carrier.js";
 import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
 import { SipTrunkCarrier } from "./telephony/sip-trunk-carrier.js";
@@ -49,6 +50,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
   const services = createServices(db, config);
+  // Recordings an older version wrote readable by others (new ones are owner-only).
+  tightenDirAndFiles(recordingsDir(config.dataDir));
   const recovered = await services.liveCalls.recoverInterrupted();
   if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
   let media: Parley["media"];

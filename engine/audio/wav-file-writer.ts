@@ -34,10 +34,10 @@ export class WavFileWriter {
     this.handle = handle;
   }
 
-  /** Creates (or truncates) the file and writes the placeholder header. */
+  /** Creates (or truncates) the file, readable by its owner only (recordings are private), and writes the placeholder header. */
   static async open(path: string, format: WavFormat): Promise<WavFileWriter> {
     const header = wavHeader(format, WAV_UNKNOWN_SIZE);
-    const handle = await open(path, "w");
+    const handle = await open(path, "w", 0o600);
     try {
       await handle.write(header, 0, header.length, 0);
     } catch (error) {

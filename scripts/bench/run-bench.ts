@@ -28,7 +28,8 @@ export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
-starts \`parley serve\` as a child process with a temporary data directory.
+starts \`parley serve\` as a child process with a temporary data directory. With --url,
+--protocol twilio|both rotates the account's media token (use an account kept for the bench).
 --providers embedded (default): pocketsphinx, rules, Flite; every lane plays every
   conversation; levels 1,2,4,8.
 --providers standin: cloud stand-ins answering with fixed delays (Deepgram-, OpenAI chat- and
@@ -138,7 +139,8 @@ export async function bench(argv: string[]): Promise<number> {
   try {
     const voice = providers === "standin" ? { voice_id: STANDIN_VOICE } : {};
     for (const c of conversations) agents.set(c.name, (await api("POST", "/v1/agents", { ...BASE_AGENT, ...c.agent, ...voice, name: `Bench ${c.name}` })).id);
-    const mediaToken = protocols.includes("twilio") ? ((await api("GET", "/v1/account")).media_token as string) : "";
+    // The token is shown only when made: a Twilio run makes a new one (the account's previous one stops working).
+    const mediaToken = protocols.includes("twilio") ? ((await api("POST", "/v1/account/media-token/rotate")).media_token as string) : "";
     const wsBase = baseUrl.replace(/^http/, "ws");
 
     const connect = (protocol: Protocol, agentId: string): Promise<MediaClient> =>

@@ -3,12 +3,13 @@ import type { Db } from "../db/database.js";
 import { openMigratedDatabase } from "../main.js";
 import { ApiError, type FieldProblem } from "../core/api-error.js";
 import { isE164 } from "../core/e164.js";
+import { PHONE_NUMBER_STATUSES, type PhoneNumberRecord, type PhoneNumberStatus } from "../db/repositories/phone-numbers.js";
 import { presentPhoneNumber } from "../http/presenters/phone-number.js";
 import { createPhoneNumberBody } from "../http/schemas/phone-numbers.js";
 import { parsePart } from "../http/validation.js";
 import { createServices, type Services } from "../services/container.js";
 import { LIMIT_KEYS } from "../services/accounts.js";
-import { integer, parseOptions, required, UsageError } from "./args.js";
+import { integer, parseOptions, parseOptionsAndTarget, required, UsageError } from "./args.js";
 import { print } from "./output.js";
 
 export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
@@ -24,7 +25,10 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   key revoke --key KEY_ID
   credits add --account ID --amount N [--description TEXT]
   number add --account ID --number +E164 [--country US] [--region CA] [--friendly-name NAME]
-             [--agent AGENT_ID]`;
+             [--agent AGENT_ID]                                   (active at once)
+  number list [--status pending|active|inactive] [--account ID] [--number +E164]
+  number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
+  number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)`;
 
 type Handler = (argv: string[], s: Services) => Promise<unknown>;
 
@@ -61,6 +65,53 @@ function usageErrorOf(err: ApiError): UsageError {
   const problem = (err.details?.fields as FieldProblem[] | undefined)?.[0];
   const flag = problem && NUMBER_FLAGS[problem.field];
   return new UsageError(flag ? `${flag} ${problem.message}` : `${err.message} (${err.code})`);
+}
+
+/** Runs an operator's step, reporting its API error (a conflict, an unknown number) as a usage error. */
+async function asOperator<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof ApiError) throw usageErrorOf(err);
+    throw err;
+  }
+}
+
+/** A number as the operator sees it: its account, approval, and who else holds it active. */
+async function operatorView(s: Services, n: PhoneNumberRecord) {
+  const holder = n.status === "active" ? undefined : await s.phoneNumbers.activeHolderOf(n.phone_number);
+  return {
+    id: n.id,
+    account_id: n.account_id,
+    phone_number: n.phone_number,
+    country: n.country,
+    status: n.status,
+    approved_at: n.approved_at,
+    active_in_account: holder ?? null,
+    created_at: n.created_at,
+  };
+}
+
+/**
+ * The number `number approve|reject` names: its id, or an E.164 number that has exactly one row
+ * in one of `statuses` (narrowed by --account).
+ */
+async function targetNumber(s: Services, target: string, accountId: string | undefined, statuses: readonly PhoneNumberStatus[]): Promise<PhoneNumberRecord> {
+  if (!isE164(target)) {
+    const found = await s.phoneNumbers.find(target);
+    if (!found || (accountId !== undefined && found.account_id !== accountId)) throw new UsageError(`no phone number ${target}${accountId ? ` in account ${accountId}` : ""}`);
+    return found;
+  }
+  const rows = (await s.phoneNumbers.listAll({ phoneNumber: target, accountId })).filter((n) => statuses.includes(n.status));
+  const where = `${target}${accountId ? ` in account ${accountId}` : ""}`;
+  if (rows.length === 0) throw new UsageError(`no ${statuses.join(" or ")} ${where} (parley admin number list --number ${target} shows its rows)`);
+  if (rows.length > 1) throw new UsageError(`${rows.length} accounts have ${where} (${rows.map((n) => `${n.id} in ${n.account_id}`).join(", ")}): give the number's id or --account`);
+  return rows[0]!;
+}
+
+function status(value: string | undefined): PhoneNumberStatus | undefined {
+  if (value !== undefined && !(PHONE_NUMBER_STATUSES as readonly string[]).includes(value)) throw new UsageError(`--status must be one of ${PHONE_NUMBER_STATUSES.join(", ")}`);
+  return value as PhoneNumberStatus | undefined;
 }
 
 const COMMANDS: Record<string, Handler> = {
@@ -147,7 +198,7 @@ const COMMANDS: Record<string, Handler> = {
     // +1 is shared by the US, Canada and the Caribbean; the US is the common case, others say so.
     const country = o.country ?? (number.startsWith("+1") ? "US" : undefined);
     if (country === undefined && isE164(number)) throw new UsageError("--country is required for numbers outside +1 (a two-letter code like GB)");
-    try {
+    return asOperator(async () => {
       const input = parsePart(createPhoneNumberBody, "body", {
         phone_number: number,
         country,
@@ -155,11 +206,23 @@ const COMMANDS: Record<string, Handler> = {
         friendly_name: o["friendly-name"],
         default_agent_id: o.agent,
       });
-      return presentPhoneNumber(await s.phoneNumbers.create(a.id, input));
-    } catch (err) {
-      if (err instanceof ApiError) throw usageErrorOf(err);
-      throw err;
-    }
+      return presentPhoneNumber(await s.phoneNumbers.add(a.id, input));
+    });
+  },
+  "number list": async (argv, s) => {
+    const o = parseOptions(argv, { status: { type: "string" }, account: { type: "string" }, number: { type: "string" }, json: { type: "boolean" } });
+    const rows = await s.phoneNumbers.listAll({ status: status(o.status), accountId: o.account, phoneNumber: o.number });
+    return Promise.all(rows.map((n) => operatorView(s, n)));
+  },
+  "number approve": async (argv, s) => {
+    const { values, target } = parseOptionsAndTarget(argv, { account: { type: "string" }, json: { type: "boolean" } }, "number id or +E164 number");
+    const number = await targetNumber(s, target, values.account, ["pending"]);
+    return operatorView(s, await asOperator(() => s.phoneNumbers.approve(number.id)));
+  },
+  "number reject": async (argv, s) => {
+    const { values, target } = parseOptionsAndTarget(argv, { account: { type: "string" }, json: { type: "boolean" } }, "number id or +E164 number");
+    const number = await targetNumber(s, target, values.account, ["pending", "active"]);
+    return operatorView(s, await asOperator(() => s.phoneNumbers.reject(number.id)));
   },
 };
 

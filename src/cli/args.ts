@@ -19,6 +19,18 @@ export function parseOptions<O extends Options>(argv: string[], options: O) {
   }
 }
 
+/** Like parseOptions, plus exactly one positional argument (`number approve <id or number>`), named `what` in errors. */
+export function parseOptionsAndTarget<O extends Options>(argv: string[], options: O, what: string) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (parsed.positionals.length !== 1) throw new UsageError(`give one ${what}${parsed.positionals.length > 1 ? `, not ${parsed.positionals.join(" ")}` : ""}`);
+  return { values: parsed.values, target: parsed.positionals[0]! };
+}
+
 export function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
   if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required`);

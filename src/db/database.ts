@@ -1,7 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
+import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 
@@ -9,14 +10,28 @@ export type Db = Kysely<Database>;
 
 export const DATABASE_FILE_NAME = "parley.db";
 
-/** Opens (creating when needed) the SQLite file in WAL mode with foreign keys on. */
+/** The files SQLite keeps for `file` in WAL mode. */
+function sqliteFiles(file: string): string[] {
+  return [file, `${file}-wal`, `${file}-shm`];
+}
+
+/**
+ * Opens (creating when needed) the SQLite file in WAL mode with foreign keys on. The file and
+ * its directory are owner-only: a new file is made 0600 before SQLite opens it (SQLite gives its
+ * -wal and -shm files the database file's mode), older ones are tightened.
+ */
 export function openDatabase(file: string): Db {
-  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    ensurePrivateDir(path.dirname(file));
+    closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
+    for (const f of sqliteFiles(file)) tightenFile(f);
+  }
   const sqlite = new SQLite(file);
+  // First, so that a second process opening the file meanwhile waits instead of failing.
+  sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
@@ -24,10 +39,24 @@ export interface MigrationReport {
   applied: string[];
 }
 
-/** Brings the schema up to date; safe on a new file and on any older version. */
+/**
+ * Brings the schema up to date; safe on a new file and on any older version, and when several
+ * processes start on one file together. Kysely takes no lock on SQLite, so the whole upgrade
+ * runs in one write transaction (`BEGIN IMMEDIATE`): other processes wait for it, then find
+ * nothing left to do, and a failed upgrade leaves the database as it was.
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
+  await sql`BEGIN IMMEDIATE`.execute(db);
+  let outcome: Awaited<ReturnType<Migrator["migrateToLatest"]>>;
+  try {
+    outcome = await migrator.migrateToLatest();
+  } catch (err) {
+    await sql`ROLLBACK`.execute(db);
+    throw err;
+  }
+  const { error, results } = outcome;
+  await (error ? sql`ROLLBACK` : sql`COMMIT`).execute(db);
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`database migration ${failed} failed: ${(error as Error).message}`);

@@ -9,7 +9,9 @@ export interface AccountTable {
   plan: string;
   credit_balance: number;
   signing_secret: string;
-  media_token: string;
+  /** SHA-256 hex of the media token (`/media/twilio`); null until one is made. The token itself is never stored. */
+  media_token_hash: string | null;
+  media_token_created_at: string | null;
   /** JSON object of per-account limit overrides (keys of PlanLimits). */
   limit_overrides: string;
   created_at: string;
@@ -64,8 +66,11 @@ export interface PhoneNumberTable {
   region: string | null;
   capability_voice: number;
   capability_sms: number;
+  /** `pending` (claimed through the API), `active` (approved, or added by the operator) or `inactive` (released). */
   status: string;
   default_agent_id: string | null;
+  /** When the operator approved the number for this account (or added it); null if never, or withdrawn by a rejection. */
+  approved_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -107,7 +107,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   const router = express.Router({ strict: false, caseSensitive: true });
   for (const spec of routes) {
-    router[spec.method](spec.path, auth, requirePermission(spec.permission), body, idem, handle(spec));
+    const replays = spec.secretInResponse ? [] : [idem];
+    router[spec.method](spec.path, auth, requirePermission(spec.permission), body, ...replays, handle(spec));
   }
   app.use(router);
 

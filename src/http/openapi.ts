@@ -16,6 +16,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   invalid_campaign_state: 409,
   appointment_already_cancelled: 409,
   phone_number_in_use: 409,
+  phone_number_not_approved: 409,
   call_already_ended: 409,
   invalid_signature: 403,
   link_expired: 403,

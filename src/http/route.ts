@@ -42,6 +42,11 @@ export interface RouteSpec<
   status: number;
   /** Error codes this operation can answer with (for the OpenAPI document). */
   errors: readonly string[];
+  /**
+   * The response holds a secret shown once (a new token): it is never stored for
+   * `Idempotency-Key` replays, which would keep it in plain text for a day. The header is ignored.
+   */
+  secretInResponse?: true;
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
 }
 

@@ -2,12 +2,15 @@ import { randomBytes } from "node:crypto";
 import { PLANS, type Config, type Plan, type PlanLimits } from "../config.js";
 import { newId, randomBase62 } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
+import { hashToken } from "../core/token-hash.js";
 import type { Db } from "../db/database.js";
 import { AccountsRepository, type AccountRecord } from "../db/repositories/accounts.js";
 import { LIVE_CALL_STATUSES } from "../db/repositories/calls.js";
 import { LedgerRepository, type LedgerRecord } from "../db/repositories/ledger.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
+
+const MEDIA_TOKEN_PREFIX = "mt_";
 
 export const LIMIT_KEYS = ["requestsPerMinute", "agents", "webhooks", "concurrentCalls", "queuedCalls"] as const satisfies readonly (keyof PlanLimits)[];
 
@@ -34,7 +37,9 @@ export class AccountsService {
       plan: input.plan,
       credit_balance: 0,
       signing_secret: "whsec_" + randomBytes(24).toString("hex"),
-      media_token: "mt_" + randomBase62(32),
+      // No media token until the account makes one (POST /v1/account/media-token/rotate).
+      media_token_hash: null,
+      media_token_created_at: null,
       limit_overrides: {},
       created_at: at,
       updated_at: at,
@@ -48,6 +53,23 @@ export class AccountsService {
 
   find(id: string): Promise<AccountRecord | undefined> {
     return this.accounts.findById(id);
+  }
+
+  /**
+   * Makes a new media token for the account, replacing (and so refusing from now on) the
+   * previous one. The token is returned this once; only its hash is kept.
+   */
+  async rotateMediaToken(accountId: string): Promise<{ media_token: string; media_token_created_at: string }> {
+    const token = MEDIA_TOKEN_PREFIX + randomBase62(32);
+    const at = nowIso();
+    await this.accounts.setMediaToken(accountId, hashToken(token), at);
+    return { media_token: token, media_token_created_at: at };
+  }
+
+  /** The account whose media token this is (`/media/twilio`); none for an empty or unknown token. */
+  findByMediaToken(token: string): Promise<AccountRecord | undefined> {
+    if (!token) return Promise.resolve(undefined);
+    return this.accounts.findByMediaTokenHash(hashToken(token));
   }
 
   list(): Promise<AccountRecord[]> {

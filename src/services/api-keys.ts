@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { ApiError } from "../core/api-error.js";
 import { newId, randomBase62 } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
+import { hashToken } from "../core/token-hash.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { ApiKeysRepository, type ApiKeyRecord } from "../db/repositories/api-keys.js";
 import type { Db } from "../db/database.js";
@@ -10,10 +10,6 @@ import { isPermission, PERMISSIONS } from "./permissions.js";
 const KEY_PREFIX = "sk_parley_";
 /** last_used_at is refreshed at most this often, so reads do not each cost a write. */
 const TOUCH_INTERVAL_MS = 60_000;
-
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
-}
 
 export interface CreatedApiKey {
   id: string;
@@ -41,7 +37,7 @@ export class ApiKeysService {
       id: newId("apiKey"),
       account_id: accountId,
       name,
-      key_hash: hashApiKey(key),
+      key_hash: hashToken(key),
       key_prefix: key.slice(0, KEY_PREFIX.length + 6),
       permissions: [...new Set(permissions)],
       created_at: nowIso(),
@@ -69,7 +65,7 @@ export class ApiKeysService {
     if (!presented) {
       throw new ApiError(401, "invalid_api_key", "Missing API key: send it as 'Authorization: Bearer <key>'");
     }
-    const found = await this.keys.findByHashWithAccount(hashApiKey(presented));
+    const found = await this.keys.findByHashWithAccount(hashToken(presented));
     if (!found) throw new ApiError(401, "invalid_api_key", "Invalid API key");
     if (found.key.revoked_at !== null) throw new ApiError(401, "invalid_api_key", "This API key has been revoked");
     const now = Date.now();

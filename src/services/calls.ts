@@ -184,7 +184,11 @@ export class CallsService {
   private async fromNumber(accountId: string, given: string | undefined): Promise<string> {
     if (given !== undefined) {
       if (!(await this.numbers.findActive(accountId, given))) {
-        throw ApiError.field("invalid_from_number", "from_number", `${given} is not an active number of this account; GET /v1/phone-numbers lists them`);
+        throw ApiError.field(
+        "invalid_from_number",
+        "from_number",
+        `${given} is not an active number of this account (a number registered with the API is pending until the operator approves it); GET /v1/phone-numbers lists them`,
+      );
       }
       return given;
     }
@@ -193,7 +197,7 @@ export class CallsService {
       throw ApiError.field(
         "invalid_from_number",
         "from_number",
-        "the account has no active phone number to call from; register one with POST /v1/phone-numbers or `parley admin number add`",
+        "the account has no active phone number to call from; register one with POST /v1/phone-numbers and have the operator approve it (`parley admin number approve`), or have the operator add one (`parley admin number add`)",
       );
     }
     return oldest.phone_number;

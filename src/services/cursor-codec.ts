@@ -1,7 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { ConfigError } from "../config.js";
 import { ApiError } from "../core/api-error.js";
+import { createPrivateFileOnce, ensurePrivateDir, tightenFile } from "../core/private-files.js";
 
 /** Position in a list ordered by `(created_at, id)`. */
 export interface CursorPosition {
@@ -11,6 +13,8 @@ export interface CursorPosition {
 
 const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 const SECRET_FILE = "cursor-secret";
+/** Below this, cursors and recording links could be forged by guessing the secret. */
+const MIN_SECRET_BYTES = 32;
 
 interface CursorPayload {
   /** Hash of the list's name, filters and order: a cursor only continues the list it came from. */
@@ -21,14 +25,27 @@ interface CursorPayload {
   e: number;
 }
 
-/** Reads the HMAC secret from the data directory, creating it on first use so cursors survive restarts. */
+/**
+ * Reads the HMAC secret of cursors and recording links from the data directory (hex, owner-only),
+ * creating it on first use so they survive restarts. Several processes starting at once share
+ * the one file that is created; a secret under 32 bytes stops start-up.
+ */
 export function loadCursorSecret(dataDir: string): Buffer {
   const file = path.join(dataDir, SECRET_FILE);
-  if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "hex");
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString("hex") + "\n", { mode: 0o600, flag: "wx" });
-  return secret;
+  ensurePrivateDir(dataDir);
+  if (!existsSync(file)) createPrivateFileOnce(file, randomBytes(MIN_SECRET_BYTES).toString("hex") + "\n");
+  tightenFile(file);
+  const text = readFileSync(file, "utf8").trim();
+  // Buffer.from(hex) silently stops at the first bad character: check the whole text.
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(text) || text.length / 2 < MIN_SECRET_BYTES) {
+    throw new ConfigError(
+      "PARLEY_DATA_DIR",
+      `${file} must hold a secret of at least ${MIN_SECRET_BYTES} bytes written as hex (${MIN_SECRET_BYTES * 2} characters); ` +
+        "a shorter one would let list cursors and recording links be forged. Delete the file to have a new one made " +
+        "(cursors and recording links given out so far stop working)",
+    );
+  }
+  return Buffer.from(text, "hex");
 }
 
 /**

@@ -4,7 +4,12 @@ import { nowIso, startOfUtcMonth } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
-import { PhoneNumbersRepository, type PhoneNumberFilters, type PhoneNumberRecord } from "../db/repositories/phone-numbers.js";
+import {
+  PhoneNumbersRepository,
+  type OperatorNumberFilters,
+  type PhoneNumberFilters,
+  type PhoneNumberRecord,
+} from "../db/repositories/phone-numbers.js";
 import type { CreatePhoneNumberInput, UpdatePhoneNumberInput } from "../http/schemas/phone-numbers.js";
 import type { AgentsService } from "./agents.js";
 import type { CursorCodec } from "./cursor-codec.js";
@@ -23,8 +28,12 @@ const NOT_FOUND = { code: "phone_number_not_found", message: "No phone number wi
 
 /**
  * Phone numbers the account holds at its carrier: register, list, read with stats, update,
- * release. A number is held (active or pending) by one account at a time; released rows stay
- * as `inactive` so old calls keep their context.
+ * release; and the operator's approval. A number registered through the API is `pending`
+ * until the operator approves it: only `active` numbers route inbound calls, serve as
+ * `from_number` and widen the destination guard, so an account cannot take a number it does
+ * not own. One account at a time may hold a number active; several may claim it (pending)
+ * meanwhile, each account with one live row per number. Released rows stay as `inactive` so
+ * old calls keep their context.
  */
 export class PhoneNumbersService {
   private readonly numbers: PhoneNumbersRepository;
@@ -38,7 +47,18 @@ export class PhoneNumbersService {
     this.calls = new CallsRepository(db);
   }
 
+  /** A client's claim (`POST /v1/phone-numbers`): `pending` until the operator approves it. */
   async create(accountId: string, input: CreatePhoneNumberInput): Promise<PhoneNumberRecord> {
+    if (await this.numbers.findActiveHolder(input.phone_number)) throw await this.inUse(accountId, input.phone_number);
+    return this.insert(accountId, input, "pending");
+  }
+
+  /** The operator's `parley admin number add`: the operator vouches for the number, so it is active at once. */
+  add(accountId: string, input: CreatePhoneNumberInput): Promise<PhoneNumberRecord> {
+    return this.insert(accountId, input, "active");
+  }
+
+  private async insert(accountId: string, input: CreatePhoneNumberInput, status: "pending" | "active"): Promise<PhoneNumberRecord> {
     if (input.default_agent_id) await this.deps.agents.get(accountId, input.default_agent_id);
     const at = nowIso();
     const record: PhoneNumberRecord = {
@@ -49,8 +69,9 @@ export class PhoneNumbersService {
       country: input.country,
       region: input.region ?? null,
       capabilities: input.capabilities ?? { voice: true, sms: false },
-      status: "active",
+      status,
       default_agent_id: input.default_agent_id ?? null,
+      approved_at: status === "active" ? at : null,
       created_at: at,
       updated_at: at,
     };
@@ -63,10 +84,9 @@ export class PhoneNumbersService {
     return this.numbers.findActive(accountId, phoneNumber);
   }
 
-  /** The active number `phoneNumber`, whichever account holds it (numbers are unique while held): inbound routing. */
-  async findActiveAnywhere(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
-    const holder = await this.numbers.findHolder(phoneNumber);
-    return holder?.status === "active" ? holder : undefined;
+  /** The active number `phoneNumber`, whichever account holds it (one at most): inbound routing. */
+  findActiveAnywhere(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    return this.numbers.findActiveHolder(phoneNumber);
   }
 
   async get(accountId: string, id: string): Promise<PhoneNumberRecord> {
@@ -85,17 +105,72 @@ export class PhoneNumbersService {
     });
   }
 
+  /**
+   * A client's change. `status: inactive` releases any of its numbers (a pending one: the claim
+   * is withdrawn); `status: active` brings back only a released number that the operator
+   * approved for this account, and that no other account holds active meanwhile.
+   */
   async update(accountId: string, id: string, input: UpdatePhoneNumberInput): Promise<PhoneNumberRecord> {
     const current = await this.get(accountId, id);
+    if (input.status === "active" && current.status !== "active" && (current.status === "pending" || current.approved_at === null)) {
+      throw notApproved(current);
+    }
     if (input.default_agent_id) await this.deps.agents.get(accountId, input.default_agent_id);
     const patch: Partial<PhoneNumberRecord> = {};
     if (input.friendly_name !== undefined) patch.friendly_name = input.friendly_name;
     if (input.default_agent_id !== undefined) patch.default_agent_id = input.default_agent_id;
     if (input.status !== undefined) patch.status = input.status;
     const at = nextUpdatedAt(current.updated_at);
-    // Re-activating a released number fails when another account has registered it since.
+    // Re-activating a released number fails when another account holds it active since, or
+    // this account has claimed it again meanwhile.
     if (!(await this.numbers.update(id, { ...patch, updated_at: at }))) throw await this.inUse(accountId, current.phone_number);
     return { ...current, ...patch, updated_at: at };
+  }
+
+  /**
+   * The operator approves a pending (or released) number: it becomes active for its account.
+   * Refused with 409 `phone_number_in_use` while another account holds the number active (the
+   * operator may see which) or the account has another live row for it.
+   */
+  async approve(id: string): Promise<PhoneNumberRecord> {
+    const current = await this.find(id);
+    if (!current) throw new ApiError(404, NOT_FOUND.code, `No phone number ${id}`);
+    if (current.status === "active") return current;
+    const at = nextUpdatedAt(current.updated_at);
+    const patch = { status: "active", approved_at: at, updated_at: at } as const;
+    if (!(await this.numbers.update(id, patch))) {
+      const holder = await this.numbers.findActiveHolder(current.phone_number);
+      if (holder) throw new ApiError(409, "phone_number_in_use", `${current.phone_number} is active in account ${holder.account_id} (${holder.id}); reject or release it there first`);
+      throw await this.inUse(current.account_id, current.phone_number);
+    }
+    return { ...current, ...patch };
+  }
+
+  /**
+   * The operator rejects a claim, or revokes a number: it becomes `inactive` and its approval is
+   * withdrawn, so the account cannot bring it back with PATCH (it may claim it again).
+   */
+  async reject(id: string): Promise<PhoneNumberRecord> {
+    const current = await this.find(id);
+    if (!current) throw new ApiError(404, NOT_FOUND.code, `No phone number ${id}`);
+    const patch = { status: "inactive", approved_at: null, updated_at: nextUpdatedAt(current.updated_at) } as const;
+    await this.numbers.update(id, patch);
+    return { ...current, ...patch };
+  }
+
+  /** Any account's number by id: the operator's lookup. */
+  find(id: string): Promise<PhoneNumberRecord | undefined> {
+    return this.numbers.findById(id);
+  }
+
+  /** Every account's numbers matching `filters`, oldest first: the operator's list. */
+  listAll(filters: OperatorNumberFilters): Promise<PhoneNumberRecord[]> {
+    return this.numbers.listAll(filters);
+  }
+
+  /** The account holding `phoneNumber` active, if any: shown to the operator beside other accounts' claims. */
+  async activeHolderOf(phoneNumber: string): Promise<string | undefined> {
+    return (await this.numbers.findActiveHolder(phoneNumber))?.account_id;
   }
 
   /** Release: the number goes `inactive` (the row stays); releasing a released number is a no-op. */
@@ -123,12 +198,21 @@ export class PhoneNumbersService {
     return this.calls.recent(accountId, { phoneNumber: number.phone_number }, RECENT_CALLS);
   }
 
+  /** Why a number cannot be held by this account now; says nothing of other accounts' rows. */
   private async inUse(accountId: string, phoneNumber: string): Promise<ApiError> {
-    const holder = await this.numbers.findHolder(phoneNumber);
-    const message =
-      holder?.account_id === accountId
-        ? `${phoneNumber} is already registered on this account as ${holder.id}`
-        : `${phoneNumber} is held by another account; it must be released there first`;
+    const own = await this.numbers.findLive(accountId, phoneNumber);
+    const message = own
+      ? `${phoneNumber} is already registered on this account as ${own.id} (${own.status})`
+      : `${phoneNumber} is held by another account; it must be released there first`;
     return new ApiError(409, "phone_number_in_use", message);
   }
+}
+
+function notApproved(number: PhoneNumberRecord): ApiError {
+  const message =
+    number.status === "pending"
+      ? `${number.phone_number} is pending: it becomes active once the operator approves it (parley admin number approve ${number.id})`
+      : `${number.phone_number} was not approved for this account (parley admin number approve ${number.id} is the operator's step); ` +
+        "register it again with POST /v1/phone-numbers for the operator to approve";
+  return new ApiError(409, "phone_number_not_approved", message);
 }

@@ -20,7 +20,6 @@ import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
-import { AccountsRepository } from "../db/repositories/accounts.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
@@ -40,6 +39,11 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
 const POLICY_VIOLATION = 1008;
 /** WebSocket close code "try again later": no engine slot for the account now. */
 const TRY_AGAIN_LATER = 1013;
+
+/** Where call recordings are written: `<data dir>/recordings/<call id>.wav`. */
+export function recordingsDir(dataDir: string): string {
+  return path.join(dataDir, "recordings");
+}
 
 /** A call's setup: web (native protocol), inbound (a Twilio stream or SIP call to a number) or outbound (dialled by a carrier). */
 export type CallSetup = LiveCallStart;
@@ -67,7 +71,7 @@ export class MediaGateway implements LiveCallControl {
     private readonly engine: Engine,
     private readonly logger: Logger,
   ) {
-    this.recordingsDir = path.join(services.config.dataDir, "recordings");
+    this.recordingsDir = recordingsDir(services.config.dataDir);
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
@@ -178,7 +182,7 @@ export class MediaGateway implements LiveCallControl {
     try {
       const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
       const params = start.customParameters ?? {};
-      const account = params.token ? await new AccountsRepository(this.services.db).findByMediaToken(params.token) : undefined;
+      const account = await this.services.accounts.findByMediaToken(params.token ?? "");
       if (!account) {
         ws.close(POLICY_VIOLATION, "missing or invalid media token");
         return;

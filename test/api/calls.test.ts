@@ -18,7 +18,7 @@ interface Caller extends TestAccount {
   numbers: string[];
 }
 
-/** An account with an active agent and `numbers` registered phone numbers. */
+/** An account with an active agent and `numbers` phone numbers, registered and approved. */
 async function caller(options: { numbers?: number; credits?: number } = {}): Promise<Caller> {
   const account = await app.account({ credits: options.credits ?? 100 });
   const agent = await app.request("POST", "/v1/agents", { key: account.key, body: agentBody });
@@ -27,6 +27,7 @@ async function caller(options: { numbers?: number; credits?: number } = {}): Pro
   for (let i = 0; i < (options.numbers ?? 1); i++) {
     const res = await app.request("POST", "/v1/phone-numbers", { key: account.key, body: { phone_number: freshNumber(), country: "US" } });
     expect(res.status).toBe(201);
+    await app.approveNumber(res.body.id);
     numbers.push(res.body.phone_number);
   }
   return { ...account, agentId: agent.body.id, numbers };
@@ -227,7 +228,8 @@ describe("POST /v1/calls without loopback http allowed", () => {
     try {
       const account = await strict.account();
       const agent = await strict.request("POST", "/v1/agents", { key: account.key, body: agentBody });
-      await strict.request("POST", "/v1/phone-numbers", { key: account.key, body: { phone_number: "+16505559999", country: "US" } });
+      const number = await strict.request("POST", "/v1/phone-numbers", { key: account.key, body: { phone_number: "+16505559999", country: "US" } });
+      await strict.approveNumber(number.body.id);
       const body = { phone_number: DESTINATION, agent_id: agent.body.id, webhook_url: "http://127.0.0.1:9999/hook" };
       expectError(await strict.request("POST", "/v1/calls", { key: account.key, body }), 400, "invalid_url", "webhook_url");
       const https = await strict.request("POST", "/v1/calls", { key: account.key, body: { ...body, webhook_url: "https://127.0.0.1/hook" } });

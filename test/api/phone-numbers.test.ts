@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 describe("POST /v1/phone-numbers", () => {
-  it("registers an active number with defaults", async () => {
+  it("registers a pending number with defaults", async () => {
     const number = freshNumber();
     const res = await register({ phone_number: number, country: "us" });
     expect(res.status).toBe(201);
@@ -55,7 +55,7 @@ describe("POST /v1/phone-numbers", () => {
       country: "US",
       region: null,
       capabilities: { voice: true, sms: false },
-      status: "active",
+      status: "pending",
       default_agent_id: null,
       created_at: res.body.created_at,
       updated_at: res.body.created_at,
@@ -123,9 +123,10 @@ describe("POST /v1/phone-numbers", () => {
     expect(errorOf(foreign).code).toBe("unauthorized");
   });
 
-  it("refuses a number held by this or another account with 409 phone_number_in_use, until it is released", async () => {
+  it("refuses a number this account has, or another account holds active, with 409 phone_number_in_use, until it is released", async () => {
     const other = await app.account();
     const mine = await registered();
+    await app.approveNumber(mine.id);
     const again = await register({ phone_number: mine.phone_number, country: "US" });
     expect(again.status).toBe(409);
     expect(errorOf(again).code).toBe("phone_number_in_use");
@@ -137,14 +138,108 @@ describe("POST /v1/phone-numbers", () => {
     expect(errorOf(theirs).message).not.toContain(mine.id);
 
     expect((await app.request("DELETE", `/v1/phone-numbers/${mine.id}`, { key: acct.key })).status).toBe(200);
-    const taken = await register({ phone_number: mine.phone_number, country: "US" }, other.key);
-    expect(taken.status).toBe(201);
+    const claimed = await register({ phone_number: mine.phone_number, country: "US" }, other.key);
+    expect(claimed.status).toBe(201);
+    expect(claimed.body.status).toBe("pending");
+  });
+});
 
-    // The released row cannot come back while the other account holds the number.
-    const back = await app.request("PATCH", `/v1/phone-numbers/${mine.id}`, { key: acct.key, body: { status: "active" } });
-    expect(back.status).toBe(409);
-    expect(errorOf(back).code).toBe("phone_number_in_use");
-    expect((await app.request("GET", `/v1/phone-numbers/${mine.id}`, { key: acct.key })).body.status).toBe("inactive");
+describe("numbers claimed through the API stay pending until the operator approves them", () => {
+  const agentBodyFor = { name: "Caller", system_prompt: "You call people.", voice_id: "flite-slt" };
+
+  it("a new number is pending: not a from_number, no wider destination guard, no inbound routing", async () => {
+    const who = await app.account();
+    const agentId = (await app.request("POST", "/v1/agents", { key: who.key, body: agentBodyFor })).body.id;
+    const home = await registered({ default_agent_id: agentId }, who.key);
+    expect(home.status).toBe("pending");
+    const abroad = await registered({ phone_number: "+882164440001", country: "GB", default_agent_id: agentId }, who.key);
+    expect(abroad.status).toBe("pending");
+    const numbers = app.parley.services.phoneNumbers;
+
+    // Not a from_number, neither named nor by default.
+    const named = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550123", agent_id: agentId, from_number: home.phone_number } });
+    expectFieldError(named, 400, "invalid_from_number", "from_number");
+    const byDefault = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550123", agent_id: agentId } });
+    expectFieldError(byDefault, 400, "invalid_from_number", "from_number");
+    expect(errorOf(byDefault).message).toContain("approve");
+    // Not routed: the lookups of the SIP gateway (any account) and the Twilio endpoint (this account).
+    expect(await numbers.findActiveAnywhere(home.phone_number)).toBeUndefined();
+    expect(await numbers.findActiveByNumber(who.id, home.phone_number)).toBeUndefined();
+
+    // Approved, the +1 number calls and routes; the pending +882 one still widens nothing.
+    await app.approveNumber(home.id);
+    expect((await app.request("GET", `/v1/phone-numbers/${home.id}`, { key: who.key })).body.status).toBe("active");
+    expect((await numbers.findActiveAnywhere(home.phone_number))?.id).toBe(home.id);
+    expect((await numbers.findActiveByNumber(who.id, home.phone_number))?.id).toBe(home.id);
+    const premium = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+882164449999", agent_id: agentId } });
+    expectFieldError(premium, 400, "invalid_phone_number", "phone_number");
+    expect(errorOf(premium).message).toContain("allowed: +1)");
+    const transferAbroad = await app.request("PATCH", `/v1/agents/${agentId}`, { key: who.key, body: { transfer_enabled: true, transfer_number: "+882164449999" } });
+    expectFieldError(transferAbroad, 400, "invalid_phone_number", "transfer_number");
+    const placed = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550123", agent_id: agentId } });
+    expect(placed.status).toBe(200);
+    expect(placed.body.from_number).toBe(home.phone_number);
+  });
+
+  it("several accounts may claim a number; the approved one holds it, the others cannot be approved nor claim it again", async () => {
+    const [first, second, third] = [await app.account(), await app.account(), await app.account()];
+    const number = freshNumber();
+    const claim = (who: TestAccount) => register({ phone_number: number, country: "US" }, who.key);
+    const a = await claim(first);
+    const b = await claim(second);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect([a.body.status, b.body.status]).toEqual(["pending", "pending"]);
+
+    // One live row per account and number.
+    const twice = await claim(first);
+    expect(twice.status).toBe(409);
+    expect(errorOf(twice).code).toBe("phone_number_in_use");
+    expect(errorOf(twice).message).toContain(a.body.id);
+
+    await app.approveNumber(b.body.id);
+    // The number is active in `second` now: nobody else may claim it, and the message names no one.
+    const late = await claim(third);
+    expect(late.status).toBe(409);
+    expect(errorOf(late).code).toBe("phone_number_in_use");
+    expect(errorOf(late).message).not.toContain(b.body.id);
+    expect(errorOf(late).message).not.toContain(second.id);
+    await expect(app.approveNumber(a.body.id)).rejects.toThrow(`active in account ${second.id}`);
+    expect((await app.request("GET", `/v1/phone-numbers/${a.body.id}`, { key: first.key })).body.status).toBe("pending");
+    expect((await app.parley.services.phoneNumbers.findActiveAnywhere(number))?.account_id).toBe(second.id);
+  });
+
+  it("PATCH status: a client releases any of its numbers and re-activates only one the operator approved for it", async () => {
+    const who = await app.account();
+    const other = await app.account();
+    const pending = await registered({}, who.key);
+    const activate = (id: string, key = who.key) => app.request("PATCH", `/v1/phone-numbers/${id}`, { key, body: { status: "active" } });
+    const refusal = await activate(pending.id);
+    expect(refusal.status).toBe(409);
+    expect(errorOf(refusal).code).toBe("phone_number_not_approved");
+    expect(errorOf(refusal).message).toContain("parley admin number approve");
+    expect((await app.request("GET", `/v1/phone-numbers/${pending.id}`, { key: who.key })).body.status).toBe("pending");
+
+    // A withdrawn claim (released while pending) was never approved: it cannot come back either.
+    expect((await app.request("PATCH", `/v1/phone-numbers/${pending.id}`, { key: who.key, body: { status: "inactive" } })).body.status).toBe("inactive");
+    expect(errorOf(await activate(pending.id)).code).toBe("phone_number_not_approved");
+
+    // An approved number, released, comes back; pending claims of others do not stop it.
+    const approved = await registered({}, who.key);
+    await app.approveNumber(approved.id);
+    expect((await app.request("DELETE", `/v1/phone-numbers/${approved.id}`, { key: who.key })).status).toBe(200);
+    const rival = await register({ phone_number: approved.phone_number, country: "US" }, other.key);
+    expect(rival.body.status).toBe("pending");
+    const back = await activate(approved.id);
+    expect(back.status).toBe(200);
+    expect(back.body.status).toBe("active");
+
+    // Once the rival's claim is approved (after a release), the old owner cannot take it back.
+    expect((await app.request("DELETE", `/v1/phone-numbers/${approved.id}`, { key: who.key })).status).toBe(200);
+    await app.approveNumber(rival.body.id);
+    const taken = await activate(approved.id);
+    expect(taken.status).toBe(409);
+    expect(errorOf(taken).code).toBe("phone_number_in_use");
+    expect(errorOf(taken).message).not.toContain(other.id);
   });
 });
 
@@ -160,10 +255,10 @@ describe("GET /v1/phone-numbers", () => {
       expect(res.status).toBe(201);
       created.push(res.body);
     }
+    // All approved but one, which stays pending; one released.
+    for (const [i, number] of created.entries()) if (i !== 3) await app.approveNumber(number.id);
     const released = await app.request("DELETE", `/v1/phone-numbers/${created[1]!.id}`, { key: lister.key });
     expect(released.status).toBe(200);
-    // `pending` is the carrier's state; only the telephony layer writes it.
-    await app.parley.services.db.updateTable("phone_numbers").set({ status: "pending" }).where("id", "=", created[3]!.id).execute();
   });
 
   it("lists full phone number objects, newest first", async () => {
@@ -289,6 +384,8 @@ describe("GET /v1/phone-numbers/{id}", () => {
 describe("PATCH and DELETE /v1/phone-numbers/{id}", () => {
   it("updates only the given fields and moves updated_at", async () => {
     const number = await registered({ friendly_name: "Main line", region: "CA" });
+    await app.approveNumber(number.id);
+    Object.assign(number, (await app.request("GET", `/v1/phone-numbers/${number.id}`, { key: acct.key })).body);
     const agentId = await agentOf(acct.key);
     const res = await app.request("PATCH", `/v1/phone-numbers/${number.id}`, { key: acct.key, body: { default_agent_id: agentId } });
     expect(res.status).toBe(200);
@@ -391,6 +488,7 @@ describe("permissions", () => {
     expect(Object.keys(doc.paths["/v1/phone-numbers"]).sort()).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/v1/phone-numbers/{phone_number_id}"]).sort()).toEqual(["delete", "get", "patch"]);
     expect(doc.paths["/v1/phone-numbers"].post.responses["409"].description).toContain("phone_number_in_use");
+    expect(doc.paths["/v1/phone-numbers/{phone_number_id}"].patch.responses["409"].description).toContain("phone_number_not_approved");
     expect(doc.paths["/v1/phone-numbers"].post.responses["201"]).toBeDefined();
   });
 });

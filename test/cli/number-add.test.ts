@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin } from "../../src/cli/admin.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin, type AdminRun } from "../helpers/admin-cli.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 let app: TestApp;
@@ -14,19 +14,7 @@ afterAll(async () => {
 });
 
 /** Runs `parley admin number add ...` in-process against the test app's data directory. */
-async function numberAdd(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const code = await admin(["number", "add", ...args], app.config);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const numberAdd = (...args: string[]): Promise<AdminRun> => runAdmin(app.config, "number", "add", ...args);
 
 describe("parley admin number add", () => {
   it("registers a +1 number as US by default and prints it as JSON", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +28,8 @@ let app: TestApp;
 let acct: TestAccount;
 let agentId: string;
 let wsBase: string;
+/** The account's media token for /media/twilio, as the rotation showed it. */
+let mediaToken: string;
 
 beforeAll(async () => {
   app = await startTestApp({}, { PARLEY_ENGINE: "1" });
@@ -45,6 +47,9 @@ beforeAll(async () => {
   });
   expect(agent.status).toBe(201);
   agentId = agent.body.id;
+  const rotated = await app.request("POST", "/v1/account/media-token/rotate", { key: acct.key });
+  expect(rotated.status).toBe(200);
+  mediaToken = rotated.body.media_token;
 }, 60_000);
 
 afterAll(async () => {
@@ -88,6 +93,9 @@ async function checkBooking(callId: string): Promise<void> {
   const row = await app.parley.services.db.selectFrom("calls").select(["recording_path", "duration", "billed_credits"]).where("id", "=", callId).executeTakeFirstOrThrow();
   expect(row.recording_path).toBeTruthy();
   expect(existsSync(row.recording_path!)).toBe(true);
+  // Recordings are the caller's voice: readable by the service's user only.
+  expect(statSync(row.recording_path!).mode & 0o777).toBe(0o600);
+  expect(statSync(path.dirname(row.recording_path!)).mode & 0o777).toBe(0o700);
   const wav = parseWav(readFileSync(row.recording_path!));
   expect(wav.channels).toBe(2);
   // The call's signed recording link serves that file without an API key.
@@ -118,8 +126,7 @@ describe("booking calls over both protocols at once", () => {
   }, 120_000);
 
   it.concurrent("twilio: books an appointment from 8 kHz mu-law audio", async () => {
-    const account = await app.request("GET", "/v1/account", { key: acct.key });
-    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: agentId });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId });
     await bookingConversation(client, 8);
     client.hangUp();
     await client.closed;
@@ -165,9 +172,14 @@ describe("a call over Twilio Media Streams", () => {
       key: acct.key,
       body: { phone_number: "+14155550177", country: "US", default_agent_id: agentId },
     });
-    expect(number.status).toBe(201);
-    const account = await app.request("GET", "/v1/account", { key: acct.key });
-    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550177", From: "+14155550999" });
+    expect(number.body.status).toBe("pending");
+    // Claimed through the API, the number routes nothing until the operator approves it.
+    const early = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, To: "+14155550177" });
+    await early.closed;
+    expect(early.closeCode).toBe(1008);
+    expect(early.closeReason).toContain("+14155550177");
+    await app.approveNumber(number.body.id);
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, To: "+14155550177", From: "+14155550999" });
     client.startStreaming();
     await client.waitForAgentSilence();
     client.hangUp();
@@ -177,7 +189,7 @@ describe("a call over Twilio Media Streams", () => {
     const call = await waitForCallEnd(calls.body.data[0].id);
     expect(call.transcript[0]).toMatchObject({ role: "agent", content: GREETING });
 
-    const unknown = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, To: "+14155550000" });
+    const unknown = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, To: "+14155550000" });
     await unknown.closed;
     expect(unknown.closeCode).toBe(1008);
     expect(unknown.closeReason).toContain("+14155550000");
@@ -188,6 +200,26 @@ describe("a call over Twilio Media Streams", () => {
     await client.closed;
     expect(client.closeCode).toBe(1008);
   });
+
+  it("refuses the previous media token with 1008 as soon as a calls:write key rotates it; the new one opens calls", async () => {
+    const caller = await app.key(acct.id, ["calls:write"]);
+    const rotated = await app.request("POST", "/v1/account/media-token/rotate", { key: caller });
+    expect(rotated.status).toBe(200);
+    const previous = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId });
+    await previous.closed;
+    expect(previous.closeCode).toBe(1008);
+    expect(previous.closeReason).toContain("media token");
+
+    mediaToken = rotated.body.media_token;
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId });
+    client.startStreaming();
+    await client.waitForAgentSilence();
+    client.hangUp();
+    await client.closed;
+    expect(client.closeCode).not.toBe(1008);
+    const calls = await app.parley.services.db.selectFrom("calls").select("id").where("metadata", "like", `%${client.callSid}%`).execute();
+    expect(calls).toHaveLength(1);
+  }, 60_000);
 });
 
 describe("barge-in", () => {
@@ -227,8 +259,7 @@ describe("barge-in", () => {
   }, 60_000);
 
   it("twilio: the caller talks over the agent and Twilio receives clear", async () => {
-    const account = await app.request("GET", "/v1/account", { key: acct.key });
-    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: account.body.media_token, agent_id: longAgentId });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: longAgentId });
     client.startStreaming();
     await new Promise((r) => setTimeout(r, 2500));
     const spokeAt = Date.now();

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 async function caller(plan: "pro" | "agency" = "pro"): Promise<TestAccount & { agentId: string }> {
   const account = await app.account({ plan, credits: 100 });
-  await app.parley.services.phoneNumbers.create(account.id, { phone_number: `+1650555${String(1000 + Math.floor(Math.random() * 8999))}`, country: "US" } as never);
+  await app.parley.services.phoneNumbers.add(account.id, { phone_number: `+1650555${String(1000 + Math.floor(Math.random() * 8999))}`, country: "US" } as never);
   const agent = await app.request("POST", "/v1/agents", {
     key: account.key,
     body: { name: "Ava", system_prompt: "You call patients of Acme Dental.", voice_id: "flite-kal", first_message: GREETING, metadata: { business_name: "Acme Dental", opening_hours: "nine to five on weekdays" } },
@@ -138,7 +138,7 @@ describe.concurrent("outbound calls through the simulator", () => {
       body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal", first_message: GREETING, transfer_enabled: true, transfer_number: "+882345678901" },
     });
     expect(agent.status).toBe(201);
-    await app.parley.services.phoneNumbers.create(fresh.id, { phone_number: "+16505559876", country: "US" } as never);
+    await app.parley.services.phoneNumbers.add(fresh.id, { phone_number: "+16505559876", country: "US" } as never);
     const res = await app.request("POST", "/v1/calls", { key: fresh.key, body: { phone_number: "+14155550128", agent_id: agent.body.id, metadata: { simulator_script: ["speak-to-human"] } } });
     expect(res.status).toBe(200);
     const call = await until(fresh, res.body.id, (c) => ENDED.includes(c.status));

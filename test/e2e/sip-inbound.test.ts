@@ -19,6 +19,7 @@ const GREETING = "Hello, thanks for calling Acme Dental. How can I help you toda
 const TRANSFERRING_NUMBER = "+14155550179";
 const TRANSFER_TO = "+14155550100";
 const ECHO_NUMBER = "+14155550176";
+const PENDING_NUMBER = "+14155550175";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
 
 let app: TestApp;
@@ -33,10 +34,11 @@ beforeAll(async () => {
     key: acct.key,
     body: { name: "Front desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING },
   });
-  const number = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id } });
-  expect(number.status).toBe(201);
-  const bare = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: "+14155550178", country: "US" } });
-  expect(bare.status).toBe(201);
+  await app.activeNumber(acct.key, { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id });
+  await app.activeNumber(acct.key, { phone_number: "+14155550178", country: "US" });
+  // Claimed through the API and never approved: not routed.
+  const pending = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: PENDING_NUMBER, country: "US", default_agent_id: agent.body.id } });
+  expect(pending.body.status).toBe("pending");
   const desk = await app.request("POST", "/v1/agents", {
     key: acct.key,
     body: {
@@ -49,10 +51,8 @@ beforeAll(async () => {
       transfer_message: "Please hold while I transfer you to our front desk.",
     },
   });
-  const transferring = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: TRANSFERRING_NUMBER, country: "US", default_agent_id: desk.body.id } });
-  expect(transferring.status).toBe(201);
-  const echo = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: ECHO_NUMBER, country: "US", default_agent_id: agent.body.id } });
-  expect(echo.status).toBe(201);
+  await app.activeNumber(acct.key, { phone_number: TRANSFERRING_NUMBER, country: "US", default_agent_id: desk.body.id });
+  await app.activeNumber(acct.key, { phone_number: ECHO_NUMBER, country: "US", default_agent_id: agent.body.id });
   caller = await SipUserAgent.start({ host: HOST });
 }, 60_000);
 
@@ -176,8 +176,9 @@ describe("inbound SIP", () => {
     expect(echoed, "caller channel (sipp's echo)").toBeGreaterThan(agent / 4);
   }, 60_000);
 
-  it("refuses unknown numbers with 404 and numbers without a default agent with 480", async () => {
+  it("refuses unknown and pending numbers with 404 and numbers without a default agent with 480", async () => {
     expect(await inviteOutcome("+14155550999")).toBe(404);
+    expect(await inviteOutcome(PENDING_NUMBER)).toBe(404);
     expect(await inviteOutcome("+14155550178")).toBe(480);
   }, 30_000);
 
@@ -230,8 +231,7 @@ describe("inbound SIP", () => {
       [broke, "+14155550172"],
     ] as const) {
       const agent = await app.request("POST", "/v1/agents", { key: who.key, body: { name: "Desk", system_prompt: "You answer calls.", voice_id: "flite-kal" } });
-      const created = await app.request("POST", "/v1/phone-numbers", { key: who.key, body: { phone_number: number, country: "US", default_agent_id: agent.body.id } });
-      expect(created.status).toBe(201);
+      await app.activeNumber(who.key, { phone_number: number, country: "US", default_agent_id: agent.body.id });
     }
     expect(await inviteOutcome("+14155550172")).toBe(402);
     const first = await caller.invite({ to: `sip:+14155550171@${HOST}:${sipPort}` }).result;

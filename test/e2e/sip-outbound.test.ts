@@ -38,7 +38,7 @@ beforeAll(async () => {
   app = await startTestApp({}, await trunkSettings(trunkPort, 2000));
   // Agency: polling the call stays well under the plan's request rate.
   acct = await app.account({ plan: "agency", credits: 100 });
-  await app.parley.services.phoneNumbers.create(acct.id, { phone_number: "+16505550140", country: "US" } as never);
+  await app.parley.services.phoneNumbers.add(acct.id, { phone_number: "+16505550140", country: "US" } as never);
   const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal", first_message: GREETING } });
   acct.agentId = agent.body.id;
 }, 60_000);
@@ -107,7 +107,7 @@ describe("POST /v1/calls/{id}/end while a SIP call rings", () => {
     const sipp = await startSipp(["-sf", join(SCENARIOS, "uas-ring.xml"), "-m", "1", "-i", HOST, "-p", String(port), "-mp", String(await freeUdpPort(HOST))]);
     try {
       const who = await patient.account({ plan: "agency", credits: 100 });
-      await patient.parley.services.phoneNumbers.create(who.id, { phone_number: "+16505550141", country: "US" } as never);
+      await patient.parley.services.phoneNumbers.add(who.id, { phone_number: "+16505550141", country: "US" } as never);
       const agent = await patient.request("POST", "/v1/agents", { key: who.key, body: { name: "Ava", system_prompt: "You call patients.", voice_id: "flite-kal" } });
       await new Promise((r) => setTimeout(r, 300));
       const created = await patient.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550191", agent_id: agent.body.id } });

@@ -29,8 +29,7 @@ beforeAll(async () => {
     key: acct.key,
     body: { name: "Front desk", system_prompt: "You book appointments for Acme Dental.", voice_id: "flite-kal", first_message: GREETING },
   });
-  const number = await app.request("POST", "/v1/phone-numbers", { key: acct.key, body: { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id } });
-  expect(number.status).toBe(201);
+  await app.activeNumber(acct.key, { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id });
   caller = await SipUserAgent.start({ host: HOST });
 }, 60_000);
 
@@ -120,7 +119,7 @@ describe("inbound SIP from a phone that went away without a BYE", () => {
     try {
       const who = await strict.account({ credits: 10 });
       const agent = await strict.request("POST", "/v1/agents", { key: who.key, body: { name: "Desk", system_prompt: "You answer calls.", voice_id: "flite-kal", first_message: GREETING } });
-      await strict.request("POST", "/v1/phone-numbers", { key: who.key, body: { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id } });
+      await strict.activeNumber(who.key, { phone_number: NUMBER, country: "US", default_agent_id: agent.body.id });
       // Our phone answers nothing and sends no RTP at all, as one whose network dropped.
       const call = await caller.invite({ to: `sip:${NUMBER}@${HOST}:${port}` }).result;
       const reason = await new Promise<string>((resolve) => call.once("hangup", resolve));

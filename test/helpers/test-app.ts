@@ -34,6 +34,10 @@ export interface TestApp {
   account(options?: { plan?: Plan; credits?: number; permissions?: string[] }): Promise<TestAccount>;
   /** A further key for an existing account. */
   key(accountId: string, permissions?: string[]): Promise<string>;
+  /** Approves a phone number as the operator does (`parley admin number approve`): it becomes active. */
+  approveNumber(id: string): Promise<void>;
+  /** Registers a number with `POST /v1/phone-numbers` and approves it: the active number object. */
+  activeNumber(key: string, body: Record<string, unknown>): Promise<any>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -56,6 +60,28 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
   const { accounts, apiKeys } = parley.services;
 
   const key = async (accountId: string, permissions: string[] = ["*"]) => (await apiKeys.create(accountId, "test", permissions)).key;
+  const approveNumber = async (id: string) => {
+    await parley.services.phoneNumbers.approve(id);
+  };
+  const request: TestApp["request"] = async (method, urlPath, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(baseUrl + urlPath, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
 
   return {
     parley,
@@ -63,29 +89,18 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
     dataDir,
     config,
     key,
+    approveNumber,
+    async activeNumber(numberKey, body) {
+      const created = await request("POST", "/v1/phone-numbers", { key: numberKey, body });
+      if (created.status !== 201) throw new Error(`phone number not created: ${created.status} ${JSON.stringify(created.body)}`);
+      await approveNumber(created.body.id);
+      return (await request("GET", `/v1/phone-numbers/${created.body.id}`, { key: numberKey })).body;
+    },
     async account(options = {}) {
       const account = await accounts.create({ name: "Test account", plan: options.plan ?? "pro", credits: options.credits ?? 100 });
       return { id: account.id, key: await key(account.id, options.permissions) };
     },
-    async request(method, urlPath, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      let body: string | undefined;
-      if (options.rawBody !== undefined) body = options.rawBody;
-      else if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers["content-type"] ??= "application/json";
-      }
-      const res = await fetch(baseUrl + urlPath, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: res.status, headers: res.headers, body: parsed as any };
-    },
+    request,
     async close() {
       await parley.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as initial from "./001-initial.js";
 import * as nullableCallNumbers from "./002-nullable-call-numbers.js";
 import * as events from "./003-events.js";
+import * as phoneNumberApproval from "./004-phone-number-approval.js";
+import * as hashedMediaToken from "./005-hashed-media-token.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "001-initial": initial,
   "002-nullable-call-numbers": nullableCallNumbers,
   "003-events": events,
+  "004-phone-number-approval": phoneNumberApproval,
+  "005-hashed-media-token": hashedMediaToken,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -24,9 +24,14 @@ export class AccountsRepository {
     return row && accountFromRow(row);
   }
 
-  async findByMediaToken(token: string): Promise<AccountRecord | undefined> {
-    const row = await this.db.selectFrom("accounts").selectAll().where("media_token", "=", token).executeTakeFirst();
+  async findByMediaTokenHash(hash: string): Promise<AccountRecord | undefined> {
+    const row = await this.db.selectFrom("accounts").selectAll().where("media_token_hash", "=", hash).executeTakeFirst();
     return row && accountFromRow(row);
+  }
+
+  /** Replaces the account's media token (its hash): the previous one stops working at once. */
+  async setMediaToken(id: string, hash: string, at: string): Promise<void> {
+    await this.db.updateTable("accounts").set({ media_token_hash: hash, media_token_created_at: at, updated_at: at }).where("id", "=", id).execute();
   }
 
   async list(): Promise<AccountRecord[]> {

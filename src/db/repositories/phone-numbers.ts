@@ -20,6 +20,13 @@ export interface PhoneNumberFilters {
   country?: string | undefined;
 }
 
+/** The operator's view across accounts (`parley admin number list`). */
+export interface OperatorNumberFilters {
+  status?: PhoneNumberStatus | undefined;
+  accountId?: string | undefined;
+  phoneNumber?: string | undefined;
+}
+
 function toRecord(row: PhoneNumberTable): PhoneNumberRecord {
   const { capability_voice, capability_sms, ...rest } = row;
   return { ...rest, status: row.status as PhoneNumberStatus, capabilities: { voice: capability_voice === 1, sms: capability_sms === 1 } };
@@ -33,7 +40,10 @@ function toRow(record: Partial<PhoneNumberRecord>): Partial<PhoneNumberTable> {
   };
 }
 
-/** The partial unique index `phone_numbers_held` refused a second holder of a number. */
+/**
+ * A partial unique index refused the row: `phone_numbers_active` (a second account holding the
+ * number active) or `phone_numbers_account_live` (a second live row of one account).
+ */
 function isHeldConflict(err: unknown): boolean {
   return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE" && String((err as Error).message).includes("phone_numbers.phone_number");
 }
@@ -42,7 +52,7 @@ function isHeldConflict(err: unknown): boolean {
 export class PhoneNumbersRepository {
   constructor(private readonly db: Db) {}
 
-  /** Inserts the number; false when another row (of any account) already holds it. */
+  /** Inserts the number; false when it would make a second active holder, or a second live row of the account. */
   async insert(record: PhoneNumberRecord): Promise<boolean> {
     try {
       await this.db.insertInto("phone_numbers").values(toRow(record) as PhoneNumberTable).execute();
@@ -53,7 +63,7 @@ export class PhoneNumbersRepository {
     }
   }
 
-  /** Applies the patch; false when it would make a second holder of the number. */
+  /** Applies the patch; false when it would make a second active holder, or a second live row of the account. */
   async update(id: string, patch: Partial<PhoneNumberRecord>): Promise<boolean> {
     try {
       await this.db.updateTable("phone_numbers").set(toRow(patch)).where("id", "=", id).execute();
@@ -69,15 +79,32 @@ export class PhoneNumbersRepository {
     return row && toRecord(row);
   }
 
-  /** The row holding `phoneNumber` (active or pending), whatever its account. */
-  async findHolder(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+  /** The row holding `phoneNumber` active, whatever its account (there is at most one). */
+  async findActiveHolder(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+    const row = await this.db.selectFrom("phone_numbers").selectAll().where("phone_number", "=", phoneNumber).where("status", "=", "active").executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** The account's live (active or pending) row for `phoneNumber`, when it has one. */
+  async findLive(accountId: string, phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
     const row = await this.db
       .selectFrom("phone_numbers")
       .selectAll()
+      .where("account_id", "=", accountId)
       .where("phone_number", "=", phoneNumber)
       .where("status", "<>", "inactive")
       .executeTakeFirst();
     return row && toRecord(row);
+  }
+
+  /** Every account's numbers matching `filters`, oldest first: the operator's list. */
+  async listAll(filters: OperatorNumberFilters): Promise<PhoneNumberRecord[]> {
+    let q = this.db.selectFrom("phone_numbers").selectAll();
+    if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.accountId) q = q.where("account_id", "=", filters.accountId);
+    if (filters.phoneNumber) q = q.where("phone_number", "=", filters.phoneNumber);
+    const rows = await q.orderBy("created_at").orderBy("id").execute();
+    return rows.map(toRecord);
   }
 
   /** The account's active row for `phoneNumber`, when it has one. */

@@ -1,7 +1,8 @@
 import type { LedgerRecord } from "../../db/repositories/ledger.js";
 import type { Services } from "../../services/container.js";
 import { defineRoute, type RouteSpec } from "../route.js";
-import { accountSchema, ledgerListSchema, ledgerQuery } from "../schemas/account.js";
+import { grants } from "../../services/permissions.js";
+import { accountSchema, ledgerListSchema, ledgerQuery, mediaTokenSchema } from "../schemas/account.js";
 
 function presentLedgerEntry(e: LedgerRecord) {
   return { id: e.id, amount: e.amount, balance_after: e.balance_after, reason: e.reason, call_id: e.call_id, description: e.description, created_at: e.created_at };
@@ -13,7 +14,7 @@ export function accountRoutes({ accounts }: Services): RouteSpec[] {
       method: "get",
       path: "/v1/account",
       operationId: "getAccount",
-      summary: "The caller's account: plan, credit balance, limits, usage and secrets",
+      summary: "The caller's account: plan, credit balance, limits, usage; the signing secret for keys with webhooks:write; whether a media token is set",
       tag: "Account",
       permission: "account:read",
       response: accountSchema,
@@ -35,11 +36,27 @@ export function accountRoutes({ accounts }: Services): RouteSpec[] {
             queued_calls: limits.queuedCalls,
           },
           usage: await accounts.usage(account.id),
-          signing_secret: account.signing_secret,
-          media_token: account.media_token,
+          // Integrators need it to verify per-call webhook_url deliveries: keys that manage webhooks.
+          signing_secret: grants(auth.permissions, "webhooks:write") ? account.signing_secret : null,
+          media_token_set: account.media_token_hash !== null,
+          media_token_created_at: account.media_token_created_at,
           created_at: account.created_at,
         };
       },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/v1/account/media-token/rotate",
+      operationId: "rotateMediaToken",
+      summary:
+        "Make a new media token for /media/twilio (needs calls:write); it is shown in this response only, and the previous token is refused from now on",
+      tag: "Account",
+      permission: "calls:write",
+      response: mediaTokenSchema,
+      status: 200,
+      errors: [],
+      secretInResponse: true,
+      handler: async ({ auth }) => accounts.rotateMediaToken(auth.account.id),
     }),
     defineRoute({
       method: "get",

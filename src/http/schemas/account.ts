@@ -17,9 +17,18 @@ export const accountSchema = z.object({
   credit_balance: z.number().int(),
   limits: z.object({ requests_per_minute: z.number().int(), ...limitsShape }),
   usage: z.object(limitsShape),
-  signing_secret: z.string(),
-  media_token: z.string(),
+  signing_secret: z
+    .string()
+    .nullable()
+    .describe("Signs deliveries to a call's own webhook_url; null unless the key holds webhooks:write (or *)"),
+  media_token_set: z.boolean().describe("Whether the account has a media token for /media/twilio; the token itself is shown only when it is made"),
+  media_token_created_at: z.string().nullable(),
   created_at: z.string(),
+});
+
+export const mediaTokenSchema = z.object({
+  media_token: z.string().describe("Shown this once: only its hash is kept"),
+  media_token_created_at: z.string(),
 });
 
 export const ledgerEntrySchema = z.object({

@@ -25,7 +25,7 @@ const text = (max: number) =>
 
 const agentId = z.string({ error: "must be an agent id or null" }).min(1, { message: "must not be empty" }).nullable();
 
-/** Clients may release (`inactive`) and re-activate; `pending` is the carrier's state, not theirs to set. */
+/** Clients may release (`inactive`) and re-activate an approved number; `pending` is not theirs to set. */
 const CLIENT_STATUSES = ["active", "inactive"] as const;
 
 export const createPhoneNumberBody = z

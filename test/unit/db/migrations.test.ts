@@ -1,21 +1,23 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Migrator, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../../src/db/database.js";
 import { migrationProvider } from "../../../src/db/migrations/index.js";
+import { AccountsRepository } from "../../../src/db/repositories/accounts.js";
+import { hashToken } from "../../../src/core/token-hash.js";
 
 describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
       .insertInto("accounts")
-      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token: "m", limit_overrides: "{}", created_at: "t", updated_at: "t" })
+      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token_hash: null, media_token_created_at: null, limit_overrides: "{}", created_at: "t", updated_at: "t" })
       .execute();
     await first.destroy();
 
@@ -31,7 +33,7 @@ describe("database migrations", () => {
     await migrateToLatest(db);
     await db
       .insertInto("accounts")
-      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token: "m", limit_overrides: "{}", created_at: "t", updated_at: "t" })
+      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token_hash: null, media_token_created_at: null, limit_overrides: "{}", created_at: "t", updated_at: "t" })
       .execute();
     const charge = (id: string) => ({ id, account_id: "acct_1", amount: -1, balance_after: 4, reason: "call", call_id: "call_1", description: null, created_at: "t" });
     await db.insertInto("ledger").values(charge("led_1")).execute();
@@ -44,22 +46,70 @@ describe("database migrations", () => {
     const old = openDatabase(file);
     const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("001-initial");
     expect(error).toBeUndefined();
-    await old
-      .insertInto("accounts")
-      .values({ id: "acct_1", name: "A", plan: "pro", credit_balance: 5, signing_secret: "s", media_token: "m", limit_overrides: "{}", created_at: "t", updated_at: "t" })
-      .execute();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, media_token, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', 'm', '{}', 't', 't')`.execute(old);
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
       VALUES ('call_1', 'acct_1', 'agent_1', 'outbound', 'completed', '+14155550123', '+14155550100', '{}', '{}', 1, 3600, 't', 't')`.execute(old);
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token"]);
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
       VALUES ('call_2', 'acct_1', 'agent_1', 'web', 'in_progress', NULL, NULL, '{}', '{}', 1, 3600, 't', 't')`.execute(db);
     const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND name LIKE 'calls_%'`.execute(db);
     expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_status", "calls_agent_status"]);
+    await db.destroy();
+  });
+
+  it("keep phone numbers' statuses through the approval upgrade (004): active ones count as approved, one active holder per number, pending claims side by side", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("003-events")).error).toBeUndefined();
+    for (const id of ["acct_1", "acct_2", "acct_3"]) {
+      await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, media_token, limit_overrides, created_at, updated_at)
+        VALUES (${id}, 'A', 'pro', 5, 's', ${`mt_${id}`}, '{}', 't', 't')`.execute(old);
+    }
+    const number = (into: Kysely<any>, id: string, account: string, status: string) =>
+      sql`INSERT INTO phone_numbers (id, account_id, phone_number, friendly_name, country, status, created_at, updated_at)
+        VALUES (${id}, ${account}, '+14155550100', 'x', 'US', ${status}, ${`2024-01-0${id.slice(-1)}T00:00:00.000Z`}, 't')`.execute(into);
+    await number(old, "pn_1", "acct_1", "active");
+    await number(old, "pn_2", "acct_2", "inactive");
+    await number(old, "pn_3", "acct_3", "inactive");
+    await old.destroy();
+
+    const db = openDatabase(file);
+    await migrateToLatest(db);
+    const rows = await db.selectFrom("phone_numbers").select(["id", "status", "approved_at"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { id: "pn_1", status: "active", approved_at: "2024-01-01T00:00:00.000Z" },
+      { id: "pn_2", status: "inactive", approved_at: null },
+      { id: "pn_3", status: "inactive", approved_at: null },
+    ]);
+    // Pending claims of a number held active elsewhere, one per account; a second active holder is refused.
+    await number(db, "pn_4", "acct_2", "pending");
+    await number(db, "pn_5", "acct_3", "pending");
+    await expect(number(db, "pn_6", "acct_3", "pending")).rejects.toThrow(/UNIQUE/);
+    await expect(sql`UPDATE phone_numbers SET status = 'active' WHERE id = 'pn_5'`.execute(db)).rejects.toThrow(/UNIQUE/);
+    await db.destroy();
+  });
+
+  it("hash the media tokens in place (005): a token in use keeps opening its account, and no plain text is left", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("004-phone-number-approval")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, media_token, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', 'mt_inTwiML', '{}', '2024-05-01T00:00:00.000Z', 't')`.execute(old);
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token"]);
+    const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
+    expect(row).not.toHaveProperty("media_token");
+    expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
+    expect(row.media_token_created_at).toBe("2024-05-01T00:00:00.000Z");
+    expect((await new AccountsRepository(db).findByMediaTokenHash(hashToken("mt_inTwiML")))?.id).toBe("acct_1");
     await db.destroy();
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +12,13 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("WavFileWriter", () => {
+  it("creates the file readable by its owner only (recordings are private)", async () => {
+    const file = path.join(dir, "private.wav");
+    const writer = await WavFileWriter.open(file, { sampleRate: 8000, channels: 1 });
+    await writer.close();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it("writes chunks incrementally and fixes the sizes at close", async () => {
     const file = path.join(dir, "out.wav");
     const writer = await WavFileWriter.open(file, { sampleRate: 16000, channels: 2 });
