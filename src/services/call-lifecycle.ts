@@ -4,6 +4,9 @@ import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEvents } from "./call-events.js";
 import type { CreditReservations } from "./credit-reservations.js";
+import type { DestinationPolicy } from "./destination-policy.js";
+import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
+import type { AccountRecord } from "../db/repositories/accounts.js";
 
 /** How an outbound call that never connected ended. */
 export type UnansweredOutcome = "busy" | "no_answer" | "failed";
@@ -21,7 +24,7 @@ export class CallLifecycle {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations; destinations: DestinationPolicy },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -34,9 +37,9 @@ export class CallLifecycle {
 
   /**
    * The account's oldest queued call, now `ringing`, if a concurrent-call slot is free; null
-   * otherwise. Credit is checked again here, as the call is dialled: a queued call whose first
-   * minute the balance (less what the account's calls under way hold) no longer covers is
-   * ended `failed` with reason `insufficient_credits`, and the next one is tried.
+   * otherwise. What creation checked is checked again as the call is dialled, since a call may
+   * wait long in the queue (see `refusalAtDial`): a queued call that no longer passes is ended
+   * `failed` with the reason in its `call.failed` event, and the next one is tried.
    */
   async claimNext(accountId: string): Promise<CallRecord | null> {
     const account = await this.deps.accounts.find(accountId);
@@ -57,10 +60,11 @@ export class CallLifecycle {
         if (!next) return null;
         const at = nowIso();
         const queued = (await this.calls.findById(next.id, trx))!;
-        if (!this.deps.reservations.tryReserveMinute(account, next.id)) {
+        const refusal = await this.refusalAtDial(account, queued, trx);
+        if (refusal) {
           const failed = { status: "failed", ended_at: at, updated_at: at } as const;
           await this.calls.update(next.id, failed, trx);
-          await this.deps.events.entered({ ...queued, ...failed }, "queued", trx, { failureReason: "insufficient_credits" });
+          await this.deps.events.entered({ ...queued, ...failed }, "queued", trx, { failureReason: refusal });
           continue;
         }
         reserved = next.id;
@@ -74,6 +78,20 @@ export class CallLifecycle {
       if (reserved) this.deps.reservations.release(reserved);
       throw err;
     });
+  }
+
+  /**
+   * Why a queued call may not be dialled now, or null (then its first minute's credit is
+   * reserved): its `from_number` is no longer an active number of the account
+   * (`invalid_from_number`: released or revoked since), its destination is no longer allowed
+   * (`invalid_phone_number`: the number that allowed its country is gone), or the balance less
+   * what the account's calls under way hold no longer covers a minute (`insufficient_credits`).
+   */
+  private async refusalAtDial(account: AccountRecord, call: CallRecord, trx: Db): Promise<string | null> {
+    if (call.from_number && !(await new PhoneNumbersRepository(trx).findActive(account.id, call.from_number))) return "invalid_from_number";
+    if (call.phone_number && !(await this.deps.destinations.permits(account.id, call.phone_number, trx))) return "invalid_phone_number";
+    if (!this.deps.reservations.tryReserveMinute(account, call.id)) return "insufficient_credits";
+    return null;
   }
 
   /** `ringing` -> `in_progress`; false when the call was settled meanwhile. */

@@ -57,7 +57,7 @@ export function createServices(db: Db, config: Config): Services {
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
   const events = new CallEvents(db, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
-  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations });
+  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
   const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations });
   return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, reservations, webhooks, campaigns, appointments };

@@ -20,12 +20,18 @@ export class DestinationPolicy {
     this.numbers = new PhoneNumbersRepository(db);
   }
 
-  /** The prefixes the account may dial; `"*"` alone allows anywhere. */
-  async allowedPrefixes(accountId: string): Promise<string[]> {
+  /** The prefixes the account may dial; `"*"` alone allows anywhere. `db`: within a transaction. */
+  async allowedPrefixes(accountId: string, db?: Db): Promise<string[]> {
     const configured = this.config.callPrefixes.trim();
     if (configured === "*") return ["*"];
     if (configured) return configured.split(",").map((p) => p.trim());
-    return [...new Set((await this.numbers.activeNumbers(accountId)).map(callingCode))];
+    const numbers = db ? new PhoneNumbersRepository(db) : this.numbers;
+    return [...new Set((await numbers.activeNumbers(accountId)).map(callingCode))];
+  }
+
+  /** Whether the account may dial `destination` now (checked again as a queued call is dialled). */
+  async permits(accountId: string, destination: string, db?: Db): Promise<boolean> {
+    return permitted(await this.allowedPrefixes(accountId, db), destination);
   }
 
   /** Throws 400 `invalid_phone_number` naming `field` unless the account may dial `destination`. */

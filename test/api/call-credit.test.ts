@@ -5,7 +5,8 @@ import { insertCallRow } from "../helpers/call-rows.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 // A call holds the credit of the minutes it has started until it is charged at its end, so the
-// calls of one account cannot together spend more than its balance.
+// calls of one account cannot together spend more than its balance. What call creation checked
+// is checked again when a queued call is dialled.
 
 let app: TestApp;
 
@@ -17,8 +18,12 @@ afterAll(async () => {
   await app?.close();
 });
 
+let numbersMade = 0;
+
 async function accountWithAgent(credits: number) {
   const acct = await app.account({ credits });
+  // Each account its own active number, to call from.
+  const number = await app.activeNumber(acct.key, { phone_number: `+1415555${String(7000 + numbersMade++).padStart(4, "0")}`, country: "US" });
   const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Desk", system_prompt: "You answer.", voice_id: "flite-slt" } });
   expect(agent.status).toBe(201);
   const { accounts, agents } = app.parley.services;
@@ -33,7 +38,24 @@ async function accountWithAgent(credits: number) {
     metadata: {},
     context: {},
   });
-  return { acct, agentId: agent.body.id as string, liveSetup };
+  /** Queued calls from the account's number, oldest first, as the API stores them. */
+  const queue = async (count: number, to = "+14155550123") => {
+    const rows = [];
+    for (let i = 0; i < count; i++) {
+      rows.push(
+        await insertCallRow(app.parley.services.db, {
+          account_id: acct.id,
+          agent_id: agent.body.id,
+          status: "queued",
+          from_number: number.phone_number,
+          phone_number: to,
+          created_at: `2026-01-05T10:00:0${i}.000Z`,
+        }),
+      );
+    }
+    return rows;
+  };
+  return { acct, agentId: agent.body.id as string, number, liveSetup, queue };
 }
 
 describe("credit held by calls under way", () => {
@@ -54,12 +76,9 @@ describe("credit held by calls under way", () => {
   });
 
   it("checks credit again when queued calls are dialled: those the balance no longer covers fail with reason insufficient_credits", async () => {
-    const { acct, agentId } = await accountWithAgent(1);
+    const { acct, queue } = await accountWithAgent(1);
     const { db, callLifecycle, reservations } = app.parley.services;
-    const queued = [];
-    for (let i = 0; i < 3; i++) {
-      queued.push(await insertCallRow(db, { account_id: acct.id, agent_id: agentId, status: "queued", created_at: `2026-01-05T10:00:0${i}.000Z` }));
-    }
+    const queued = await queue(3);
     const dialled = await callLifecycle.claimNext(acct.id);
     expect(dialled?.id).toBe(queued[0]!.id);
     expect(await callLifecycle.claimNext(acct.id)).toBeNull();
@@ -75,5 +94,24 @@ describe("credit held by calls under way", () => {
     expect(reservations.heldBy(acct.id)).toBe(1);
     await callLifecycle.unanswered(queued[0]!.id, "no_answer");
     expect(reservations.heldBy(acct.id)).toBe(0);
+  });
+});
+
+describe("checks again as a queued call is dialled", () => {
+  it("fails a queued call whose from_number was released meanwhile (invalid_from_number), and one whose country is no longer allowed (invalid_phone_number)", async () => {
+    const { acct, number, queue } = await accountWithAgent(100);
+    const { db, callLifecycle } = app.parley.services;
+    const [call] = await queue(1);
+    const released = await app.request("DELETE", `/v1/phone-numbers/${number.id}`, { key: acct.key });
+    expect(released.status).toBe(200);
+    expect(await callLifecycle.claimNext(acct.id)).toBeNull();
+    expect((await new EventsRepository(db).forCall(call!.id)).map((e) => [e.name, e.data.reason])).toEqual([["call.failed", "invalid_from_number"]]);
+
+    // A UK number to call from, and a call to the US queued while the US number was still held.
+    const uk = await app.activeNumber(acct.key, { phone_number: "+442071838750", country: "GB" });
+    const toUs = await insertCallRow(db, { account_id: acct.id, agent_id: call!.agent_id, status: "queued", from_number: uk.phone_number, phone_number: "+14155550123" });
+    expect(await callLifecycle.claimNext(acct.id)).toBeNull();
+    expect((await new EventsRepository(db).forCall(toUs.id)).map((e) => [e.name, e.data.reason])).toEqual([["call.failed", "invalid_phone_number"]]);
+    expect((await db.selectFrom("calls").select("status").where("id", "=", toUs.id).executeTakeFirstOrThrow()).status).toBe("failed");
   });
 });
