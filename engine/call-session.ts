@@ -142,6 +142,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private recorder: CallRecorder | undefined;
+  /** The recording file being opened: the end of the call waits for it, to close it. */
+  private recorderOpening: Promise<void> | undefined;
   private startedAt = 0;
   /** Caller audio received so far, in ms: the input timeline. */
   private inputMs = 0;
@@ -177,14 +179,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   async start(): Promise<void> {
     const { providers, transport } = this.options;
     this.startedAt = this.clock.now();
+    // Before anything is awaited: a hang-up during set-up ends the call, and a connection that
+    // closed before the session started (its hang-up heard by no one) ends it at once.
+    transport.on("hangup", () => void this.stop("caller_hangup"));
+    if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.vad = providers.vad.createVad(transport.inputSampleRate);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context });
     if (this.options.recordingPath) {
-      await mkdir(path.dirname(this.options.recordingPath), { recursive: true });
-      const recorder = new CallRecorder({ path: this.options.recordingPath });
-      await recorder.open();
-      this.recorder = recorder;
+      this.recorderOpening = this.openRecorder(this.options.recordingPath);
+      await this.recorderOpening;
+      if (this.ending) return;
     }
     transport.on("audio", (frame) => {
       // The VAD gets each frame as it arrives (it keeps them in order); only the handling of
@@ -201,7 +206,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const turn = this.speaking;
       if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
     });
-    transport.on("hangup", () => void this.stop("caller_hangup"));
     this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
@@ -231,6 +235,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   stop(reason: CallEndReason = "stopped"): Promise<CallSummary> {
     this.ending ??= this.finish(reason);
     return this.ending;
+  }
+
+  private async openRecorder(file: string): Promise<void> {
+    await mkdir(path.dirname(file), { recursive: true });
+    const recorder = new CallRecorder({ path: file });
+    await recorder.open();
+    this.recorder = recorder;
   }
 
   // ---- caller side -------------------------------------------------------------------------
@@ -611,6 +622,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     let recording: CallSummary["recording"] = null;
     await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
+    await this.recorderOpening?.catch(() => undefined);
     if (this.recorder) {
       try {
         recording = await this.recorder.close();
