@@ -32,6 +32,8 @@ export const CALL_END_REASONS = [
   "max_duration",
   "stopped",
   "error",
+  /** The caller's audio ran ahead of the wall clock (see CallerInputBudget): a client flooding the engine. */
+  "audio_overrun",
 ] as const;
 export type CallEndReason = (typeof CALL_END_REASONS)[number];
 

@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { EventEmitter } from "eventemitter3";
-import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
+import { FRAME_MS, durationMs, type AudioFrame } from "./audio/audio-frame.js";
+import { CallerInputBudget, MAX_QUEUED_INPUT_MS } from "./audio/caller-input-budget.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import { FrameChunker } from "./audio/frame-chunker.js";
 import { FrameClock } from "./audio/frame-clock.js";
@@ -148,6 +149,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Caller audio received so far, in ms: the input timeline. */
   private inputMs = 0;
   private inputChain: Promise<void> = Promise.resolve();
+  private readonly input = new CallerInputBudget();
+  /** Caller frames are being dropped because the VAD is behind (reported once per episode). */
+  private droppingInput = false;
   private utterance: Utterance | undefined;
   private speaking: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
@@ -192,13 +196,24 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (this.ending) return;
     }
     transport.on("audio", (frame) => {
+      if (this.ending) return;
+      const frameMs = durationMs(frame);
+      const verdict = this.input.admit(frameMs, this.clock.now() - this.startedAt);
+      if (verdict === "overrun") return void this.stop("audio_overrun");
+      if (verdict === "drop") return this.dropCallerFrame();
+      this.droppingInput = false;
       // The VAD gets each frame as it arrives (it keeps them in order); only the handling of
       // its answers is chained. Waiting for one answer before sending the next frame would
       // cost a round trip per frame, and after a busy moment the caller's audio would drain
       // that slowly and stay seconds behind.
       const probability = this.ending || !this.vad ? null : this.vad.process(frame);
       probability?.catch(() => undefined);
-      this.inputChain = this.inputChain.then(() => this.onCallerFrame(frame, probability)).catch((err: unknown) => this.fail(err));
+      this.inputChain = this.inputChain
+        .then(() => {
+          this.input.dequeued(frameMs);
+          return this.onCallerFrame(frame, probability);
+        })
+        .catch((err: unknown) => this.fail(err));
     });
     transport.on("dtmf", (digit) => this.emitEvent({ type: "dtmf", digit }));
     this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
@@ -245,6 +260,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   // ---- caller side -------------------------------------------------------------------------
+
+  /** The VAD is MAX_QUEUED_INPUT_MS behind (overload): the frame is lost, as a lost packet is. */
+  private dropCallerFrame(): void {
+    if (this.droppingInput) return;
+    this.droppingInput = true;
+    this.emitEvent({ type: "error", message: `caller audio dropped: the voice activity detector is more than ${MAX_QUEUED_INPUT_MS} ms behind`, recovered: true });
+  }
 
   private async onCallerFrame(frame: AudioFrame, vadAnswer: Promise<number> | null): Promise<void> {
     if (this.ending || !vadAnswer) return;

@@ -9,6 +9,7 @@ import {
   NATIVE_PCM_RATES,
   NativeTransport,
   TwilioTransport,
+  type CallEndReason,
   type CallEvent,
   type CallSession,
   type Engine,
@@ -32,6 +33,14 @@ import { refuseUpgrade } from "./upgrade-response.js";
 const HEARTBEAT_MS = 15_000;
 /** How long a Twilio stream may take to send its `start` message. */
 const TWILIO_START_TIMEOUT_MS = 10_000;
+/**
+ * Largest WebSocket message accepted, per endpoint; a larger one closes the connection (1009).
+ * Native audio is 20 ms frames (640 bytes of 16 kHz PCM16, 1,920 at 48 kHz) or microphone
+ * chunks of a few KiB: 64 KiB leaves ample room. Twilio's messages are small JSON (a `media`
+ * message is about 300 bytes; `start` carries the bounded custom parameters).
+ */
+const NATIVE_MAX_MESSAGE_BYTES = 64 * 1024;
+const TWILIO_MAX_MESSAGE_BYTES = 16 * 1024;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
@@ -45,7 +54,8 @@ export type CallSetup = LiveCallStart;
  * session; at its end the call is closed and billed.
  */
 export class MediaGateway implements LiveCallControl {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  private readonly nativeWss = new WebSocketServer({ noServer: true, maxPayload: NATIVE_MAX_MESSAGE_BYTES });
+  private readonly twilioWss = new WebSocketServer({ noServer: true, maxPayload: TWILIO_MAX_MESSAGE_BYTES });
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
@@ -71,7 +81,7 @@ export class MediaGateway implements LiveCallControl {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (!this.accepting) return refuseUpgrade(socket, new ApiError(503, "shutting_down", "The service is shutting down: no new calls; try again shortly"));
       if (url.pathname === "/media/ws") void this.acceptNative(req, socket, head, url);
-      else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
+      else if (url.pathname === "/media/twilio") this.twilioWss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
   }
@@ -102,8 +112,10 @@ export class MediaGateway implements LiveCallControl {
     this.accepting = false;
     clearInterval(this.heartbeat);
     await Promise.allSettled([...this.live.keys()].map((callId) => this.hangUp(callId)));
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
+    for (const wss of [this.nativeWss, this.twilioWss]) {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    }
   }
 
   private async acceptNative(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
@@ -144,7 +156,7 @@ export class MediaGateway implements LiveCallControl {
       refuseUpgrade(socket, err);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
+    this.nativeWss.handleUpgrade(req, socket, head, (ws) => {
       const transport = new NativeTransport(ws, { format, sampleRate });
       transport.sendConnected(call.id);
       void this.runCall(call, setup, transport);
@@ -228,7 +240,7 @@ export class MediaGateway implements LiveCallControl {
       void session.stop("error");
     }
     const summary = await session.ended;
-    const status = summary.reason === "transferred" ? "transferred" : summary.reason === "error" ? "failed" : "completed";
+    const status = summary.reason === "transferred" ? "transferred" : FAILED_END_REASONS.has(summary.reason) ? "failed" : "completed";
     try {
       await this.services.liveCalls.end(call.id, {
         status,
@@ -261,6 +273,9 @@ export class MediaGateway implements LiveCallControl {
     });
   }
 }
+
+/** End reasons stored as `failed`: the call broke (an engine error) or the caller's client broke the protocol. */
+const FAILED_END_REASONS: ReadonlySet<CallEndReason> = new Set<CallEndReason>(["error", "audio_overrun"]);
 
 function parseMaxDuration(value: string | null): number {
   if (value === null) return MAX_CALL_DURATION_SECONDS;

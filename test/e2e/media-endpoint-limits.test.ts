@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
 import { TwilioMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 /**
  * The media endpoints under abuse, over loopback against the real service: hang-ups during
- * call set-up.
+ * call set-up, audio faster than real time.
  */
 
 // Every test here waits on real sockets and a real engine.
@@ -42,6 +43,40 @@ function callRows(app: TestApp, accountId: string) {
   return app.parley.services.db.selectFrom("calls").selectAll().where("account_id", "=", accountId).execute();
 }
 
+/**
+ * An upgrade's outcome: 101, the open socket and the text messages it receives (collected
+ * from the start: the first may come with the 101), or the refusal's status, headers and body.
+ */
+interface UpgradeOutcome {
+  status: number;
+  socket?: WebSocket;
+  messages: any[];
+  headers?: Record<string, string | string[] | undefined>;
+  body?: any;
+}
+
+/** Attempts a WebSocket upgrade. */
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<UpgradeOutcome> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const messages: any[] = [];
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) messages.push(JSON.parse(data.toString()));
+    });
+    ws.once("open", () => resolve({ status: 101, socket: ws, messages }));
+    ws.once("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, messages, headers: res.headers, body: JSON.parse(body || "null") }));
+    });
+    ws.once("error", reject);
+  });
+}
+
+function closeOf(ws: WebSocket): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+}
+
 describe("media endpoints with the default limits", () => {
   let app: TestApp;
   let wsBase: string;
@@ -67,6 +102,52 @@ describe("media endpoints with the default limits", () => {
         return rows.length === 1 && rows[0]!.status !== "in_progress" ? rows[0] : undefined;
       });
       expect(call).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
+    });
+  });
+
+  describe("caller audio faster than real time", () => {
+    it("native: audio sent 10x faster than real time ends the call with reason audio_overrun, stored failed", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+      const { socket: ws, messages } = outcome;
+      if (!ws) throw new Error(`refused ${outcome.status}`);
+      const closed = closeOf(ws);
+      // 200 ms of 16 kHz audio every 20 ms.
+      const frame = Buffer.alloc(640);
+      const flood = setInterval(() => {
+        for (let i = 0; i < 10 && ws.readyState === WebSocket.OPEN; i++) ws.send(frame);
+      }, 20);
+      try {
+        await Promise.race([closed, sleep(15_000).then(() => Promise.reject(new Error("the call was not closed")))]);
+      } finally {
+        clearInterval(flood);
+      }
+      const callId = messages.find((m) => m.type === "connected").call_id;
+      expect(messages.find((m) => m.type === "ended")).toMatchObject({ reason: "audio_overrun" });
+      const row = await until("the call to be stored", async () => {
+        const r = (await callRows(app, acct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row).toMatchObject({ id: callId, status: "failed", billed_credits: 1 });
+      expect(row.duration).toBeLessThan(15);
+    });
+
+    it("native: a frame over 64 KiB closes the connection (1009) and the call ends", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+      const ws = outcome.socket;
+      if (!ws) throw new Error(`refused ${outcome.status}`);
+      const closed = closeOf(ws);
+      ws.send(Buffer.alloc(256 * 1024));
+      const result = await Promise.race([closed, sleep(10_000).then(() => null)]);
+      expect(result?.code).toBe(1009);
+      const row = await until("the call to be stored", async () => {
+        const r = (await callRows(app, acct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row.status).toBe("completed");
     });
   });
 });
