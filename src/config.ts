@@ -86,6 +86,15 @@ export interface Config {
     /** A SIP call whose far end sends no RTP this long is hung up; 0: never. */
     rtpTimeoutMs: number;
   };
+  /** Limits on the media WebSocket endpoints, per client address (an IPv6 client by its /64). */
+  media: {
+    /** WebSocket upgrades (`/media/ws`, `/media/twilio`) one address may ask for per minute, counted before any authentication. */
+    upgradesPerMinute: number;
+    /** `/media/twilio` sockets open but not yet authenticated (no valid `start` yet), in all. */
+    pendingStreams: number;
+    /** The same, per address. */
+    pendingStreamsPerAddress: number;
+  };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
   /**
@@ -169,6 +178,9 @@ const SETTINGS: Setting[] = [
   { key: "sip.trunkPassword", env: "PARLEY_SIP_TRUNK_PASSWORD", kind: "string", secret: true },
   { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
   { key: "sip.rtpTimeoutMs", env: "PARLEY_RTP_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
+  { key: "media.upgradesPerMinute", env: "PARLEY_MEDIA_UPGRADES_PER_MINUTE", kind: "int", min: 1, max: 1_000_000 },
+  { key: "media.pendingStreams", env: "PARLEY_MEDIA_PENDING_STREAMS", kind: "int", min: 1, max: 1_000_000 },
+  { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
@@ -210,6 +222,7 @@ function defaults(): Config {
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS },
+    media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20 },
     carrier: "simulator",
     callPrefixes: "",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },

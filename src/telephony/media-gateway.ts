@@ -17,6 +17,8 @@ import {
   type NativeFormat,
 } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
+import { clientAddressKey } from "../core/client-address-key.js";
+import { FixedWindowRateLimiter, rateLimitExceeded } from "../http/middleware/rate-limiter.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
@@ -26,13 +28,14 @@ import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
+import { AddressSlots } from "./address-slots.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
 const HEARTBEAT_MS = 15_000;
-/** How long a Twilio stream may take to send its `start` message. */
-const TWILIO_START_TIMEOUT_MS = 10_000;
+/** How long a Twilio stream may take to send its `start` message (Twilio sends it at once). */
+const TWILIO_START_TIMEOUT_MS = 5_000;
 /**
  * Largest WebSocket message accepted, per endpoint; a larger one closes the connection (1009).
  * Native audio is 20 ms frames (640 bytes of 16 kHz PCM16, 1,920 at 48 kHz) or microphone
@@ -41,6 +44,8 @@ const TWILIO_START_TIMEOUT_MS = 10_000;
  */
 const NATIVE_MAX_MESSAGE_BYTES = 64 * 1024;
 const TWILIO_MAX_MESSAGE_BYTES = 16 * 1024;
+/** How long a client refused for the pending-stream cap is told to wait. */
+const PENDING_RETRY_AFTER_S = 5;
 /** WebSocket close code for a policy violation (bad or missing credentials). */
 const POLICY_VIOLATION = 1008;
 
@@ -56,6 +61,10 @@ export type CallSetup = LiveCallStart;
 export class MediaGateway implements LiveCallControl {
   private readonly nativeWss = new WebSocketServer({ noServer: true, maxPayload: NATIVE_MAX_MESSAGE_BYTES });
   private readonly twilioWss = new WebSocketServer({ noServer: true, maxPayload: TWILIO_MAX_MESSAGE_BYTES });
+  /** Upgrades per client address, counted before any authentication. */
+  private readonly upgrades = new FixedWindowRateLimiter();
+  /** `/media/twilio` sockets not yet authenticated by a valid `start`. */
+  private readonly pendingStreams: AddressSlots;
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
@@ -70,6 +79,7 @@ export class MediaGateway implements LiveCallControl {
     private readonly logger: Logger,
   ) {
     this.recordingsDir = path.join(services.config.dataDir, "recordings");
+    this.pendingStreams = new AddressSlots(services.config.media.pendingStreams, services.config.media.pendingStreamsPerAddress);
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
@@ -80,10 +90,29 @@ export class MediaGateway implements LiveCallControl {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (!this.accepting) return refuseUpgrade(socket, new ApiError(503, "shutting_down", "The service is shutting down: no new calls; try again shortly"));
+      const address = clientAddressKey(req.socket.remoteAddress);
+      const decision = this.upgrades.hit(address, this.services.config.media.upgradesPerMinute);
+      if (!decision.allowed) return refuseUpgrade(socket, rateLimitExceeded(decision, "WebSocket upgrades"));
       if (url.pathname === "/media/ws") void this.acceptNative(req, socket, head, url);
-      else if (url.pathname === "/media/twilio") this.twilioWss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
+      else if (url.pathname === "/media/twilio") this.upgradeTwilio(req, socket, head, address);
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
+  }
+
+  /** A Twilio stream holds a pending slot from the upgrade until its `start` is authenticated, or its socket closes. */
+  private upgradeTwilio(req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void {
+    const slot = this.pendingStreams.take(address);
+    if ("refused" in slot) {
+      const headers = { "Retry-After": String(PENDING_RETRY_AFTER_S) };
+      const err =
+        slot.refused === "address"
+          ? new ApiError(429, "rate_limit_exceeded", "Too many media streams from this address are waiting for their start message", undefined, headers)
+          : new ApiError(503, "server_busy", "Too many media streams are waiting for their start message; try again shortly", undefined, headers);
+      return refuseUpgrade(socket, err);
+    }
+    // The socket's end releases the slot whatever happened: a handshake that never completed included.
+    socket.once("close", () => slot.release());
+    this.twilioWss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws, () => slot.release()));
   }
 
   /** Called with the account of every call once its end is stored (a concurrent-call slot is free). */
@@ -163,7 +192,8 @@ export class MediaGateway implements LiveCallControl {
     });
   }
 
-  private async acceptTwilio(ws: WebSocket): Promise<void> {
+  /** `authenticated` is called once the stream's `start` carries a valid media token (it is no longer pending). */
+  private async acceptTwilio(ws: WebSocket, authenticated: () => void): Promise<void> {
     const transport = new TwilioTransport(ws);
     try {
       const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
@@ -173,6 +203,7 @@ export class MediaGateway implements LiveCallControl {
         ws.close(POLICY_VIOLATION, "missing or invalid media token");
         return;
       }
+      authenticated();
       const to = params.To ?? params.to ?? null;
       const agent = await this.routeTwilioCall(account, params.agent_id ?? null, to);
       if (!agent) {

@@ -5,7 +5,7 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 
 /**
  * The media endpoints under abuse, over loopback against the real service: hang-ups during
- * call set-up, audio faster than real time.
+ * call set-up, upgrade floods, idle Twilio sockets, audio faster than real time.
  */
 
 // Every test here waits on real sockets and a real engine.
@@ -149,5 +149,91 @@ describe("media endpoints with the default limits", () => {
       });
       expect(row.status).toBe("completed");
     });
+  });
+});
+
+describe("WebSocket upgrades past the per-address rate limit", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_UPGRADES_PER_MINUTE: 3 });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("are refused 429 rate_limit_exceeded with Retry-After, before any authentication, on both endpoints", async () => {
+    const outcomes = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await upgrade(`${wsBase}/media/ws?agent_id=agent_x`, { authorization: "Bearer sk_parley_guess" + i }));
+    expect(outcomes.map((o) => o.status)).toEqual([401, 401, 401, 429]);
+    const limited = outcomes[3]!;
+    expect(limited.body.error.code).toBe("rate_limit_exceeded");
+    expect(limited.body.error.message).toMatch(/3 WebSocket upgrades per minute/);
+    expect(Number(limited.headers?.["retry-after"])).toBeGreaterThan(0);
+    expect(Number(limited.headers?.["retry-after"])).toBeLessThanOrEqual(61);
+    expect((await upgrade(`${wsBase}/media/twilio`)).status).toBe(429);
+  });
+});
+
+describe("Twilio streams waiting for their start message", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** Opens a /media/twilio socket that sends nothing. */
+  async function idleStream(): Promise<UpgradeOutcome> {
+    return upgrade(`${wsBase}/media/twilio`);
+  }
+
+  it("are capped per address (429); a started call does not count, and a closed one frees its place", async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS: 2 });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+    const acct = await app.account({ credits: 100 });
+    const agentId = await agentOf(app, acct);
+    const call = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: await mediaTokenOf(app, acct), agent_id: agentId });
+    await until("the call to start", async () => ((await callRows(app, acct.id)).length === 1 ? true : undefined));
+    const first = await idleStream();
+    const second = await idleStream();
+    expect([first.status, second.status]).toEqual([101, 101]);
+    const third = await idleStream();
+    expect(third.status).toBe(429);
+    expect(third.body.error.code).toBe("rate_limit_exceeded");
+    const firstSocket = first.socket!;
+    const firstClosed = closeOf(firstSocket);
+    firstSocket.close();
+    await firstClosed;
+    const again = await until("a place to be free", async () => {
+      const outcome = await idleStream();
+      return outcome.status === 101 ? outcome : undefined;
+    });
+    for (const o of [second, again]) o.socket!.close();
+    call.hangUp();
+    call.close();
+    await app.close();
+  });
+
+  it("are capped in all (503 server_busy), and closed when they send no start within 5 s", async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS: 2 });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+    const open = [await idleStream(), await idleStream()];
+    expect(open.map((o) => o.status)).toEqual([101, 101]);
+    const refused = await idleStream();
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("server_busy");
+    expect(Number(refused.headers?.["retry-after"])).toBeGreaterThan(0);
+    // The idle sockets do not keep their places: the service closes them.
+    const closes = await Promise.all(open.map((o) => closeOf(o.socket!)));
+    expect(closes).toEqual([
+      { code: 1008, reason: "no start message" },
+      { code: 1008, reason: "no start message" },
+    ]);
+    const after = await idleStream();
+    expect(after.status).toBe(101);
+    after.socket!.close();
   });
 });
