@@ -30,6 +30,7 @@ import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { AddressSlots } from "./address-slots.js";
 import { toAgentSettings } from "./agent-settings.js";
+import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
@@ -46,8 +47,6 @@ const NATIVE_MAX_MESSAGE_BYTES = 64 * 1024;
 const TWILIO_MAX_MESSAGE_BYTES = 16 * 1024;
 /** How long a client refused for the pending-stream cap is told to wait. */
 const PENDING_RETRY_AFTER_S = 5;
-/** WebSocket close code for a policy violation (bad or missing credentials). */
-const POLICY_VIOLATION = 1008;
 
 /** A call's setup: web (native protocol), inbound (a Twilio stream or SIP call to a number) or outbound (dialled by a carrier). */
 export type CallSetup = LiveCallStart;
@@ -174,22 +173,33 @@ export class MediaGateway implements LiveCallControl {
         metadata: {},
         context: parseContext(q.get("context")),
       };
+      // Refusals known now are answered over HTTP; the call row is made only once the socket is open.
+      await this.services.liveCalls.checkStartable(setup);
     } catch (err) {
       refuseUpgrade(socket, err);
       return;
     }
+    this.nativeWss.handleUpgrade(req, socket, head, (ws) => void this.startNative(ws, setup, { format, sampleRate }));
+  }
+
+  /**
+   * A native call whose socket is open: its row is made now, so a handshake that never
+   * completes leaves none. A refusal here (the last call slot or the credit taken since the
+   * check before the upgrade) is told over the socket.
+   */
+  private async startNative(ws: WebSocket, setup: CallSetup, options: { format: NativeFormat; sampleRate: number }): Promise<void> {
+    const transport = new NativeTransport(ws, options);
     let call: CallRecord;
     try {
       call = await this.services.liveCalls.begin(setup);
     } catch (err) {
-      refuseUpgrade(socket, err);
+      if (!(err instanceof ApiError)) this.logger.error({ err }, "native call not started");
+      const error = err instanceof ApiError ? err : new ApiError(500, "internal_error", "Internal error");
+      transport.refuse(error.code, error.message, refusalCloseCode(error));
       return;
     }
-    this.nativeWss.handleUpgrade(req, socket, head, (ws) => {
-      const transport = new NativeTransport(ws, { format, sampleRate });
-      transport.sendConnected(call.id);
-      void this.runCall(call, setup, transport);
-    });
+    transport.sendConnected(call.id);
+    await this.runCall(call, setup, transport);
   }
 
   /** `authenticated` is called once the stream's `start` carries a valid media token (it is no longer pending). */
@@ -200,14 +210,14 @@ export class MediaGateway implements LiveCallControl {
       const params = start.customParameters ?? {};
       const account = params.token ? await new AccountsRepository(this.services.db).findByMediaToken(params.token) : undefined;
       if (!account) {
-        ws.close(POLICY_VIOLATION, "missing or invalid media token");
+        ws.close(CLOSE_POLICY_VIOLATION, "missing or invalid media token");
         return;
       }
       authenticated();
       const to = params.To ?? params.to ?? null;
       const agent = await this.routeTwilioCall(account, params.agent_id ?? null, to);
       if (!agent) {
-        ws.close(POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
+        ws.close(CLOSE_POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
         return;
       }
       const setup: CallSetup = {
@@ -225,7 +235,7 @@ export class MediaGateway implements LiveCallControl {
       await this.runCall(call, setup, transport);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
-      ws.close(POLICY_VIOLATION, (err as Error).message.slice(0, 100));
+      ws.close(refusalCloseCode(err), (err as Error).message.slice(0, 100));
     }
   }
 

@@ -1,11 +1,14 @@
+import { randomBytes } from "node:crypto";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { TwilioMediaClient } from "../helpers/media-client.js";
+import { NativeMediaClient, TwilioMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 /**
  * The media endpoints under abuse, over loopback against the real service: hang-ups during
- * call set-up, upgrade floods, idle Twilio sockets, audio faster than real time.
+ * call set-up, handshakes that never complete, upgrade floods, idle Twilio sockets, audio
+ * faster than real time.
  */
 
 // Every test here waits on real sockets and a real engine.
@@ -102,6 +105,67 @@ describe("media endpoints with the default limits", () => {
         return rows.length === 1 && rows[0]!.status !== "in_progress" ? rows[0] : undefined;
       });
       expect(call).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
+    });
+  });
+
+  describe("a /media/ws handshake that never completes", () => {
+    it("leaves no call row and holds no concurrent-call slot", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 1 });
+      const port = Number(new URL(app.baseUrl).port);
+      for (let i = 0; i < 3; i++) {
+        const socket = net.connect(port, "127.0.0.1");
+        await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+        const request =
+          `GET /media/ws?agent_id=${agentId} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`;
+        // The client is gone before the service has answered the upgrade.
+        socket.write(request, () => socket.destroy());
+      }
+      // Time for the service to authenticate the three and try to upgrade them. A handshake the
+      // service completed before it saw the client go becomes a call that ends at once.
+      await sleep(1500);
+      const orphans = await callRows(app, acct.id);
+      expect(orphans.filter((r) => r.status === "in_progress")).toEqual([]);
+      for (const row of orphans) expect(row).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
+      // The account's one concurrent-call slot is free: a real call connects.
+      const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key);
+      const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+      client.close();
+      await client.closed;
+      const rows = await until("the call to end", async () => {
+        const all = await callRows(app, acct.id);
+        return all.every((r) => r.status !== "in_progress") ? all : undefined;
+      });
+      expect(rows.find((r) => r.id === callId)?.status).toBe("completed");
+    });
+
+    it("a call refused after the upgrade (its account's last call slot taken meanwhile) is told over the socket: error message, close 1013", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 1 });
+      // Another call takes the account's one slot just after this one's check passed, before
+      // the socket is open (a race between two connections, made certain here).
+      const liveCalls = app.parley.services.liveCalls;
+      const check = liveCalls.checkStartable;
+      let competitor: string | undefined;
+      liveCalls.checkStartable = async (setup) => {
+        await check.call(liveCalls, setup);
+        competitor = (await liveCalls.begin(setup)).id;
+      };
+      try {
+        const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+        const { socket: ws, messages } = outcome;
+        if (!ws) throw new Error(`refused over HTTP: ${outcome.status}`);
+        const closed = await closeOf(ws);
+        expect(closed).toEqual({ code: 1013, reason: "rate_limit_exceeded" });
+        expect(messages).toEqual([{ type: "error", code: "rate_limit_exceeded", message: "The account already has 1 live calls, its concurrent-call limit" }]);
+      } finally {
+        liveCalls.checkStartable = check;
+      }
+      expect((await callRows(app, acct.id)).map((r) => r.id)).toEqual([competitor]);
+      await liveCalls.end(competitor!, { status: "completed", durationMs: 0, transcript: [], recordingPath: null });
     });
   });
 

@@ -49,6 +49,12 @@ export class NativeTransport extends WebSocketConnection implements MediaTranspo
     this.sendJson({ type: "connected", call_id: callId, format: this.options.format, sample_rate: this.options.sampleRate, frame_ms: 20 });
   }
 
+  /** Refuses the call on the open socket: an `error` message, then the close with `closeCode` (1008, 1011, 1013). */
+  refuse(code: string, message: string, closeCode: number): void {
+    this.sendJson({ type: "error", code, message });
+    this.close(code, closeCode);
+  }
+
   sendAudio(frame: AudioFrame): void {
     if (frame.sampleRate !== this.outputSampleRate) throw new Error(`expected ${this.outputSampleRate} Hz audio, got ${frame.sampleRate}`);
     this.sendAudioMessage(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples));

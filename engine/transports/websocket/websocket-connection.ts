@@ -37,10 +37,11 @@ export abstract class WebSocketConnection extends EventEmitter<TransportEvents> 
     return this.closedByUs || this.hungUp || this.socket.readyState !== this.socket.OPEN;
   }
 
-  close(reason: string): void {
+  /** Ends the connection from our side; `code` is the WebSocket close code (1000: normal closure). */
+  close(reason: string, code = 1000): void {
     if (this.closedByUs) return;
     this.closedByUs = true;
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000, reason.slice(0, 100));
+    if (this.socket.readyState === this.socket.OPEN) this.socket.close(code, reason.slice(0, 100));
   }
 
   /** Sends one agent audio message, or drops it while the peer is MAX_BUFFERED_AUDIO_MS behind. */
