@@ -31,6 +31,7 @@ import { grants } from "../services/permissions.js";
 import { AddressSlots } from "./address-slots.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
+import { checkTwilioStart } from "./twilio-start.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
@@ -206,26 +207,25 @@ export class MediaGateway implements LiveCallControl {
   private async acceptTwilio(ws: WebSocket, authenticated: () => void): Promise<void> {
     const transport = new TwilioTransport(ws);
     try {
-      const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
-      const params = start.customParameters ?? {};
+      const start = checkTwilioStart(await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message"));
+      const params = start.parameters;
       const account = params.token ? await new AccountsRepository(this.services.db).findByMediaToken(params.token) : undefined;
       if (!account) {
         ws.close(CLOSE_POLICY_VIOLATION, "missing or invalid media token");
         return;
       }
       authenticated();
-      const to = params.To ?? params.to ?? null;
-      const agent = await this.routeTwilioCall(account, params.agent_id ?? null, to);
+      const agent = await this.routeTwilioCall(account, params.agent_id ?? null, start.to);
       if (!agent) {
-        ws.close(CLOSE_POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
+        ws.close(CLOSE_POLICY_VIOLATION, start.to ? `no agent answers ${start.to}` : "agent_id or To is required");
         return;
       }
       const setup: CallSetup = {
         account,
         agent,
-        direction: to ? "inbound" : "web",
-        phoneNumber: to,
-        fromNumber: params.From ?? params.from ?? null,
+        direction: start.to ? "inbound" : "web",
+        phoneNumber: start.to,
+        fromNumber: start.from,
         record: params.record !== "false",
         maxDuration: parseMaxDuration(params.max_duration ?? null),
         metadata: { twilio_call_sid: start.callSid, twilio_stream_sid: start.streamSid },

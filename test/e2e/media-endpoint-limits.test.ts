@@ -8,7 +8,7 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 /**
  * The media endpoints under abuse, over loopback against the real service: hang-ups during
  * call set-up, handshakes that never complete, upgrade floods, idle Twilio sockets, audio
- * faster than real time.
+ * faster than real time, and Twilio `start` fields that are not what Twilio sends.
  */
 
 // Every test here waits on real sockets and a real engine.
@@ -91,6 +91,34 @@ describe("media endpoints with the default limits", () => {
   afterAll(async () => {
     await app?.close();
   });
+
+  /** A Twilio stream whose `start` carries the given fields (Twilio-shaped ids unless overridden). */
+  async function twilioStart(start: { customParameters: unknown; callSid?: string; streamSid?: string }): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
+    const streamSid = start.streamSid ?? "MZ" + randomBytes(16).toString("hex");
+    const ws = new WebSocket(`${wsBase}/media/twilio`);
+    const closed = closeOf(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.send(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
+    ws.send(
+      JSON.stringify({
+        event: "start",
+        sequenceNumber: "1",
+        streamSid,
+        start: {
+          streamSid,
+          accountSid: "AC" + "0".repeat(32),
+          callSid: start.callSid ?? "CA" + randomBytes(16).toString("hex"),
+          tracks: ["inbound"],
+          customParameters: start.customParameters,
+          mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
+        },
+      }),
+    );
+    return { ws, closed };
+  }
 
   describe("a hang-up during call set-up", () => {
     it("twilio: a stream stopped right after its start message ends at once: stored completed, short, billed at most a minute", async () => {
@@ -212,6 +240,64 @@ describe("media endpoints with the default limits", () => {
         return r && r.status !== "in_progress" ? r : undefined;
       });
       expect(row.status).toBe("completed");
+    });
+  });
+
+  describe("Twilio start fields", () => {
+    it("a From of 100 KB is refused with the frame (1009): no call is stored", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "+1" + "4".repeat(100_000) } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result?.code).toBe(1009);
+      await sleep(300);
+      expect(await callRows(app, acct.id)).toEqual([]);
+      stream.ws.terminate();
+    });
+
+    it("a To that is not an E.164 number is refused (1008): no call is stored", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, To: "sip:front-desk@example.com" } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result).toEqual({ code: 1008, reason: "To: must be an E.164 number" });
+      expect(await callRows(app, acct.id)).toEqual([]);
+    });
+
+    it("a From that is not an E.164 number (a Twilio Client caller) is stored as null", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "client:alice" } });
+      const row = await until("the call to be stored", async () => (await callRows(app, acct.id))[0]);
+      expect(row.from_number).toBeNull();
+      stream.ws.close();
+      await stream.closed;
+    });
+
+    it.each([
+      ["a callSid not shaped like Twilio's", { callSid: "CA1" }, "callSid: must be CA followed by 32 hex digits"],
+      ["a streamSid not shaped like Twilio's", { streamSid: "MZ" + "x".repeat(2000) }, "streamSid: must be MZ followed by 32 hex digits"],
+    ])("%s is refused (1008): no call is stored", async (_, ids, reason) => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ ...ids, customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result).toEqual({ code: 1008, reason });
+      expect(await callRows(app, acct.id)).toEqual([]);
+    });
+
+    it("custom parameters past the bounds (count, size, type) are refused (1008)", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const token = await mediaTokenOf(app, acct);
+      const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, "x"]));
+      for (const customParameters of [{ token, agent_id: agentId, ...many }, { token, agent_id: agentId, note: "x".repeat(5000) }, { token, agent_id: agentId, record: false }]) {
+        const stream = await twilioStart({ customParameters });
+        const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+        expect(result?.code).toBe(1008);
+        expect(result?.reason).toMatch(/^customParameters/);
+      }
+      expect(await callRows(app, acct.id)).toEqual([]);
     });
   });
 });
