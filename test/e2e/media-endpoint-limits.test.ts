@@ -27,9 +27,9 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-async function startEngineApp(media: Record<string, number> = {}): Promise<TestApp> {
-  const app = await startTestApp({}, { PARLEY_ENGINE: "1", ...Object.fromEntries(Object.entries(media).map(([k, v]) => [k, String(v)])) });
-  return app;
+/** The service with its media engine, and `env` settings (the media limits under test). */
+function startEngineApp(env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({}, { PARLEY_ENGINE: "1", ...env });
 }
 
 async function agentOf(app: TestApp, acct: TestAccount): Promise<string> {
@@ -307,7 +307,7 @@ describe("WebSocket upgrades past the per-address rate limit", () => {
   let wsBase: string;
 
   beforeAll(async () => {
-    app = await startEngineApp({ PARLEY_MEDIA_UPGRADES_PER_MINUTE: 3 });
+    app = await startEngineApp({ PARLEY_MEDIA_UPGRADES_PER_MINUTE: "3" });
     wsBase = app.baseUrl.replace(/^http/, "ws");
   }, 60_000);
   afterAll(async () => {
@@ -341,7 +341,7 @@ describe("Twilio streams waiting for their start message", () => {
   }
 
   it("are capped per address (429); a started call does not count, and a closed one frees its place", async () => {
-    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS: 2 });
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS: "2" });
     wsBase = app.baseUrl.replace(/^http/, "ws");
     const acct = await app.account({ credits: 100 });
     const agentId = await agentOf(app, acct);
@@ -368,7 +368,7 @@ describe("Twilio streams waiting for their start message", () => {
   });
 
   it("are capped in all (503 server_busy), and closed when they send no start within 5 s", async () => {
-    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS: 2 });
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS: "2" });
     wsBase = app.baseUrl.replace(/^http/, "ws");
     const open = [await idleStream(), await idleStream()];
     expect(open.map((o) => o.status)).toEqual([101, 101]);
