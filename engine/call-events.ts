@@ -36,6 +36,8 @@ export const CALL_END_REASONS = [
   "credit_exhausted",
   "stopped",
   "error",
+  /** The caller's audio ran ahead of the wall clock (see CallerInputBudget): a client flooding the engine. */
+  "audio_overrun",
 ] as const;
 export type CallEndReason = (typeof CALL_END_REASONS)[number];
 

@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { EventEmitter } from "eventemitter3";
-import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
+import { FRAME_MS, durationMs, type AudioFrame } from "./audio/audio-frame.js";
+import { CallerInputBudget, MAX_QUEUED_INPUT_MS } from "./audio/caller-input-budget.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import { FrameChunker } from "./audio/frame-chunker.js";
 import { FrameClock } from "./audio/frame-clock.js";
@@ -152,10 +153,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private recorder: CallRecorder | undefined;
+  /** The recording file being opened: the end of the call waits for it, to close it. */
+  private recorderOpening: Promise<void> | undefined;
   private startedAt = 0;
   /** Caller audio received so far, in ms: the input timeline. */
   private inputMs = 0;
   private inputChain: Promise<void> = Promise.resolve();
+  private readonly input = new CallerInputBudget();
+  /** Caller frames are being dropped because the VAD is behind (reported once per episode). */
+  private droppingInput = false;
   private utterance: Utterance | undefined;
   private speaking: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
@@ -194,24 +200,37 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   async start(): Promise<void> {
     const { providers, transport } = this.options;
     this.startedAt = this.clock.now();
+    // Before anything is awaited: a hang-up during set-up ends the call, and a connection that
+    // closed before the session started (its hang-up heard by no one) ends it at once.
+    transport.on("hangup", () => void this.stop("caller_hangup"));
+    if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.vad = providers.vad.createVad(transport.inputSampleRate);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context });
     if (this.options.recordingPath) {
-      // Owner-only, like the recordings in it (the control plane tightens older directories).
-      await mkdir(path.dirname(this.options.recordingPath), { recursive: true, mode: 0o700 });
-      const recorder = new CallRecorder({ path: this.options.recordingPath });
-      await recorder.open();
-      this.recorder = recorder;
+      this.recorderOpening = this.openRecorder(this.options.recordingPath);
+      await this.recorderOpening;
+      if (this.ending) return;
     }
     transport.on("audio", (frame) => {
+      if (this.ending) return;
+      const frameMs = durationMs(frame);
+      const verdict = this.input.admit(frameMs, this.clock.now() - this.startedAt);
+      if (verdict === "overrun") return void this.stop("audio_overrun");
+      if (verdict === "drop") return this.dropCallerFrame();
+      this.droppingInput = false;
       // The VAD gets each frame as it arrives (it keeps them in order); only the handling of
       // its answers is chained. Waiting for one answer before sending the next frame would
       // cost a round trip per frame, and after a busy moment the caller's audio would drain
       // that slowly and stay seconds behind.
       const probability = this.ending || !this.vad ? null : this.vad.process(frame);
       probability?.catch(() => undefined);
-      this.inputChain = this.inputChain.then(() => this.onCallerFrame(frame, probability)).catch((err: unknown) => this.fail(err));
+      this.inputChain = this.inputChain
+        .then(() => {
+          this.input.dequeued(frameMs);
+          return this.onCallerFrame(frame, probability);
+        })
+        .catch((err: unknown) => this.fail(err));
     });
     transport.on("dtmf", (digit) => this.emitEvent({ type: "dtmf", digit }));
     this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
@@ -219,7 +238,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const turn = this.speaking;
       if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
     });
-    transport.on("hangup", () => void this.stop("caller_hangup"));
     this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
     this.lastHeardAt = this.startedAt;
     if (this.options.silenceTimeoutMs) this.armSilenceCheck(this.options.silenceTimeoutMs);
@@ -276,7 +294,22 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.ending;
   }
 
+  private async openRecorder(file: string): Promise<void> {
+    // Owner-only, like the recordings in it (the control plane tightens older directories).
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const recorder = new CallRecorder({ path: file });
+    await recorder.open();
+    this.recorder = recorder;
+  }
+
   // ---- caller side -------------------------------------------------------------------------
+
+  /** The VAD is MAX_QUEUED_INPUT_MS behind (overload): the frame is lost, as a lost packet is. */
+  private dropCallerFrame(): void {
+    if (this.droppingInput) return;
+    this.droppingInput = true;
+    this.emitEvent({ type: "error", message: `caller audio dropped: the voice activity detector is more than ${MAX_QUEUED_INPUT_MS} ms behind`, recovered: true });
+  }
 
   private async onCallerFrame(frame: AudioFrame, vadAnswer: Promise<number> | null): Promise<void> {
     if (this.ending || !vadAnswer) return;
@@ -676,6 +709,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     let recording: CallSummary["recording"] = null;
     await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
+    await this.recorderOpening?.catch(() => undefined);
     if (this.recorder) {
       try {
         recording = await this.recorder.close();

@@ -99,6 +99,15 @@ export interface Config {
     /** Live SIP server transactions at most; past it a request gets 503. */
     maxTransactions: number;
   };
+  /** Limits on the media WebSocket endpoints, per client address (an IPv6 client by its /64). */
+  media: {
+    /** WebSocket upgrades (`/media/ws`, `/media/twilio`) one address may ask for per minute, counted before any authentication. */
+    upgradesPerMinute: number;
+    /** `/media/twilio` sockets open but not yet authenticated (no valid `start` yet), in all. */
+    pendingStreams: number;
+    /** The same, per address. */
+    pendingStreamsPerAddress: number;
+  };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
   /**
@@ -187,6 +196,9 @@ const SETTINGS: Setting[] = [
   { key: "sip.rtpTimeoutMs", env: "PARLEY_RTP_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "sip.maxCalls", env: "PARLEY_SIP_MAX_CALLS", kind: "int", min: 1, max: 100_000 },
   { key: "sip.maxTransactions", env: "PARLEY_SIP_MAX_TRANSACTIONS", kind: "int", min: 10, max: 1_000_000 },
+  { key: "media.upgradesPerMinute", env: "PARLEY_MEDIA_UPGRADES_PER_MINUTE", kind: "int", min: 1, max: 1_000_000 },
+  { key: "media.pendingStreams", env: "PARLEY_MEDIA_PENDING_STREAMS", kind: "int", min: 1, max: 1_000_000 },
+  { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
@@ -230,6 +242,7 @@ function defaults(): Config {
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
+    media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20 },
     carrier: "simulator",
     callPrefixes: "",
     credits: { perMinute: 1, lowBalanceThreshold: 10 },

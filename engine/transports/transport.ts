@@ -21,6 +21,12 @@ export interface MediaTransport extends EventEmitter<TransportEvents> {
   readonly protocol: string;
   readonly inputSampleRate: number;
   readonly outputSampleRate: number;
+  /**
+   * The connection is over: the far end hung up (whether or not anyone was listening for
+   * `hangup` yet), it dropped, or `close` was called. A call session started on a closed
+   * transport ends at once.
+   */
+  readonly closed: boolean;
   /** Sends one 20 ms agent frame at `outputSampleRate`. */
   sendAudio(frame: AudioFrame): void;
   /** Drops agent audio the far end has buffered but not played (barge-in). */

@@ -27,6 +27,10 @@ export async function startBenchServer(maxCalls: number, providerEnv: NodeJS.Pro
     PARLEY_ENGINE: "1",
     PARLEY_ASR_RECOGNIZERS: String(Math.min(64, Math.max(4, maxCalls))),
     PARLEY_PLAN_AGENCY_CONCURRENT_CALLS: String(Math.max(50, maxCalls)),
+    // The benchmark client is one address that opens up to `maxCalls` calls at once, level after level.
+    PARLEY_MEDIA_UPGRADES_PER_MINUTE: "1000000",
+    PARLEY_MEDIA_PENDING_STREAMS: String(Math.max(100, maxCalls)),
+    PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS: String(Math.max(20, maxCalls)),
     ...providerEnv,
   };
   const account = await runCliJson<{ id: string }>(["admin", "account", "create", "--name", "bench", "--plan", "agency", "--credits", "100000"], env);

@@ -79,6 +79,7 @@ export async function talk(argv: string[]): Promise<number> {
     else if (m.type === "turn_metrics" && m.voice_to_voice_ms !== null) process.stdout.write(`[${clock()}]   (voice-to-voice ${String(m.voice_to_voice_ms)} ms)\n`);
     else if (m.type === "interruption") process.stdout.write(`[${clock()}]   (interrupted after ${String(m.played_ms)} ms)\n`);
     else if (m.type === "ended") process.stdout.write(`[${clock()}] call ended: ${String(m.reason)}\n`);
+    else if (m.type === "error") process.stdout.write(`[${clock()}] the server refused the call (${String(m.code)}): ${String(m.message)}\n`);
   });
   await opened;
 

@@ -26,12 +26,17 @@ export class CreditReservations {
     return this.held.get(callId)?.minutes ?? 0;
   }
 
+  /** Whether the balance (read just now) less what the account's calls hold covers one more minute. */
+  coversMinute(account: Pick<AccountRecord, "id" | "credit_balance">): boolean {
+    return account.credit_balance - this.heldBy(account.id) >= this.perMinute;
+  }
+
   /**
    * Reserves one more minute for call `callId` of `account`, whose balance was read just now;
    * false when what is left after the account's other reservations does not cover it.
    */
   tryReserveMinute(account: Pick<AccountRecord, "id" | "credit_balance">, callId: string): boolean {
-    if (account.credit_balance - this.heldBy(account.id) < this.perMinute) return false;
+    if (!this.coversMinute(account)) return false;
     const entry = this.held.get(callId) ?? { accountId: account.id, minutes: 0 };
     entry.minutes += 1;
     this.held.set(callId, entry);

@@ -51,9 +51,20 @@ export class LiveCallsService {
     this.ledger = new LedgerRepository(db);
   }
 
+  /**
+   * Refuses, as `begin` would, a call that could not start now (agent inactive, no credit,
+   * the concurrent-call limit reached), without inserting anything: a media endpoint asks
+   * before it accepts the connection. `begin` checks again, atomically with its insert.
+   */
+  async checkStartable(input: LiveCallStart): Promise<void> {
+    this.requireStartable(input);
+    const live = this.liveLimit(input.account);
+    if ((await live.count(this.db)) >= live.limit) throw live.refusal();
+  }
+
   async begin(input: LiveCallStart): Promise<CallRecord> {
     const { account, agent } = input;
-    if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
+    this.requireStartable(input);
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),
@@ -74,15 +85,9 @@ export class LiveCallsService {
       answered_at: at,
       updated_at: at,
     };
-    const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
-    const liveLimit: RowLimit = {
-      limit,
-      count: (trx) => this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx),
-      refusal: () => new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`),
-    };
     this.deps.reservations.reserveFirstMinute(account, call.id);
     try {
-      await insertWithinLimit(this.db, liveLimit, async (trx) => {
+      await insertWithinLimit(this.db, this.liveLimit(account), async (trx) => {
         await this.calls.insert(call, trx);
         await this.deps.events.entered(call, null, trx);
       });
@@ -91,6 +96,22 @@ export class LiveCallsService {
       throw err;
     }
     return call;
+  }
+
+  private requireStartable({ account, agent }: LiveCallStart): void {
+    if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
+    // A minute left after what the account's calls under way hold (see CreditReservations).
+    if (!this.deps.reservations.coversMinute(account)) throw this.deps.reservations.refusal(account);
+  }
+
+  /** The account's concurrent-call limit, over its `ringing` and `in_progress` calls. */
+  private liveLimit(account: AccountRecord): RowLimit {
+    const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
+    return {
+      limit,
+      count: (trx) => this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx),
+      refusal: () => new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`),
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   NATIVE_PCM_RATES,
   NativeTransport,
   TwilioTransport,
+  type CallEndReason,
   type CallEvent,
   type CallSession,
   type Engine,
@@ -16,6 +17,8 @@ import {
   type NativeFormat,
 } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
+import { clientAddressKey } from "../core/client-address-key.js";
+import { FixedWindowRateLimiter, rateLimitExceeded } from "../http/middleware/rate-limiter.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
@@ -24,21 +27,30 @@ import type { Services } from "../services/container.js";
 import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
+import { AddressSlots } from "./address-slots.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
+import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
+import { checkTwilioStart } from "./twilio-start.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** Waits before storing a call's end again after a database error. */
 const STORE_END_RETRY_MS = [500, 2_000, 10_000];
 /** How often live calls are marked alive: a crashed call's duration is known to within this. */
 const HEARTBEAT_MS = 15_000;
-/** How long a Twilio stream may take to send its `start` message. */
-const TWILIO_START_TIMEOUT_MS = 10_000;
-/** WebSocket close code for a policy violation (bad or missing credentials). */
-const POLICY_VIOLATION = 1008;
-/** WebSocket close code "try again later": no engine slot for the account now. */
-const TRY_AGAIN_LATER = 1013;
+/** How long a Twilio stream may take to send its `start` message (Twilio sends it at once). */
+const TWILIO_START_TIMEOUT_MS = 5_000;
+/**
+ * Largest WebSocket message accepted, per endpoint; a larger one closes the connection (1009).
+ * Native audio is 20 ms frames (640 bytes of 16 kHz PCM16, 1,920 at 48 kHz) or microphone
+ * chunks of a few KiB: 64 KiB leaves ample room. Twilio's messages are small JSON (a `media`
+ * message is about 300 bytes; `start` carries the bounded custom parameters).
+ */
+const NATIVE_MAX_MESSAGE_BYTES = 64 * 1024;
+const TWILIO_MAX_MESSAGE_BYTES = 16 * 1024;
+/** How long a client refused for the pending-stream cap is told to wait. */
+const PENDING_RETRY_AFTER_S = 5;
 
 /** Where call recordings are written: `<data dir>/recordings/<call id>.wav`. */
 export function recordingsDir(dataDir: string): string {
@@ -55,7 +67,12 @@ export type CallSetup = LiveCallStart;
  * session; at its end the call is closed and billed.
  */
 export class MediaGateway implements LiveCallControl {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  private readonly nativeWss = new WebSocketServer({ noServer: true, maxPayload: NATIVE_MAX_MESSAGE_BYTES });
+  private readonly twilioWss = new WebSocketServer({ noServer: true, maxPayload: TWILIO_MAX_MESSAGE_BYTES });
+  /** Upgrades per client address, counted before any authentication. */
+  private readonly upgrades = new FixedWindowRateLimiter();
+  /** `/media/twilio` sockets not yet authenticated by a valid `start`. */
+  private readonly pendingStreams: AddressSlots;
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
@@ -73,6 +90,7 @@ export class MediaGateway implements LiveCallControl {
   ) {
     this.recordingsDir = recordingsDir(services.config.dataDir);
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
+    this.pendingStreams = new AddressSlots(services.config.media.pendingStreams, services.config.media.pendingStreamsPerAddress);
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
@@ -83,10 +101,29 @@ export class MediaGateway implements LiveCallControl {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (!this.accepting) return refuseUpgrade(socket, new ApiError(503, "shutting_down", "The service is shutting down: no new calls; try again shortly"));
+      const address = clientAddressKey(req.socket.remoteAddress);
+      const decision = this.upgrades.hit(address, this.services.config.media.upgradesPerMinute);
+      if (!decision.allowed) return refuseUpgrade(socket, rateLimitExceeded(decision, "WebSocket upgrades"));
       if (url.pathname === "/media/ws") void this.acceptNative(req, socket, head, url);
-      else if (url.pathname === "/media/twilio") this.wss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws));
+      else if (url.pathname === "/media/twilio") this.upgradeTwilio(req, socket, head, address);
       else refuseUpgrade(socket, new ApiError(404, "not_found", `No WebSocket endpoint ${url.pathname}`));
     });
+  }
+
+  /** A Twilio stream holds a pending slot from the upgrade until its `start` is authenticated, or its socket closes. */
+  private upgradeTwilio(req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void {
+    const slot = this.pendingStreams.take(address);
+    if ("refused" in slot) {
+      const headers = { "Retry-After": String(PENDING_RETRY_AFTER_S) };
+      const err =
+        slot.refused === "address"
+          ? new ApiError(429, "rate_limit_exceeded", "Too many media streams from this address are waiting for their start message", undefined, headers)
+          : new ApiError(503, "server_busy", "Too many media streams are waiting for their start message; try again shortly", undefined, headers);
+      return refuseUpgrade(socket, err);
+    }
+    // The socket's end releases the slot whatever happened: a handshake that never completed included.
+    socket.once("close", () => slot.release());
+    this.twilioWss.handleUpgrade(req, socket, head, (ws) => void this.acceptTwilio(ws, () => slot.release()));
   }
 
   /**
@@ -124,8 +161,10 @@ export class MediaGateway implements LiveCallControl {
     this.accepting = false;
     clearInterval(this.heartbeat);
     await Promise.allSettled([...this.live.keys()].map((callId) => this.hangUp(callId)));
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
+    for (const wss of [this.nativeWss, this.twilioWss]) {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    }
   }
 
   private async acceptNative(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
@@ -145,7 +184,6 @@ export class MediaGateway implements LiveCallControl {
       const agentId = q.get("agent_id");
       if (!agentId) throw ApiError.field("invalid_request", "agent_id", "is required");
       const agent = await this.services.agents.get(account.id, agentId);
-      slot = await this.admit(account.id);
       setup = {
         account,
         agent,
@@ -157,52 +195,68 @@ export class MediaGateway implements LiveCallControl {
         metadata: {},
         context: parseContext(q.get("context")),
       };
+      // Refusals known now are answered over HTTP; the call row is made only once the socket is open.
+      await this.services.liveCalls.checkStartable(setup);
+      slot = await this.admit(account.id);
     } catch (err) {
-      slot?.release();
       refuseUpgrade(socket, err);
       return;
     }
+    // A handshake that never completes gives the engine slot back with its socket.
+    const held = slot;
+    const abandon = () => held.release();
+    socket.once("close", abandon);
+    this.nativeWss.handleUpgrade(req, socket, head, (ws) => {
+      socket.off("close", abandon);
+      void this.startNative(ws, setup, { format, sampleRate }, held);
+    });
+  }
+
+  /**
+   * A native call whose socket is open: its row is made now, so a handshake that never
+   * completes leaves none. A refusal here (the last call slot or the credit taken since the
+   * check before the upgrade) is told over the socket.
+   */
+  private async startNative(ws: WebSocket, setup: CallSetup, options: { format: NativeFormat; sampleRate: number }, slot: EngineSlot): Promise<void> {
+    const transport = new NativeTransport(ws, options);
     let call: CallRecord;
     try {
       call = await this.services.liveCalls.begin(setup);
     } catch (err) {
       slot.release();
-      refuseUpgrade(socket, err);
+      if (!(err instanceof ApiError)) this.logger.error({ err }, "native call not started");
+      const error = err instanceof ApiError ? err : new ApiError(500, "internal_error", "Internal error");
+      transport.refuse(error.code, error.message, refusalCloseCode(error));
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const transport = new NativeTransport(ws, { format, sampleRate });
-      transport.sendConnected(call.id);
-      void this.runCall(call, setup, transport, slot);
-    });
+    transport.sendConnected(call.id);
+    await this.runCall(call, setup, transport, slot);
   }
 
-  private async acceptTwilio(ws: WebSocket): Promise<void> {
+  /** `authenticated` is called once the stream's `start` carries a valid media token (it is no longer pending). */
+  private async acceptTwilio(ws: WebSocket, authenticated: () => void): Promise<void> {
     const transport = new TwilioTransport(ws);
     try {
-      const start = await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message");
-      const params = start.customParameters ?? {};
+      const start = checkTwilioStart(await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message"));
+      const params = start.parameters;
       const account = await this.services.accounts.findByMediaToken(params.token ?? "");
       if (!account) {
-        ws.close(POLICY_VIOLATION, "missing or invalid media token");
+        ws.close(CLOSE_POLICY_VIOLATION, "missing or invalid media token");
         return;
       }
-      const to = params.To ?? params.to ?? null;
-      const agent = await this.routeTwilioCall(account, params.agent_id ?? null, to);
+      authenticated();
+      const agent = await this.routeTwilioCall(account, params.agent_id ?? null, start.to);
       if (!agent) {
-        ws.close(POLICY_VIOLATION, to ? `no agent answers ${to}` : "agent_id or To is required");
+        ws.close(CLOSE_POLICY_VIOLATION, start.to ? `no agent answers ${start.to}` : "agent_id or To is required");
         return;
       }
-      const slot = await this.admit(account.id).catch((err: unknown) => {
-        ws.close(TRY_AGAIN_LATER, (err as Error).message.slice(0, 100));
-      });
-      if (!slot) return;
+      const slot = await this.admit(account.id);
       const setup: CallSetup = {
         account,
         agent,
-        direction: to ? "inbound" : "web",
-        phoneNumber: to,
-        fromNumber: params.From ?? params.from ?? null,
+        direction: start.to ? "inbound" : "web",
+        phoneNumber: start.to,
+        fromNumber: start.from,
         record: params.record !== "false",
         maxDuration: parseMaxDuration(params.max_duration ?? null),
         metadata: { twilio_call_sid: start.callSid, twilio_stream_sid: start.streamSid },
@@ -215,7 +269,7 @@ export class MediaGateway implements LiveCallControl {
       await this.runCall(call, setup, transport, slot);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
-      ws.close(POLICY_VIOLATION, (err as Error).message.slice(0, 100));
+      ws.close(refusalCloseCode(err), (err as Error).message.slice(0, 100));
     }
   }
 
@@ -267,7 +321,7 @@ export class MediaGateway implements LiveCallControl {
       credit.stop();
       log.info({ reason: ended.reason, durationMs: ended.durationMs, turns: ended.turns.length }, "call ended");
       summary = {
-        status: ended.reason === "transferred" ? "transferred" : ended.reason === "error" ? "failed" : "completed",
+        status: ended.reason === "transferred" ? "transferred" : FAILED_END_REASONS.has(ended.reason) ? "failed" : "completed",
         durationMs: ended.durationMs,
         transcript: ended.transcript,
         recordingPath: ended.recording?.path ?? null,
@@ -350,6 +404,9 @@ export class MediaGateway implements LiveCallControl {
     });
   }
 }
+
+/** End reasons stored as `failed`: the call broke (an engine error) or the caller's client broke the protocol. */
+const FAILED_END_REASONS: ReadonlySet<CallEndReason> = new Set<CallEndReason>(["error", "audio_overrun"]);
 
 function parseMaxDuration(value: string | null): number {
   if (value === null) return MAX_CALL_DURATION_SECONDS;

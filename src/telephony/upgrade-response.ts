@@ -3,7 +3,7 @@ import { STATUS_CODES } from "node:http";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 
-/** Refuses a WebSocket upgrade with a plain HTTP answer in the API's error envelope. */
+/** Refuses a WebSocket upgrade with a plain HTTP answer in the API's error envelope (with the error's headers, such as Retry-After). */
 export function refuseUpgrade(socket: Duplex, err: unknown): void {
   const error = err instanceof ApiError ? err : new ApiError(500, "internal_error", "Internal error");
   const body = JSON.stringify({
@@ -13,6 +13,9 @@ export function refuseUpgrade(socket: Duplex, err: unknown): void {
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}\r\n` +
       "Content-Type: application/json\r\n" +
+      Object.entries(error.headers ?? {})
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("") +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "Connection: close\r\n\r\n" +
       body,

@@ -26,27 +26,32 @@ export class SipCallTransport extends EventEmitter<TransportEvents> implements M
   readonly protocol = "sip";
   readonly inputSampleRate = RTP_RATE;
   readonly outputSampleRate = RTP_RATE;
-  private closed = false;
+  /** BYE received, or `close` called. */
+  private ended = false;
   private transfer: Promise<unknown> | undefined;
 
   constructor(readonly call: SipCall) {
     super();
     call.on("audio", (frame) => {
-      if (!this.closed) this.emit("audio", frame);
+      if (!this.ended) this.emit("audio", frame);
     });
     call.on("dtmf", (digit) => {
-      if (!this.closed) this.emit("dtmf", digit);
+      if (!this.ended) this.emit("dtmf", digit);
     });
     call.on("hangup", (reason) => {
-      if (this.closed) return;
-      this.closed = true;
+      if (this.ended) return;
+      this.ended = true;
       this.emit("hangup", reason);
     });
   }
 
+  get closed(): boolean {
+    return this.ended || !this.call.active;
+  }
+
   sendAudio(frame: AudioFrame): void {
     if (frame.sampleRate !== RTP_RATE) throw new Error(`SIP audio must be 8000 Hz, got ${frame.sampleRate}`);
-    if (!this.closed) this.call.sendAudio(frame);
+    if (!this.ended) this.call.sendAudio(frame);
   }
 
   clearAudio(): void {
@@ -56,21 +61,21 @@ export class SipCallTransport extends EventEmitter<TransportEvents> implements M
   sendMark(name: string): void {
     // Frames are sent synchronously, so every earlier frame is already out; report on the next turn.
     queueMicrotask(() => {
-      if (!this.closed) this.emit("mark", name);
+      if (!this.ended) this.emit("mark", name);
     });
   }
 
   sendEvent(event: CallEvent): void {
     // Of the call's events, SIP carries only the hand-off of a transfer.
-    if (event.type !== "transfer" || !event.number || this.closed) return;
+    if (event.type !== "transfer" || !event.number || this.ended) return;
     const host = this.call.dialog.destination;
     this.transfer = this.call.refer(`sip:${event.number}@${host.address}:${host.port}`, { timeoutMs: REFER_WAIT_MS }).catch(() => undefined);
   }
 
   /** Ends the call: BYE when it is still up. */
   close(_reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.ended) return;
+    this.ended = true;
     void (this.transfer ?? Promise.resolve()).then(() => this.call.hangUp());
   }
 }

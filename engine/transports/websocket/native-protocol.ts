@@ -31,7 +31,9 @@ export type NativeServerMessage =
   | { type: "turn_metrics"; [key: string]: unknown }
   | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
   | { type: "transfer"; number: string | null }
-  | { type: "ended"; reason: string; duration_ms: number };
+  | { type: "ended"; reason: string; duration_ms: number }
+  /** The call was refused after the socket opened (instead of `connected`); the close follows. */
+  | { type: "error"; code: string; message: string };
 
 export function parseNativeClientMessage(text: string): NativeClientMessage | null {
   const m = parseJsonObject(text);

@@ -8,6 +8,9 @@ import type { MediaTransport } from "../transport.js";
 import { WebSocketConnection } from "./websocket-connection.js";
 import { parseNativeClientMessage, toNativeMessage, type NativeFormat, type NativeServerMessage } from "./native-protocol.js";
 
+/** One second of Opus agent audio on the wire: 24 kbit/s (the codec's bitrate) plus framing, rounded up. */
+const OPUS_BYTES_PER_SECOND = 4000;
+
 export interface NativeTransportOptions {
   format: NativeFormat;
   sampleRate: number;
@@ -28,7 +31,7 @@ export class NativeTransport extends WebSocketConnection implements MediaTranspo
     socket: WebSocket,
     private readonly options: NativeTransportOptions,
   ) {
-    super(socket);
+    super(socket, options.format === "opus" ? OPUS_BYTES_PER_SECOND : options.sampleRate * 2);
     this.inputSampleRate = this.outputSampleRate = options.sampleRate;
     this.chunker = new FrameChunker(options.sampleRate);
     this.opus = options.format === "opus" ? new OpusCodec(options.sampleRate) : undefined;
@@ -46,9 +49,15 @@ export class NativeTransport extends WebSocketConnection implements MediaTranspo
     this.sendJson({ type: "connected", call_id: callId, format: this.options.format, sample_rate: this.options.sampleRate, frame_ms: 20 });
   }
 
+  /** Refuses the call on the open socket: an `error` message, then the close with `closeCode` (1008, 1011, 1013). */
+  refuse(code: string, message: string, closeCode: number): void {
+    this.sendJson({ type: "error", code, message });
+    this.close(code, closeCode);
+  }
+
   sendAudio(frame: AudioFrame): void {
     if (frame.sampleRate !== this.outputSampleRate) throw new Error(`expected ${this.outputSampleRate} Hz audio, got ${frame.sampleRate}`);
-    this.sendRaw(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples));
+    this.sendAudioMessage(this.opus ? this.opus.encode(frame.samples) : pcm16ToBytes(frame.samples));
   }
 
   clearAudio(): void {

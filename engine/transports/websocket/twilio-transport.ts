@@ -8,6 +8,8 @@ import { WebSocketConnection } from "./websocket-connection.js";
 import { parseTwilioMessage, type TwilioOutbound, type TwilioStartInfo } from "./twilio-messages.js";
 
 const TWILIO_RATE = 8000;
+/** One second of agent audio on the wire: 50 JSON `media` messages of about 310 bytes (base64 mu-law, stream id). */
+const MEDIA_BYTES_PER_SECOND = 16_000;
 
 /**
  * Twilio Media Streams adapter: `start` carries the stream id and custom parameters, `media`
@@ -23,7 +25,7 @@ export class TwilioTransport extends WebSocketConnection implements MediaTranspo
   private readonly started: Promise<TwilioStartInfo>;
 
   constructor(socket: WebSocket) {
-    super(socket);
+    super(socket, MEDIA_BYTES_PER_SECOND);
     this.started = new Promise((resolve, reject) => {
       const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
         if (isBinary) return;
@@ -69,7 +71,8 @@ export class TwilioTransport extends WebSocketConnection implements MediaTranspo
 
   sendAudio(frame: AudioFrame): void {
     if (frame.sampleRate !== TWILIO_RATE) throw new Error(`Twilio audio must be 8000 Hz, got ${frame.sampleRate}`);
-    this.send({ event: "media", streamSid: this.streamSid ?? "", media: { payload: Buffer.from(encodeMulaw(frame.samples)).toString("base64") } });
+    const message: TwilioOutbound = { event: "media", streamSid: this.streamSid ?? "", media: { payload: Buffer.from(encodeMulaw(frame.samples)).toString("base64") } };
+    this.sendAudioMessage(JSON.stringify(message));
   }
 
   clearAudio(): void {

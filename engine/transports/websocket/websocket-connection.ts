@@ -3,31 +3,66 @@ import type WebSocket from "ws";
 import type { TransportEvents } from "../transport.js";
 
 /**
- * What every WebSocket media adapter shares: one socket, sending only while it is open,
- * `hangup` reported once when the far end goes, and `close` from our side once.
+ * Agent audio waiting unsent towards a slow peer is bounded to this much playing time: past
+ * it, frames are dropped (the caller hears a gap rather than a delay that keeps growing).
+ */
+export const MAX_BUFFERED_AUDIO_MS = 2000;
+/**
+ * Anything waiting unsent past this many bytes means the peer has stopped reading: it is cut
+ * off (`hangup` with reason `client_too_slow`), so a stalled client cannot make the server
+ * hold its messages without bound.
+ */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * What every WebSocket media adapter shares: one socket, sending only while it is open and
+ * the peer keeps up, `hangup` reported once when the far end goes, and `close` from our side
+ * once.
  */
 export abstract class WebSocketConnection extends EventEmitter<TransportEvents> {
-  private closed = false;
+  private closedByUs = false;
   private hungUp = false;
+  private readonly maxBufferedAudioBytes: number;
 
-  protected constructor(protected readonly socket: WebSocket) {
+  /** `audioBytesPerSecond`: what one second of agent audio takes on the wire in this protocol. */
+  protected constructor(
+    protected readonly socket: WebSocket,
+    audioBytesPerSecond: number,
+  ) {
     super();
+    this.maxBufferedAudioBytes = (audioBytesPerSecond * MAX_BUFFERED_AUDIO_MS) / 1000;
   }
 
-  close(reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000, reason.slice(0, 100));
+  get closed(): boolean {
+    return this.closedByUs || this.hungUp || this.socket.readyState !== this.socket.OPEN;
+  }
+
+  /** Ends the connection from our side; `code` is the WebSocket close code (1000: normal closure). */
+  close(reason: string, code = 1000): void {
+    if (this.closedByUs) return;
+    this.closedByUs = true;
+    if (this.socket.readyState === this.socket.OPEN) this.socket.close(code, reason.slice(0, 100));
+  }
+
+  /** Sends one agent audio message, or drops it while the peer is MAX_BUFFERED_AUDIO_MS behind. */
+  protected sendAudioMessage(data: string | Buffer | Uint8Array): void {
+    if (this.socket.bufferedAmount > this.maxBufferedAudioBytes) return;
+    this.sendRaw(data);
   }
 
   /** Sends a text or binary message while the socket is open; drops it otherwise. */
   protected sendRaw(data: string | Buffer | Uint8Array): void {
-    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    if (this.closedByUs || this.socket.readyState !== this.socket.OPEN) return;
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.socket.terminate();
+      this.hangup("client_too_slow");
+      return;
+    }
     this.socket.send(data, { binary: typeof data !== "string" });
   }
 
   protected hangup(reason: string): void {
-    if (this.hungUp || this.closed) return;
+    if (this.hungUp || this.closedByUs) return;
     this.hungUp = true;
     this.emit("hangup", reason);
   }

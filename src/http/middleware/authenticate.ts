@@ -3,7 +3,8 @@ import { ApiError } from "../../core/api-error.js";
 import type { AccountsService } from "../../services/accounts.js";
 import type { ApiKeysService } from "../../services/api-keys.js";
 import type { AuthContext } from "../auth-context.js";
-import type { FixedWindowRateLimiter, RateDecision } from "./rate-limiter.js";
+import { clientAddressKey } from "../../core/client-address-key.js";
+import { rateLimitExceeded, type FixedWindowRateLimiter, type RateDecision } from "./rate-limiter.js";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -17,17 +18,10 @@ function setRateHeaders(res: Response, d: RateDecision): void {
   res.setHeader("X-RateLimit-Reset", String(d.resetAt));
 }
 
-function rateLimited(d: RateDecision, now: number): ApiError {
-  const retryAfter = Math.max(1, d.resetAt - Math.floor(now / 1000));
-  return new ApiError(429, "rate_limit_exceeded", `Rate limit of ${d.limit} requests per minute exceeded; retry in ${retryAfter} s`, undefined, {
-    "Retry-After": String(retryAfter),
-  });
-}
-
 /**
  * Resolves the bearer key and applies the account's rate limit (headers on every response).
- * Requests without a valid key count against their client address, at the lowest plan's
- * rate, so key guessing is throttled too.
+ * Requests without a valid key count against their client address (an IPv6 client by its
+ * /64), at the lowest plan's rate, so key guessing is throttled too.
  */
 export function authenticate(deps: {
   apiKeys: ApiKeysService;
@@ -45,14 +39,14 @@ export function authenticate(deps: {
       const { key, account } = await deps.apiKeys.authenticate(match?.[1]);
       const decision = deps.limiter.hit(`account:${account.id}`, deps.accounts.limitsOf(account).requestsPerMinute);
       setRateHeaders(res, decision);
-      if (!decision.allowed) throw rateLimited(decision, Date.now());
+      if (!decision.allowed) throw rateLimitExceeded(decision, "requests");
       req.auth = { account, keyId: key.id, permissions: key.permissions };
       next();
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
-        const decision = deps.limiter.hit(`ip:${req.socket.remoteAddress ?? "unknown"}`, deps.anonymousLimit);
+        const decision = deps.limiter.hit(`ip:${clientAddressKey(req.socket.remoteAddress)}`, deps.anonymousLimit);
         setRateHeaders(res, decision);
-        if (!decision.allowed) return next(rateLimited(decision, Date.now()));
+        if (!decision.allowed) return next(rateLimitExceeded(decision, "requests"));
       }
       next(err);
     }

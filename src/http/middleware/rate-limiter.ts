@@ -1,6 +1,8 @@
+import { ApiError } from "../../core/api-error.js";
+
 /**
- * Fixed-window request counter per key (an account, or a client address before it has
- * authenticated), kept in memory: the window restarts with the process.
+ * Fixed-window counter per key (an account, or a client address before it has
+ * authenticated), kept in memory: the windows restart with the process.
  */
 export interface RateDecision {
   limit: number;
@@ -10,19 +12,36 @@ export interface RateDecision {
   allowed: boolean;
 }
 
+/** Most windows kept at once by default; past it the oldest window is forgotten. */
+export const DEFAULT_MAX_RATE_KEYS = 100_000;
+
 export class FixedWindowRateLimiter {
+  /**
+   * Insertion order is window-start order: a key whose window restarts is moved to the end.
+   * With one window length for every key, the oldest windows expire first, so expired ones
+   * are always at the front and are dropped from there, a few at a time on each hit.
+   */
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(
     private readonly windowMs = 60_000,
     private readonly now: () => number = Date.now,
+    private readonly maxKeys = DEFAULT_MAX_RATE_KEYS,
   ) {}
+
+  /** Windows held now (expired ones are dropped as later hits come). */
+  get size(): number {
+    return this.windows.size;
+  }
 
   hit(key: string, limit: number): RateDecision {
     const now = this.now();
+    this.dropExpired(now);
     let window = this.windows.get(key);
-    if (!window || now - window.start >= this.windowMs) {
-      if (this.windows.size > 10_000) this.sweep(now);
+    if (!window) {
+      // At the bound (an attacker rotating addresses), the oldest window goes: its key merely
+      // starts counting afresh, and no request ever walks the whole map.
+      if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!);
       window = { start: now, count: 0 };
       this.windows.set(key, window);
     }
@@ -36,7 +55,18 @@ export class FixedWindowRateLimiter {
     };
   }
 
-  private sweep(now: number): void {
-    for (const [key, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(key);
+  private dropExpired(now: number): void {
+    for (const [key, w] of this.windows) {
+      if (now - w.start < this.windowMs) return;
+      this.windows.delete(key);
+    }
   }
+}
+
+/** The 429 for a refused decision, with `Retry-After`; `what` names what is counted ("requests"). */
+export function rateLimitExceeded(d: RateDecision, what: string, now = Date.now()): ApiError {
+  const retryAfter = Math.max(1, d.resetAt - Math.floor(now / 1000));
+  return new ApiError(429, "rate_limit_exceeded", `Rate limit of ${d.limit} ${what} per minute exceeded; retry in ${retryAfter} s`, undefined, {
+    "Retry-After": String(retryAfter),
+  });
 }

@@ -37,7 +37,8 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
   private startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private nextFrameAt = 0;
-  private closed = false;
+  /** Hung up, or closed by the call. */
+  private ended = false;
 
   constructor(script: readonly string[] = CALLEE_SCRIPT) {
     super();
@@ -49,6 +50,10 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
     this.startedAt = Date.now();
     this.nextFrameAt = this.startedAt;
     this.tick();
+  }
+
+  get closed(): boolean {
+    return this.ended;
   }
 
   sendAudio(frame: AudioFrame): void {
@@ -69,18 +74,18 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
   }
 
   close(): void {
-    this.closed = true;
+    this.ended = true;
     if (this.timer) clearTimeout(this.timer);
   }
 
   private tick(): void {
-    if (this.closed) return;
+    if (this.ended) return;
     const now = Date.now();
     while (this.nextFrameAt <= now) {
       this.emit("audio", { samples: this.nextFrame(), sampleRate: RATE });
       this.nextFrameAt += 20;
     }
-    if (this.closed) return;
+    if (this.ended) return;
     const agentDone = this.agentSpoke && now - this.lastAgentSpeech >= TURN_GAP_MS && this.speech === null;
     if (agentDone && this.lineIndex < this.lines.length) {
       this.speech = this.lines[this.lineIndex++]!;

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { EventEmitter } from "eventemitter3";
 import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../engine/audio/audio-frame.js";
@@ -28,6 +31,12 @@ class RecordingTransport extends EventEmitter<TransportEvents> implements MediaT
   readonly events: CallEvent[] = [];
   agentFrames = 0;
   closedWith: string | null = null;
+  /** Set by a test for a connection that went before the session started. */
+  farEndGone = false;
+
+  get closed(): boolean {
+    return this.farEndGone || this.closedWith !== null;
+  }
 
   sendAudio(): void {
     this.agentFrames += 1;
@@ -346,6 +355,136 @@ describe("call session: a provider failing a turn", () => {
     expect(call.summary()?.reason).toBe("error");
     expect(call.transcript()).toEqual(["user: hello"]);
     expect(call.errors()).toEqual([false]);
+  });
+});
+
+/** A session on a fake clock with a greeting and no scripted caller, for tests that drive the caller frame by frame. */
+function sessionOn(options: { recordingPath?: string | null; vad?: VadFactory } = {}) {
+  const clock = new FakeClock();
+  const transport = new RecordingTransport();
+  const session = new CallSession({
+    callId: "call_test",
+    agent: testAgent({ firstMessage: "Hello." }),
+    context: {},
+    transport,
+    providers: { vad: options.vad ?? energyVad, asr: plannedAsr([]), dialogue: plannedDialogue([]), tts: levelTts, fallbackTts: recordingTts(FLITE_VOICES) },
+    recordingPath: options.recordingPath ?? null,
+    maxDurationSec: 600,
+    clock,
+  });
+  let summary: CallSummary | undefined;
+  void session.ended.then((s) => (summary = s));
+  return {
+    session,
+    clock,
+    transport,
+    summary: () => summary,
+    /** Runs the clock in 20 ms steps, sending `framesPerStep` silent caller frames each step, until the call ends or `ms` have passed. */
+    run: async (ms: number, framesPerStep = 1) => {
+      for (let t = 0; t < ms && !summary; t += 20) {
+        for (let i = 0; i < framesPerStep; i++) transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
+        await tick();
+        clock.advance(20);
+        await tick();
+      }
+    },
+  };
+}
+
+describe("call session: the far end hanging up during set-up", () => {
+  it("ends at once when the caller hangs up while the recording file is being opened", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-session-"));
+    try {
+      const call = sessionOn({ recordingPath: path.join(dir, "call.wav") });
+      const started = call.session.start();
+      // start() is now awaiting the recorder; the socket closes.
+      call.transport.emit("hangup", "caller_hangup");
+      await started;
+      await call.run(5000);
+      // Ending closes the recording file (real I/O, not on the fake clock). Before the fix the
+      // call never ended here: it ran towards its maximum duration.
+      const summary = await call.session.ended;
+      expect(summary.reason).toBe("caller_hangup");
+      expect(summary.durationMs).toBeLessThan(1000);
+      expect(call.transport.closedWith).toBe("caller_hangup");
+      // The recorder that was opening is closed, not left open.
+      expect(summary.recording?.path).toBe(path.join(dir, "call.wav"));
+      expect(existsSync(path.join(dir, "call.wav"))).toBe(true);
+      expect(call.clock.pendingTimers).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("ends at once when the connection closed before the session started", async () => {
+    const call = sessionOn();
+    call.transport.farEndGone = true;
+    await call.session.start();
+    await call.run(5000);
+    expect(call.summary()?.reason).toBe("caller_hangup");
+    expect(call.summary()!.durationMs).toBe(0);
+    expect(call.transport.agentFrames).toBe(0);
+    expect(call.clock.pendingTimers).toBe(0);
+  });
+});
+
+describe("call session: caller audio faster than real time", () => {
+  it("ends with reason audio_overrun when the caller sends audio 10x faster than real time", async () => {
+    const call = sessionOn();
+    await call.session.start();
+    await call.run(20_000, 10);
+    expect(call.summary()?.reason).toBe("audio_overrun");
+    expect(call.transport.closedWith).toBe("audio_overrun");
+    expect(call.transport.events.find((e) => e.type === "ended")).toMatchObject({ reason: "audio_overrun" });
+    // Closed within the allowance (2x the wall clock plus 5 s of burst), not minutes later.
+    expect(call.summary()!.durationMs).toBeLessThan(2000);
+  });
+
+  it("keeps a caller whose audio arrives in bursts (a stall, then catching up) but on average in real time", async () => {
+    const call = sessionOn();
+    await call.session.start();
+    await call.run(2000);
+    // The network stalls 3 s, then the 3 s of audio arrive at once.
+    call.clock.advance(3000);
+    await call.run(20, 150);
+    await call.run(10_000);
+    expect(call.summary()).toBeUndefined();
+    expect((await call.session.stop()).reason).toBe("stopped");
+  });
+
+  it("bounds the caller audio waiting for a VAD that has fallen behind, and goes on once it catches up", async () => {
+    const pending: Array<() => void> = [];
+    let processed = 0;
+    const stuckVad: VadFactory = {
+      name: "webrtc",
+      createVad: () => ({
+        name: "stuck",
+        sampleRates: [RATE],
+        process: () =>
+          new Promise<number>((resolve) => {
+            processed += 1;
+            pending.push(() => resolve(0));
+          }),
+        reset: () => {},
+        close: async () => {},
+      }),
+      close: async () => {},
+    };
+    const call = sessionOn({ vad: stuckVad });
+    await call.session.start();
+    // 20 s of audio in real time while the VAD answers nothing.
+    await call.run(20_000);
+    expect(call.summary()).toBeUndefined();
+    // At most ~3 s of audio (150 frames) was queued for it; the rest was dropped, and said so once.
+    expect(processed).toBeLessThanOrEqual(151);
+    expect(processed).toBeGreaterThan(100);
+    expect(call.transport.events.filter((e) => e.type === "error")).toEqual([{ type: "error", message: expect.stringMatching(/caller audio dropped/), recovered: true }]);
+    for (const resolve of pending.splice(0)) resolve();
+    await tick();
+    const before = processed;
+    await call.run(1000);
+    expect(processed - before).toBe(50);
+    expect(call.summary()).toBeUndefined();
   });
 });
 

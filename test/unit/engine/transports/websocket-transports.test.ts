@@ -1,4 +1,5 @@
-import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import net, { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import type { AudioFrame } from "../../../../engine/audio/audio-frame.js";
@@ -158,5 +159,42 @@ describe("TwilioTransport", () => {
     const t = await transport;
     client.close();
     await expect(t.waitForStart()).rejects.toThrow(/before its start/);
+  });
+});
+
+describe("a client that does not read what it is sent", () => {
+  /** A raw TCP client that completes the WebSocket handshake and then never reads. */
+  async function stalledClient<T>(accept: (socket: WebSocket) => T): Promise<{ socket: WebSocket; transport: T; raw: net.Socket }> {
+    server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+    const accepted = new Promise<{ socket: WebSocket; transport: T }>((resolve) => server!.once("connection", (socket) => resolve({ socket, transport: accept(socket) })));
+    const raw = net.connect((server.address() as AddressInfo).port, "127.0.0.1");
+    raw.write(
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    raw.pause();
+    return { ...(await accepted), raw };
+  }
+
+  it.each<[string, (s: WebSocket) => NativeTransport | TwilioTransport, number]>([
+    ["native, PCM16 at 48 kHz", (s) => new NativeTransport(s, { format: "pcm16", sampleRate: 48000 }), 48000],
+    ["twilio", (s) => new TwilioTransport(s), 8000],
+  ])("%s: agent audio is dropped once 2 s of it waits unsent, and a client that stays stalled is cut off", async (_, make, rate) => {
+    const { socket, transport, raw } = await stalledClient(make);
+    const hangups: string[] = [];
+    transport.on("hangup", (reason) => hangups.push(reason));
+    // 20 minutes of agent audio at once: far more than the kernel's socket buffers take.
+    const frame = { samples: sine(rate / 50, rate), sampleRate: rate };
+    for (let i = 0; i < 60_000; i++) transport.sendAudio(frame);
+    const wireBytesPerSecond = rate === 48000 ? 48000 * 2 : 50 * 350;
+    expect(socket.bufferedAmount).toBeLessThanOrEqual(2 * wireBytesPerSecond + 4096);
+    expect(transport.closed).toBe(false);
+    // Control messages still go out, up to a hard bound: past it the client is cut off.
+    for (let i = 0; i < 2000 && !transport.closed; i++) transport.sendMark(`mark-${i}-${"x".repeat(1000)}`);
+    expect(transport.closed).toBe(true);
+    expect(hangups).toEqual(["client_too_slow"]);
+    expect(socket.bufferedAmount).toBeLessThanOrEqual(1024 * 1024 + 4096);
+    raw.destroy();
   });
 });

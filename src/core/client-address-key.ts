@@ -1,0 +1,27 @@
+import { isIPv4, isIPv6 } from "node:net";
+
+/**
+ * The key a client address is counted under by per-address limits: an IPv4 address as it is
+ * (also when it reaches an IPv6 socket as `::ffff:a.b.c.d`); an IPv6 address by its /64
+ * prefix, since one host is routinely given a whole /64 and could otherwise take a fresh
+ * budget with every address in it.
+ */
+export function clientAddressKey(address: string | undefined): string {
+  if (!address) return "unknown";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  return `${ipv6Groups(address.replace(/%.*$/, "")).slice(0, 4).join(":")}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, as lower-case hex without leading zeros. */
+function ipv6Groups(address: string): string[] {
+  const [head, tail] = address.toLowerCase().split("::") as [string, string | undefined];
+  const part = (s: string | undefined) => (s ? s.split(":") : []);
+  let groups = part(head);
+  if (tail !== undefined) {
+    const rest = part(tail);
+    groups = [...groups, ...Array<string>(8 - groups.length - rest.length).fill("0"), ...rest];
+  }
+  return groups.map((g) => (g.includes(".") ? g : parseInt(g, 16).toString(16)));
+}

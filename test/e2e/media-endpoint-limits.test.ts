@@ -1,0 +1,389 @@
+import { randomBytes } from "node:crypto";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { NativeMediaClient, TwilioMediaClient } from "../helpers/media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+/**
+ * The media endpoints under abuse, over loopback against the real service: hang-ups during
+ * call set-up, handshakes that never complete, upgrade floods, idle Twilio sockets, audio
+ * faster than real time, and Twilio `start` fields that are not what Twilio sends.
+ */
+
+// Every test here waits on real sockets and a real engine.
+vi.setConfig({ testTimeout: 30_000 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a value (every 50 ms, at most `timeoutMs`). */
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** The service with its media engine, and `env` settings (the media limits under test). */
+function startEngineApp(env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({}, { PARLEY_ENGINE: "1", ...env });
+}
+
+async function agentOf(app: TestApp, acct: TestAccount): Promise<string> {
+  const res = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-slt", first_message: "Hello." } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+async function mediaTokenOf(app: TestApp, acct: TestAccount): Promise<string> {
+  return (await app.request("GET", "/v1/account", { key: acct.key })).body.media_token;
+}
+
+function callRows(app: TestApp, accountId: string) {
+  return app.parley.services.db.selectFrom("calls").selectAll().where("account_id", "=", accountId).execute();
+}
+
+/**
+ * An upgrade's outcome: 101, the open socket and the text messages it receives (collected
+ * from the start: the first may come with the 101), or the refusal's status, headers and body.
+ */
+interface UpgradeOutcome {
+  status: number;
+  socket?: WebSocket;
+  messages: any[];
+  headers?: Record<string, string | string[] | undefined>;
+  body?: any;
+}
+
+/** Attempts a WebSocket upgrade. */
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<UpgradeOutcome> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const messages: any[] = [];
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) messages.push(JSON.parse(data.toString()));
+    });
+    ws.once("open", () => resolve({ status: 101, socket: ws, messages }));
+    ws.once("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, messages, headers: res.headers, body: JSON.parse(body || "null") }));
+    });
+    ws.once("error", reject);
+  });
+}
+
+function closeOf(ws: WebSocket): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+}
+
+describe("media endpoints with the default limits", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    app = await startEngineApp();
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** A Twilio stream whose `start` carries the given fields (Twilio-shaped ids unless overridden). */
+  async function twilioStart(start: { customParameters: unknown; callSid?: string; streamSid?: string }): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
+    const streamSid = start.streamSid ?? "MZ" + randomBytes(16).toString("hex");
+    const ws = new WebSocket(`${wsBase}/media/twilio`);
+    const closed = closeOf(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.send(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
+    ws.send(
+      JSON.stringify({
+        event: "start",
+        sequenceNumber: "1",
+        streamSid,
+        start: {
+          streamSid,
+          accountSid: "AC" + "0".repeat(32),
+          callSid: start.callSid ?? "CA" + randomBytes(16).toString("hex"),
+          tracks: ["inbound"],
+          customParameters: start.customParameters,
+          mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
+        },
+      }),
+    );
+    return { ws, closed };
+  }
+
+  describe("a hang-up during call set-up", () => {
+    it("twilio: a stream stopped right after its start message ends at once: stored completed, short, billed at most a minute", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: await mediaTokenOf(app, acct), agent_id: agentId });
+      // Twilio's `stop` follows `start` before the service has routed the stream, then Twilio closes.
+      client.hangUp();
+      client.close();
+      const call = await until("the call to be stored as ended", async () => {
+        const rows = await callRows(app, acct.id);
+        return rows.length === 1 && rows[0]!.status !== "in_progress" ? rows[0] : undefined;
+      });
+      expect(call).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
+    });
+  });
+
+  describe("a /media/ws handshake that never completes", () => {
+    it("leaves no call row and holds no concurrent-call slot", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 1 });
+      const port = Number(new URL(app.baseUrl).port);
+      for (let i = 0; i < 3; i++) {
+        const socket = net.connect(port, "127.0.0.1");
+        await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+        const request =
+          `GET /media/ws?agent_id=${agentId} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`;
+        // The client is gone before the service has answered the upgrade.
+        socket.write(request, () => socket.destroy());
+      }
+      // Time for the service to authenticate the three and try to upgrade them. A handshake the
+      // service completed before it saw the client go becomes a call that ends at once.
+      await sleep(1500);
+      const orphans = await callRows(app, acct.id);
+      expect(orphans.filter((r) => r.status === "in_progress")).toEqual([]);
+      for (const row of orphans) expect(row).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
+      // The account's one concurrent-call slot is free: a real call connects.
+      const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key);
+      const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+      client.close();
+      await client.closed;
+      const rows = await until("the call to end", async () => {
+        const all = await callRows(app, acct.id);
+        return all.every((r) => r.status !== "in_progress") ? all : undefined;
+      });
+      expect(rows.find((r) => r.id === callId)?.status).toBe("completed");
+    });
+
+    it("a call refused after the upgrade (its account's last call slot taken meanwhile) is told over the socket: error message, close 1013", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 1 });
+      // Another call takes the account's one slot just after this one's check passed, before
+      // the socket is open (a race between two connections, made certain here).
+      const liveCalls = app.parley.services.liveCalls;
+      const check = liveCalls.checkStartable;
+      let competitor: string | undefined;
+      liveCalls.checkStartable = async (setup) => {
+        await check.call(liveCalls, setup);
+        competitor = (await liveCalls.begin(setup)).id;
+      };
+      try {
+        const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+        const { socket: ws, messages } = outcome;
+        if (!ws) throw new Error(`refused over HTTP: ${outcome.status}`);
+        const closed = await closeOf(ws);
+        expect(closed).toEqual({ code: 1013, reason: "rate_limit_exceeded" });
+        expect(messages).toEqual([{ type: "error", code: "rate_limit_exceeded", message: "The account already has 1 live calls, its concurrent-call limit" }]);
+      } finally {
+        liveCalls.checkStartable = check;
+      }
+      expect((await callRows(app, acct.id)).map((r) => r.id)).toEqual([competitor]);
+      await liveCalls.end(competitor!, { status: "completed", durationMs: 0, transcript: [], recordingPath: null });
+    });
+  });
+
+  describe("caller audio faster than real time", () => {
+    it("native: audio sent 10x faster than real time ends the call with reason audio_overrun, stored failed", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+      const { socket: ws, messages } = outcome;
+      if (!ws) throw new Error(`refused ${outcome.status}`);
+      const closed = closeOf(ws);
+      // 200 ms of 16 kHz audio every 20 ms.
+      const frame = Buffer.alloc(640);
+      const flood = setInterval(() => {
+        for (let i = 0; i < 10 && ws.readyState === WebSocket.OPEN; i++) ws.send(frame);
+      }, 20);
+      try {
+        await Promise.race([closed, sleep(15_000).then(() => Promise.reject(new Error("the call was not closed")))]);
+      } finally {
+        clearInterval(flood);
+      }
+      const callId = messages.find((m) => m.type === "connected").call_id;
+      expect(messages.find((m) => m.type === "ended")).toMatchObject({ reason: "audio_overrun" });
+      const row = await until("the call to be stored", async () => {
+        const r = (await callRows(app, acct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row).toMatchObject({ id: callId, status: "failed", billed_credits: 1 });
+      expect(row.duration).toBeLessThan(15);
+    });
+
+    it("native: a frame over 64 KiB closes the connection (1009) and the call ends", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const outcome = await upgrade(`${wsBase}/media/ws?agent_id=${agentId}`, { authorization: `Bearer ${acct.key}` });
+      const ws = outcome.socket;
+      if (!ws) throw new Error(`refused ${outcome.status}`);
+      const closed = closeOf(ws);
+      ws.send(Buffer.alloc(256 * 1024));
+      const result = await Promise.race([closed, sleep(10_000).then(() => null)]);
+      expect(result?.code).toBe(1009);
+      const row = await until("the call to be stored", async () => {
+        const r = (await callRows(app, acct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row.status).toBe("completed");
+    });
+  });
+
+  describe("Twilio start fields", () => {
+    it("a From of 100 KB is refused with the frame (1009): no call is stored", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "+1" + "4".repeat(100_000) } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result?.code).toBe(1009);
+      await sleep(300);
+      expect(await callRows(app, acct.id)).toEqual([]);
+      stream.ws.terminate();
+    });
+
+    it("a To that is not an E.164 number is refused (1008): no call is stored", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, To: "sip:front-desk@example.com" } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result).toEqual({ code: 1008, reason: "To: must be an E.164 number" });
+      expect(await callRows(app, acct.id)).toEqual([]);
+    });
+
+    it("a From that is not an E.164 number (a Twilio Client caller) is stored as null", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "client:alice" } });
+      const row = await until("the call to be stored", async () => (await callRows(app, acct.id))[0]);
+      expect(row.from_number).toBeNull();
+      stream.ws.close();
+      await stream.closed;
+    });
+
+    it.each([
+      ["a callSid not shaped like Twilio's", { callSid: "CA1" }, "callSid: must be CA followed by 32 hex digits"],
+      ["a streamSid not shaped like Twilio's", { streamSid: "MZ" + "x".repeat(2000) }, "streamSid: must be MZ followed by 32 hex digits"],
+    ])("%s is refused (1008): no call is stored", async (_, ids, reason) => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const stream = await twilioStart({ ...ids, customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId } });
+      const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+      expect(result).toEqual({ code: 1008, reason });
+      expect(await callRows(app, acct.id)).toEqual([]);
+    });
+
+    it("custom parameters past the bounds (count, size, type) are refused (1008)", async () => {
+      const acct = await app.account({ credits: 100 });
+      const agentId = await agentOf(app, acct);
+      const token = await mediaTokenOf(app, acct);
+      const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, "x"]));
+      for (const customParameters of [{ token, agent_id: agentId, ...many }, { token, agent_id: agentId, note: "x".repeat(5000) }, { token, agent_id: agentId, record: false }]) {
+        const stream = await twilioStart({ customParameters });
+        const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
+        expect(result?.code).toBe(1008);
+        expect(result?.reason).toMatch(/^customParameters/);
+      }
+      expect(await callRows(app, acct.id)).toEqual([]);
+    });
+  });
+});
+
+describe("WebSocket upgrades past the per-address rate limit", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_UPGRADES_PER_MINUTE: "3" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("are refused 429 rate_limit_exceeded with Retry-After, before any authentication, on both endpoints", async () => {
+    const outcomes = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await upgrade(`${wsBase}/media/ws?agent_id=agent_x`, { authorization: "Bearer sk_parley_guess" + i }));
+    expect(outcomes.map((o) => o.status)).toEqual([401, 401, 401, 429]);
+    const limited = outcomes[3]!;
+    expect(limited.body.error.code).toBe("rate_limit_exceeded");
+    expect(limited.body.error.message).toMatch(/3 WebSocket upgrades per minute/);
+    expect(Number(limited.headers?.["retry-after"])).toBeGreaterThan(0);
+    expect(Number(limited.headers?.["retry-after"])).toBeLessThanOrEqual(61);
+    expect((await upgrade(`${wsBase}/media/twilio`)).status).toBe(429);
+  });
+});
+
+describe("Twilio streams waiting for their start message", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** Opens a /media/twilio socket that sends nothing. */
+  async function idleStream(): Promise<UpgradeOutcome> {
+    return upgrade(`${wsBase}/media/twilio`);
+  }
+
+  it("are capped per address (429); a started call does not count, and a closed one frees its place", async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS: "2" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+    const acct = await app.account({ credits: 100 });
+    const agentId = await agentOf(app, acct);
+    const call = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: await mediaTokenOf(app, acct), agent_id: agentId });
+    await until("the call to start", async () => ((await callRows(app, acct.id)).length === 1 ? true : undefined));
+    const first = await idleStream();
+    const second = await idleStream();
+    expect([first.status, second.status]).toEqual([101, 101]);
+    const third = await idleStream();
+    expect(third.status).toBe(429);
+    expect(third.body.error.code).toBe("rate_limit_exceeded");
+    const firstSocket = first.socket!;
+    const firstClosed = closeOf(firstSocket);
+    firstSocket.close();
+    await firstClosed;
+    const again = await until("a place to be free", async () => {
+      const outcome = await idleStream();
+      return outcome.status === 101 ? outcome : undefined;
+    });
+    for (const o of [second, again]) o.socket!.close();
+    call.hangUp();
+    call.close();
+    await app.close();
+  });
+
+  it("are capped in all (503 server_busy), and closed when they send no start within 5 s", async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS: "2" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+    const open = [await idleStream(), await idleStream()];
+    expect(open.map((o) => o.status)).toEqual([101, 101]);
+    const refused = await idleStream();
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("server_busy");
+    expect(Number(refused.headers?.["retry-after"])).toBeGreaterThan(0);
+    // The idle sockets do not keep their places: the service closes them.
+    const closes = await Promise.all(open.map((o) => closeOf(o.socket!)));
+    expect(closes).toEqual([
+      { code: 1008, reason: "no start message" },
+      { code: 1008, reason: "no start message" },
+    ]);
+    const after = await idleStream();
+    expect(after.status).toBe(101);
+    after.socket!.close();
+  });
+});
