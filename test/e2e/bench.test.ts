@@ -79,9 +79,11 @@ describe("npm run bench -- --quick", () => {
     expect(result.settings.standin_delays_ms).toMatchObject({ asrFinalMs: 150, llmFirstTokenMs: 300, ttsFirstByteMs: 200 });
     expect(result.calls.length).toBe(10);
     expect(result.calls.every((c: any) => c.error === null && c.outcome === null)).toBe(true);
-    // The stand-in stages are fixed delays: the server's own stage timings come out at least that long.
-    expect(result.metrics.asr_ms.min).toBeGreaterThanOrEqual(150);
-    expect(result.metrics.first_token_ms.min).toBeGreaterThanOrEqual(300);
+    // The stand-in stages are fixed delays: the server's own stage timings include them. The
+    // stand-ins time their delays in their own process, whose timers may fire a fraction of a
+    // millisecond early against the server's clock (149.97 ms was seen): a few ms of slack.
+    expect(result.metrics.asr_ms.min).toBeGreaterThanOrEqual(145);
+    expect(result.metrics.first_token_ms.min).toBeGreaterThanOrEqual(295);
     expect(result.metrics.barge_in_ms.n).toBe(5);
     expect(typeof result.levels[0].standin_cpu_percent).toBe("number");
     expect(run.stdout).toContain("outcomes: not checked");
