@@ -1,10 +1,8 @@
 import { ApiError } from "../core/api-error.js";
+import { KeyedSlots, type Slot } from "./keyed-slots.js";
 
 /** One call's hold on the engine, from before it connects until its end is stored. */
-export interface EngineSlot {
-  /** Gives the slot back (idempotent). */
-  release(): void;
-}
+export type EngineSlot = Slot;
 
 /** How long a caller refused for capacity should wait: calls last minutes. */
 const RETRY_AFTER_SECONDS = "30";
@@ -20,7 +18,7 @@ const RETRY_AFTER_SECONDS = "30";
  * process's calls.
  */
 export class EngineShare {
-  private readonly holders = new Map<EngineSlot, string>();
+  private readonly slots: KeyedSlots;
 
   constructor(
     private readonly config: {
@@ -30,7 +28,9 @@ export class EngineShare {
       /** Accounts on the installation (a share applies only when there are several). */
       countAccounts: () => Promise<number>;
     },
-  ) {}
+  ) {
+    this.slots = new KeyedSlots(config.capacity ?? Number.POSITIVE_INFINITY);
+  }
 
   /** Most slots one account may hold while there are `accounts` accounts. */
   shareOf(accounts: number): number {
@@ -41,35 +41,28 @@ export class EngineShare {
 
   /** Slots held now, in all and by `accountId`. */
   held(accountId?: string): number {
-    if (accountId === undefined) return this.holders.size;
-    let n = 0;
-    for (const holder of this.holders.values()) if (holder === accountId) n++;
-    return n;
+    return this.slots.held(accountId);
   }
 
   /** A slot for a call of `accountId`, or an ApiError (429 past its share, 503 past capacity). */
   async take(accountId: string): Promise<EngineSlot> {
     const { capacity } = this.config;
-    if (capacity !== null) {
-      const share = this.shareOf(await this.config.countAccounts());
-      const held = this.held(accountId);
-      if (this.holders.size >= capacity) {
-        throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_ASR_RECOGNIZERS); try again shortly`, undefined, {
-          "Retry-After": RETRY_AFTER_SECONDS,
-        });
-      }
-      if (held >= share) {
-        throw new ApiError(
-          429,
-          "rate_limit_exceeded",
-          `The account holds ${held} of the engine's ${capacity} call slots, the most one account may hold while others share this installation (PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT)`,
-          undefined,
-          { "Retry-After": RETRY_AFTER_SECONDS },
-        );
-      }
+    // Without a limit there is no share to count accounts for.
+    const share = capacity === null ? Number.POSITIVE_INFINITY : this.shareOf(await this.config.countAccounts());
+    // A full engine is reported as such even to an account at its share: nobody can call now.
+    const slot = capacity !== null && this.held() >= capacity ? ({ refused: "total" } as const) : this.slots.take(accountId, share);
+    if (!("refused" in slot)) return slot;
+    if (slot.refused === "total") {
+      throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_ASR_RECOGNIZERS); try again shortly`, undefined, {
+        "Retry-After": RETRY_AFTER_SECONDS,
+      });
     }
-    const slot: EngineSlot = { release: () => void this.holders.delete(slot) };
-    this.holders.set(slot, accountId);
-    return slot;
+    throw new ApiError(
+      429,
+      "rate_limit_exceeded",
+      `The account holds ${this.held(accountId)} of the engine's ${capacity} call slots, the most one account may hold while others share this installation (PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT)`,
+      undefined,
+      { "Retry-After": RETRY_AFTER_SECONDS },
+    );
   }
 }

@@ -27,10 +27,10 @@ import type { Services } from "../services/container.js";
 import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
-import { AddressSlots } from "./address-slots.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
+import { KeyedSlots } from "./keyed-slots.js";
 import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
 import { checkTwilioStart } from "./twilio-start.js";
 import { refuseUpgrade } from "./upgrade-response.js";
@@ -72,7 +72,7 @@ export class MediaGateway implements LiveCallControl {
   /** Upgrades per client address, counted before any authentication. */
   private readonly upgrades = new FixedWindowRateLimiter();
   /** `/media/twilio` sockets not yet authenticated by a valid `start`. */
-  private readonly pendingStreams: AddressSlots;
+  private readonly pendingStreams: KeyedSlots;
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
   private readonly recordingsDir: string;
@@ -90,7 +90,7 @@ export class MediaGateway implements LiveCallControl {
   ) {
     this.recordingsDir = recordingsDir(services.config.dataDir);
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
-    this.pendingStreams = new AddressSlots(services.config.media.pendingStreams, services.config.media.pendingStreamsPerAddress);
+    this.pendingStreams = new KeyedSlots(services.config.media.pendingStreams);
     this.heartbeat = setInterval(() => {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
@@ -112,11 +112,11 @@ export class MediaGateway implements LiveCallControl {
 
   /** A Twilio stream holds a pending slot from the upgrade until its `start` is authenticated, or its socket closes. */
   private upgradeTwilio(req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void {
-    const slot = this.pendingStreams.take(address);
+    const slot = this.pendingStreams.take(address, this.services.config.media.pendingStreamsPerAddress);
     if ("refused" in slot) {
       const headers = { "Retry-After": String(PENDING_RETRY_AFTER_S) };
       const err =
-        slot.refused === "address"
+        slot.refused === "key"
           ? new ApiError(429, "rate_limit_exceeded", "Too many media streams from this address are waiting for their start message", undefined, headers)
           : new ApiError(503, "server_busy", "Too many media streams are waiting for their start message; try again shortly", undefined, headers);
       return refuseUpgrade(socket, err);
