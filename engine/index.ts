@@ -21,4 +21,5 @@ export { DEFAULT_MAX_SERVER_TRANSACTIONS } from "./transports/sip/transaction-la
 export { SipCallTransport } from "./transports/sip/sip-call-transport.js";
 export { SipCallError } from "./transports/sip/sip-call.js";
 export { DEFAULT_RTP_TIMEOUT_MS } from "./transports/sip/rtp-session.js";
+export { unmapIpv4 } from "./transports/sip/ip-address.js";
 export type { DigestCredentials } from "./transports/sip/digest-auth.js";

@@ -1,4 +1,5 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv6 } from "node:net";
+import { unmapIpv4 } from "../../engine/index.js";
 
 /**
  * The key a client address is counted under by per-address limits: an IPv4 address as it is
@@ -8,9 +9,8 @@ import { isIPv4, isIPv6 } from "node:net";
  */
 export function clientAddressKey(address: string | undefined): string {
   if (!address) return "unknown";
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
-  if (!isIPv6(address)) return address;
+  const plain = unmapIpv4(address);
+  if (plain !== address || !isIPv6(address)) return plain;
   return `${ipv6Groups(address.replace(/%.*$/, "")).slice(0, 4).join(":")}::/64`;
 }
 

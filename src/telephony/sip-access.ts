@@ -1,4 +1,5 @@
 import { isIPv4 } from "node:net";
+import { unmapIpv4 } from "../../engine/index.js";
 import { ConfigError, type Config } from "../config.js";
 
 /** The SIP gateway's checked access settings. */
@@ -36,7 +37,7 @@ export function parseSipAllow(raw: string): (address: string) => boolean {
     return { network: (ipv4ToInt(base) & mask) >>> 0, mask };
   });
   return (address) => {
-    const plain = address.startsWith("::ffff:") ? address.slice(7) : address;
+    const plain = unmapIpv4(address);
     if (!isIPv4(plain)) return false;
     const value = ipv4ToInt(plain);
     return ranges.some((r) => ((value & r.mask) >>> 0) === r.network);

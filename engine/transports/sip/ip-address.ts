@@ -2,7 +2,7 @@ import { isIPv4 } from "node:net";
 
 /** An IPv4-mapped IPv6 address (how a dual-stack socket sees an IPv4 peer) as plain IPv4; others as they are. */
 export function unmapIpv4(address: string): string {
-  return address.startsWith("::ffff:") && isIPv4(address.slice(7)) ? address.slice(7) : address;
+  return address.slice(0, 7).toLowerCase() === "::ffff:" && isIPv4(address.slice(7)) ? address.slice(7) : address;
 }
 
 /**
