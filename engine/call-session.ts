@@ -228,7 +228,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.inputChain = this.inputChain
         .then(() => {
           this.input.dequeued(frameMs);
-          return this.onCallerFrame(frame, probability);
+          return this.onCallerFrame(frame, frameMs, probability);
         })
         .catch((err: unknown) => this.fail(err));
     });
@@ -311,9 +311,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.emitEvent({ type: "error", message: `caller audio dropped: the voice activity detector is more than ${MAX_QUEUED_INPUT_MS} ms behind`, recovered: true });
   }
 
-  private async onCallerFrame(frame: AudioFrame, vadAnswer: Promise<number> | null): Promise<void> {
+  private async onCallerFrame(frame: AudioFrame, frameMs: number, vadAnswer: Promise<number> | null): Promise<void> {
     if (this.ending || !vadAnswer) return;
-    const frameMs = (frame.samples.length * 1000) / frame.sampleRate;
     const startMs = this.inputMs;
     this.inputMs += frameMs;
     this.recorder?.writeCaller(frame, startMs);

@@ -185,10 +185,10 @@ export class CallsService {
     if (given !== undefined) {
       if (!(await this.numbers.findActive(accountId, given))) {
         throw ApiError.field(
-        "invalid_from_number",
-        "from_number",
-        `${given} is not an active number of this account (a number registered with the API is pending until the operator approves it); GET /v1/phone-numbers lists them`,
-      );
+          "invalid_from_number",
+          "from_number",
+          `${given} is not an active number of this account (a number registered with the API is pending until the operator approves it); GET /v1/phone-numbers lists them`,
+        );
       }
       return given;
     }

@@ -19,13 +19,12 @@ const GOODBYE_MS = 5_000;
 
 export interface CreditWatchOptions {
   callId: string;
-  accountId: string;
   reservations: CreditReservations;
   /** The account as stored now (its balance may have grown since the call started). */
   account: () => Promise<Pick<AccountRecord, "id" | "credit_balance"> | undefined>;
   /** The balance cannot cover the next minute: the call must be over within `withinMs`. */
   onExhausted: (withinMs: number) => void;
-  /** A balance that could not be read: the call goes on and is checked again at its next minute. */
+  /** A balance that could not be read: it is read again every 2 s while a goodbye still fits before the minute. */
   onError?: (err: unknown) => void;
   clock?: Clock;
 }

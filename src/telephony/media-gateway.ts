@@ -301,7 +301,6 @@ export class MediaGateway implements LiveCallControl {
       });
       const credit = new CreditWatch({
         callId: call.id,
-        accountId: call.account_id,
         reservations: this.services.reservations,
         account: () => this.services.accounts.find(call.account_id),
         onExhausted: (withinMs) => {

@@ -17,7 +17,6 @@ function setUp(balance: number) {
     reservations.reserveFirstMinute(account, callId);
     const watch = new CreditWatch({
       callId,
-      accountId: account.id,
       reservations,
       account: async () => {
         if (unreadable) throw new Error("SQLITE_BUSY: database is locked");
