@@ -49,6 +49,19 @@ async function waitForStatus(callId: string, wanted: (status: string) => boolean
   }
 }
 
+/** Opens a web call to `agent` as `owner` (refused: rejects with the upgrade's status and body). */
+function connect(agent: string, owner: TestAccount): Promise<NativeMediaClient> {
+  return NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent}`, owner.key, 16000);
+}
+
+/** A connected web call whose client streams audio (silence) as a phone line does. */
+async function startCall(agent: string, owner = acct): Promise<{ client: NativeMediaClient; callId: string }> {
+  const client = await connect(agent, owner);
+  const callId: string = (await client.waitFor((m) => m.type === "connected")).call_id;
+  client.startStreaming();
+  return { client, callId };
+}
+
 /** The stored call once it has ended. */
 async function endedCall(callId: string, owner: TestAccount, timeoutMs: number) {
   await waitForStatus(callId, (s) => s !== "in_progress", timeoutMs, owner);
@@ -68,12 +81,8 @@ describe("faults in one call stay in that call", () => {
       )
       .execute(app.parley.services.db);
 
-    const steady = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${steadyAgent}`, acct.key, 16000);
-    const steadyId: string = (await steady.waitFor((m) => m.type === "connected")).call_id;
-    steady.startStreaming();
-    const doomed = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${doomedAgent}`, acct.key, 16000);
-    const doomedId: string = (await doomed.waitFor((m) => m.type === "connected")).call_id;
-    doomed.startStreaming();
+    const { client: steady, callId: steadyId } = await startCall(steadyAgent);
+    const { client: doomed, callId: doomedId } = await startCall(doomedAgent);
     await doomed.waitFor((m) => m.type === "transcript");
 
     doomed.hangUp();
@@ -99,15 +108,14 @@ describe("the engine's capacity is shared between accounts", () => {
     const other = await app.account({ credits: 100 });
     const greedyAgent = await createAgent("Greedy", MONOLOGUE, greedy);
     const otherAgent = await createAgent("Other", MONOLOGUE, other);
-    const open = (agent: string, owner: TestAccount) => NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent}`, owner.key, 16000);
-    const held = [await open(greedyAgent, greedy), await open(greedyAgent, greedy)];
-    const refused = await open(greedyAgent, greedy).catch((err: any) => err);
+    const held = [await connect(greedyAgent, greedy), await connect(greedyAgent, greedy)];
+    const refused = await connect(greedyAgent, greedy).catch((err: any) => err);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: "rate_limit_exceeded", message: expect.stringContaining("2 of the engine's 4 call slots") });
 
-    held.push(await open(otherAgent, other), await open(otherAgent, other));
+    held.push(await connect(otherAgent, other), await connect(otherAgent, other));
     const third = await app.account({ credits: 100 });
-    const full = await open(await createAgent("Late", MONOLOGUE, third), third).catch((err: any) => err);
+    const full = await connect(await createAgent("Late", MONOLOGUE, third), third).catch((err: any) => err);
     expect(full.status).toBe(503);
     expect(full.body.error.code).toBe("engine_at_capacity");
 
@@ -116,7 +124,7 @@ describe("the engine's capacity is shared between accounts", () => {
     const firstId: string = (await first.waitFor((m) => m.type === "connected")).call_id;
     first.hangUp();
     expect(await waitForStatus(firstId, (s) => s !== "in_progress", 10_000, greedy)).toBe("completed");
-    held.push(await open(greedyAgent, greedy));
+    held.push(await connect(greedyAgent, greedy));
     for (const client of held) client.hangUp();
     await Promise.all(held.map((c) => c.closed));
   }, 60_000);
@@ -127,9 +135,7 @@ describe("calls nobody can pay for or nobody speaks in end by themselves", () =>
   it.concurrent("a call whose account's credit runs out says goodbye and hangs up before the minute it cannot pay for", async () => {
     const poor = await app.account({ credits: 1 });
     const agent = await createAgent("Talkative", MONOLOGUE, poor);
-    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent}`, poor.key, 16000);
-    const callId: string = (await client.waitFor((m) => m.type === "connected")).call_id;
-    client.startStreaming();
+    const { client, callId } = await startCall(agent, poor);
     const ended = await client.waitFor((m) => m.type === "ended", 0, 70_000);
     expect(ended.reason).toBe("credit_exhausted");
     const call = await endedCall(callId, poor, 10_000);
@@ -149,9 +155,7 @@ describe("calls nobody can pay for or nobody speaks in end by themselves", () =>
   it.concurrent("a call in which nobody speaks is ended with a goodbye after the silence timeout", async () => {
     const quiet = await app.account({ credits: 10 });
     const agent = await createAgent("Patient", "Hello, Acme Dental.", quiet);
-    const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent}`, quiet.key, 16000);
-    const callId: string = (await client.waitFor((m) => m.type === "connected")).call_id;
-    client.startStreaming();
+    const { client, callId } = await startCall(agent, quiet);
     const ended = await client.waitFor((m) => m.type === "ended", 0, 20_000);
     expect(ended.reason).toBe("silence_timeout");
     const call = await endedCall(callId, quiet, 10_000);
