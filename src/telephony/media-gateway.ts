@@ -202,10 +202,12 @@ export class MediaGateway implements LiveCallControl {
       refuseUpgrade(socket, err);
       return;
     }
-    // A handshake that never completes gives the engine slot back with its socket.
+    // A handshake that never completes gives the engine slot back with its socket, also one
+    // whose socket was already destroyed (reset) while the call was being admitted.
     const held = slot;
     const abandon = () => held.release();
     socket.once("close", abandon);
+    if (socket.destroyed) abandon();
     this.nativeWss.handleUpgrade(req, socket, head, (ws) => {
       socket.off("close", abandon);
       void this.startNative(ws, setup, { format, sampleRate }, held);

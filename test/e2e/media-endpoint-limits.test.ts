@@ -57,6 +57,24 @@ function callRows(app: TestApp, accountId: string) {
 }
 
 /**
+ * `count` clients ask for a `/media/ws` upgrade with a valid key and are gone before the service
+ * answers; then time for the service to authenticate them and try to upgrade them (a handshake
+ * the service completed before it saw the client go becomes a call that ends at once).
+ */
+async function abandonHandshakes(app: TestApp, acct: TestAccount, agentId: string, count: number): Promise<void> {
+  const port = Number(new URL(app.baseUrl).port);
+  for (let i = 0; i < count; i++) {
+    const socket = net.connect(port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const request =
+      `GET /media/ws?agent_id=${agentId} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`;
+    socket.write(request, () => socket.destroy());
+  }
+  await sleep(1500);
+}
+
+/**
  * An upgrade's outcome: 101, the open socket and the text messages it receives (collected
  * from the start: the first may come with the 101), or the refusal's status, headers and body.
  */
@@ -151,19 +169,7 @@ describe("media endpoints with the default limits", () => {
       const acct = await app.account({ credits: 100 });
       const agentId = await agentOf(app, acct);
       await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 1 });
-      const port = Number(new URL(app.baseUrl).port);
-      for (let i = 0; i < 3; i++) {
-        const socket = net.connect(port, "127.0.0.1");
-        await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-        const request =
-          `GET /media/ws?agent_id=${agentId} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`;
-        // The client is gone before the service has answered the upgrade.
-        socket.write(request, () => socket.destroy());
-      }
-      // Time for the service to authenticate the three and try to upgrade them. A handshake the
-      // service completed before it saw the client go becomes a call that ends at once.
-      await sleep(1500);
+      await abandonHandshakes(app, acct, agentId, 3);
       const orphans = await callRows(app, acct.id);
       expect(orphans.filter((r) => r.status === "in_progress")).toEqual([]);
       for (const row of orphans) expect(row).toMatchObject({ status: "completed", duration: 0, billed_credits: 0 });
@@ -177,6 +183,33 @@ describe("media endpoints with the default limits", () => {
         return all.every((r) => r.status !== "in_progress") ? all : undefined;
       });
       expect(rows.find((r) => r.id === callId)?.status).toBe("completed");
+    });
+
+    it("gives back the engine slots of handshakes abandoned while the service was deciding", async () => {
+      // With another account on the installation, each may hold 2 of the engine's 4 slots.
+      const acct = await app.account({ credits: 100 });
+      await app.account();
+      const agentId = await agentOf(app, acct);
+      // The clients are gone before the engine slot is taken (a slow admission, made certain here).
+      const gateway = app.parley.media!.gateway;
+      const admit = gateway.admit;
+      gateway.admit = async (accountId) => {
+        const slot = await admit.call(gateway, accountId);
+        await sleep(300);
+        return slot;
+      };
+      try {
+        await abandonHandshakes(app, acct, agentId, 2);
+      } finally {
+        gateway.admit = admit;
+      }
+      const clients = [
+        await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key),
+        await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key),
+      ];
+      for (const client of clients) expect(await client.waitFor((m) => m.type === "connected")).toBeTruthy();
+      for (const client of clients) client.close();
+      await Promise.all(clients.map((c) => c.closed));
     });
 
     it("a call refused after the upgrade (its account's last call slot taken meanwhile) is told over the socket: error message, close 1013", async () => {
