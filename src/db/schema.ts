@@ -14,6 +14,8 @@ export interface AccountTable {
   media_token_created_at: string | null;
   /** JSON object of per-account limit overrides (keys of PlanLimits). */
   limit_overrides: string;
+  /** `credits.low` fires when a charge takes the balance below this; null: the configured default. */
+  low_balance_threshold: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -194,7 +196,47 @@ export interface EventTable {
   call_id: string | null;
   /** JSON object: the envelope's `data`. */
   data: string;
+  /** Increases in the order events were stored: receivers order by it. */
+  seq: number;
   created_at: string;
+}
+
+/** One event on its way to one receiver (see migration 006); the id is stable across attempts. */
+export interface DeliveryTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  /** The receiving webhook; null for a call's own `webhook_url`. */
+  webhook_id: string | null;
+  /** The call's `webhook_url` (null for webhook deliveries, which go to the webhook's current URL). */
+  url: string | null;
+  /** The webhook's id, or `call:<call id>`: work is bounded per receiver. */
+  receiver: string;
+  /** The name it is delivered under (a webhook subscribed to an alias gets the alias). */
+  event_name: string;
+  status: string;
+  attempt_count: number;
+  /** When the next attempt is due (ms since the epoch); null once final. */
+  next_attempt_at: number | null;
+  /** While `sending`: until when the worker that claimed it holds it (ms since the epoch). */
+  lease_until: number | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** The delivery log: one row per attempt. */
+export interface DeliveryAttemptTable {
+  delivery_id: string;
+  /** 1 for the first attempt. */
+  number: number;
+  started_at: string;
+  duration_ms: number;
+  /** The receiver's HTTP status; null when none came (timeout, refused, connection error). */
+  status_code: number | null;
+  error: string | null;
+  /** The start of the receiver's answer, truncated. */
+  response_body: string | null;
 }
 
 export interface Database {
@@ -210,4 +252,6 @@ export interface Database {
   ledger: LedgerTable;
   idempotency_keys: IdempotencyTable;
   events: EventTable;
+  deliveries: DeliveryTable;
+  delivery_attempts: DeliveryAttemptTable;
 }

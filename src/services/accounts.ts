@@ -41,6 +41,7 @@ export class AccountsService {
       media_token_hash: null,
       media_token_created_at: null,
       limit_overrides: {},
+      low_balance_threshold: null,
       created_at: at,
       updated_at: at,
     };

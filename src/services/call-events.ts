@@ -1,9 +1,7 @@
-import { newId } from "../core/ids.js";
-import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { CallRecord, CallStatus, TranscriptSegment } from "../db/repositories/calls.js";
-import { EventsRepository } from "../db/repositories/events.js";
 import type { EventName } from "./event-names.js";
+import type { Outbox } from "./outbox.js";
 import type { RecordingLinks } from "./recording-links.js";
 
 /**
@@ -50,24 +48,25 @@ export interface CallEndDetails {
 
 /**
  * Stores call events in the outbox, inside the transaction that changes the call, so an
- * event exists exactly when its change does. Webhook delivery reads them from there.
+ * event exists exactly when its change does. A call created with `webhook_url` has its
+ * events delivered there instead of to the account's webhooks.
  */
 export class CallEvents {
-  private readonly events: EventsRepository;
-
   constructor(
-    db: Db,
+    private readonly outbox: Outbox,
     private readonly recordingLinks: RecordingLinks,
-  ) {
-    this.events = new EventsRepository(db);
-  }
+  ) {}
 
   /** Records the events of `call` (as stored after the change) entering its status from `from`. */
   async entered(call: CallRecord, from: CallStatus | null, trx: Db, details: CallEndDetails = {}): Promise<void> {
-    const at = nowIso();
-    const names = callEventNames(from, call);
-    await this.events.append(
-      names.map((name) => ({ id: newId("event"), account_id: call.account_id, name, call_id: call.id, data: this.payload(name, call, details), created_at: at })),
+    await this.outbox.append(
+      callEventNames(from, call).map((name) => ({
+        accountId: call.account_id,
+        name,
+        callId: call.id,
+        callWebhookUrl: call.webhook_url,
+        data: this.payload(name, call, details),
+      })),
       trx,
     );
   }

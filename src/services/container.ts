@@ -14,6 +14,7 @@ import { CreditReservations } from "./credit-reservations.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
 import { DestinationPolicy } from "./destination-policy.js";
 import { LiveCallsService } from "./live-calls.js";
+import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
@@ -38,6 +39,8 @@ export interface Services {
   liveCalls: LiveCallsService;
   callLifecycle: CallLifecycle;
   destinations: DestinationPolicy;
+  /** Where every event is written, with its deliveries, in the transaction of its change. */
+  outbox: Outbox;
   /** Credit held by the calls this process dials and runs (in memory). */
   reservations: CreditReservations;
 }
@@ -47,6 +50,7 @@ export function createServices(db: Db, config: Config): Services {
   const cursors = new CursorCodec(dataSecret);
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
   const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
+  const outbox = new Outbox(db);
   const accounts = new AccountsService(db, config, cursors);
   const apiKeys = new ApiKeysService(db);
   const destinations = new DestinationPolicy(db, config);
@@ -55,10 +59,10 @@ export function createServices(db: Db, config: Config): Services {
   const campaigns = new CampaignsService(db, { accounts, cursors });
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
-  const events = new CallEvents(db, recordingLinks);
+  const events = new CallEvents(outbox, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
   const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, reservations, webhooks, campaigns, appointments };
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, campaigns, appointments };
 }

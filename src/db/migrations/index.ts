@@ -4,6 +4,7 @@ import * as nullableCallNumbers from "./002-nullable-call-numbers.js";
 import * as events from "./003-events.js";
 import * as phoneNumberApproval from "./004-phone-number-approval.js";
 import * as hashedMediaToken from "./005-hashed-media-token.js";
+import * as webhookDeliveries from "./006-webhook-deliveries.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "003-events": events,
   "004-phone-number-approval": phoneNumberApproval,
   "005-hashed-media-token": hashedMediaToken,
+  "006-webhook-deliveries": webhookDeliveries,
 };
 
 export const migrationProvider: MigrationProvider = {

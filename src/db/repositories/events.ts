@@ -2,26 +2,73 @@ import { sql } from "kysely";
 import type { Db } from "../database.js";
 import type { EventTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
+import { fetchPage, type Page, type PageRequest } from "./keyset.js";
 
 export interface EventRecord extends Omit<EventTable, "data"> {
   data: Record<string, unknown>;
+}
+
+/** An event to store: its sequence number is given by the outbox as it is stored. */
+export type NewEventRecord = Omit<EventRecord, "seq">;
+
+export interface EventFilters {
+  name?: string | undefined;
+  /** Events stored at or after this instant (ISO 8601). */
+  createdFrom?: string | undefined;
+  /** Events stored before this instant (ISO 8601). */
+  createdBefore?: string | undefined;
+}
+
+function toRecord(row: EventTable): EventRecord {
+  return { ...row, data: parseJson<Record<string, unknown>>(row.data) ?? {} };
 }
 
 /** The event outbox: appended inside the transaction of the change an event reports. */
 export class EventsRepository {
   constructor(private readonly db: Db) {}
 
-  async append(events: readonly EventRecord[], db: Db = this.db): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Stores `events` in order with the next sequence numbers. Run it inside the change's
+   * transaction: writers are serialised there, so numbers never repeat or go backwards.
+   */
+  async append(events: readonly NewEventRecord[], db: Db = this.db): Promise<EventRecord[]> {
+    if (events.length === 0) return [];
+    const last = await db.selectFrom("events").select((eb) => eb.fn.max("seq").as("seq")).executeTakeFirst();
+    const first = Number(last?.seq ?? 0) + 1;
+    const records = events.map((e, i) => ({ ...e, seq: first + i }));
     await db
       .insertInto("events")
-      .values(events.map((e) => ({ ...e, data: toJson(e.data) })))
+      .values(records.map((e) => ({ ...e, data: toJson(e.data) })))
       .execute();
+    return records;
+  }
+
+  async findById(id: string, db: Db = this.db): Promise<EventRecord | undefined> {
+    const row = await db.selectFrom("events").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   /** A call's events in the order they were stored. */
   async forCall(callId: string): Promise<EventRecord[]> {
-    const rows = await this.db.selectFrom("events").selectAll().where("call_id", "=", callId).orderBy(sql`rowid`).execute();
-    return rows.map((row) => ({ ...row, data: parseJson<Record<string, unknown>>(row.data) ?? {} }));
+    const rows = await this.db.selectFrom("events").selectAll().where("call_id", "=", callId).orderBy("seq").execute();
+    return rows.map(toRecord);
+  }
+
+  private filtered(accountId: string, filters: EventFilters) {
+    let q = this.db.selectFrom("events").where("account_id", "=", accountId);
+    if (filters.name) q = q.where("name", "=", filters.name);
+    if (filters.createdFrom) q = q.where("created_at", ">=", filters.createdFrom);
+    if (filters.createdBefore) q = q.where("created_at", "<", filters.createdBefore);
+    return q;
+  }
+
+  async page(accountId: string, filters: EventFilters, page: PageRequest): Promise<Page<EventRecord>> {
+    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "events", page);
+    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  }
+
+  async count(accountId: string, filters: EventFilters): Promise<number> {
+    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 }

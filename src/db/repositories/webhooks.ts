@@ -48,6 +48,12 @@ export class WebhooksRepository {
     return row && toRecord(row);
   }
 
+  /** The account's webhooks that receive events (every status but `inactive`). */
+  async receiving(accountId: string, db: Db = this.db): Promise<WebhookRecord[]> {
+    const rows = await db.selectFrom("webhooks").selectAll().where("account_id", "=", accountId).where("status", "<>", "inactive").execute();
+    return rows.map(toRecord);
+  }
+
   private filtered(accountId: string, filters: WebhookFilters, db: Db = this.db) {
     let q = db.selectFrom("webhooks").where("account_id", "=", accountId);
     if (filters.status) q = q.where("status", "=", filters.status);

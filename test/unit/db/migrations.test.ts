@@ -6,13 +6,14 @@ import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../../src/db/database.js";
 import { migrationProvider } from "../../../src/db/migrations/index.js";
 import { AccountsRepository } from "../../../src/db/repositories/accounts.js";
+import { EventsRepository } from "../../../src/db/repositories/events.js";
 import { hashToken } from "../../../src/core/token-hash.js";
 
 describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -53,7 +54,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries"]);
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
@@ -104,12 +105,37 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries"]);
     const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
     expect(row).not.toHaveProperty("media_token");
     expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
     expect(row.media_token_created_at).toBe("2024-05-01T00:00:00.000Z");
     expect((await new AccountsRepository(db).findByMediaTokenHash(hashToken("mt_inTwiML")))?.id).toBe("acct_1");
+    await db.destroy();
+  });
+
+  it("number the stored events in the order they were written (006), and go on from there", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("005-hashed-media-token")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(old);
+    // Same timestamp, ids out of alphabetical order: only the order of writing tells them apart.
+    for (const id of ["evt_c", "evt_a", "evt_b"]) {
+      await sql`INSERT INTO events (id, account_id, name, call_id, data, created_at) VALUES (${id}, 'acct_1', 'call.started', NULL, '{}', 't')`.execute(old);
+    }
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries"]);
+    await new EventsRepository(db).append([{ id: "evt_0", account_id: "acct_1", name: "call.ringing", call_id: null, data: {}, created_at: "u" }]);
+    const rows = await db.selectFrom("events").select(["id", "seq"]).orderBy("seq").execute();
+    expect(rows).toEqual([
+      { id: "evt_c", seq: 1 },
+      { id: "evt_a", seq: 2 },
+      { id: "evt_b", seq: 3 },
+      { id: "evt_0", seq: 4 },
+    ]);
     await db.destroy();
   });
 });
