@@ -48,6 +48,14 @@ export interface Config {
     allowLoopbackHttp: boolean;
     /** Check that a webhook URL accepts connections before storing it (`url_unreachable`). */
     verifyReachable: boolean;
+    /** One delivery attempt (connection, answer, body) within this. */
+    timeoutMs: number;
+    /** Waits before each retry of a failed delivery, in ms; after the last, it is `failed`. */
+    retryScheduleMs: number[];
+    /** Delivery attempts in flight at once, in all. */
+    concurrency: number;
+    /** Delivery attempts in flight at once to one receiver host (one slow receiver holds no more). */
+    hostConcurrency: number;
   };
   engine: {
     /** Load the media engine (VAD, recognizers, TTS) and serve the media endpoints. */
@@ -130,7 +138,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum";
+type Kind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations";
 
 interface Setting {
   /** Dotted path in the config object and in parley.config.json. */
@@ -163,6 +171,10 @@ const SETTINGS: Setting[] = [
   { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool" },
   { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool" },
+  { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
+  { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
+  { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
+  { key: "webhooks.hostConcurrency", env: "PARLEY_WEBHOOK_HOST_CONCURRENCY", kind: "int", min: 1, max: 1000 },
   { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
   { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
@@ -229,7 +241,15 @@ function defaults(): Config {
     bodyLimitBytes: 1024 * 1024,
     shutdownGraceMs: 30_000,
     plans: structuredClone(DEFAULT_PLAN_LIMITS),
-    webhooks: { allowLoopbackHttp: false, verifyReachable: true },
+    webhooks: {
+      allowLoopbackHttp: false,
+      verifyReachable: true,
+      timeoutMs: 5_000,
+      // The reference's five retries: 1 s, 5 s, 30 s, 2 min, 10 min.
+      retryScheduleMs: [1_000, 5_000, 30_000, 120_000, 600_000],
+      concurrency: 32,
+      hostConcurrency: 4,
+    },
     engine: {
       enabled: true,
       vad: "silero",
@@ -284,12 +304,28 @@ function parseValue(setting: Setting, raw: unknown, label: string): unknown {
       if (url.protocol !== "http:" && url.protocol !== "https:") fail("must be an http(s) URL");
       return raw.replace(/\/+$/, "");
     }
+    case "durations":
+      return parseDurations(raw, setting.max ?? 20) ?? fail(`must be a comma-separated list of at most ${setting.max ?? 20} durations such as 1s,5s,30s,2m,10m (units ms, s, m, h; at most 24h each), or "none"`);
     case "string":
     case "path": {
       if (typeof raw !== "string" || raw.trim() === "") fail("must be a non-empty string");
       return raw;
     }
   }
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** "1s,5s,2m" (or a JSON array of milliseconds) as milliseconds; "none" is the empty list. Null when invalid. */
+function parseDurations(raw: unknown, most: number): number[] | null {
+  if (Array.isArray(raw)) return raw.length <= most && raw.every((v) => Number.isInteger(v) && v >= 0 && v <= 86_400_000) ? (raw as number[]) : null;
+  if (typeof raw !== "string") return null;
+  const text = raw.trim();
+  if (text === "none") return [];
+  const parts = text.split(",").map((p) => /^(\d+)\s*(ms|s|m|h)$/.exec(p.trim()));
+  if (parts.length > most || parts.some((m) => m === null)) return null;
+  const values = parts.map((m) => Number(m![1]) * DURATION_UNITS_MS[m![2]!]!);
+  return values.every((v) => v <= 86_400_000) ? values : null;
 }
 
 function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {

@@ -49,7 +49,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
-  const services = createServices(db, config);
+  const services = createServices(db, config, logger);
   // Recordings an older version wrote readable by others (new ones are owner-only).
   tightenDirAndFiles(recordingsDir(config.dataDir));
   const recovered = await services.liveCalls.recoverInterrupted();
@@ -65,6 +65,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     services.calls.attachLiveControl(media.gateway);
     await dispatcher.kickAll();
   }
+  // Deliveries left pending or mid-retry by the previous process resume on their schedule.
+  services.webhookDelivery.start();
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);
   media?.gateway.attach(http.server);
@@ -87,6 +89,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         await media?.gateway.close();
         await media?.sip?.close();
         await http.close();
+        await services.webhookDelivery.stop();
         await media?.engine.close();
         await db.destroy();
       })()),

@@ -1,3 +1,5 @@
+import type { Logger } from "pino";
+import { pino } from "pino";
 import type { Config } from "../config.js";
 import { engineVoices } from "../../engine/index.js";
 import { engineOptions } from "../engine-options.js";
@@ -19,7 +21,14 @@ import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
+import { WebhookDeliveriesService } from "./webhook-deliveries.js";
+import { WebhookDeliveryWorker } from "./webhook-delivery.js";
+import { WebhookSender } from "./webhook-sender.js";
+import { parseWebhookUrl } from "./webhook-url.js";
 import { WebhooksService } from "./webhooks.js";
+
+/** How much of a receiver's answer the delivery log keeps. */
+const RESPONSE_BODY_LIMIT = 1024;
 
 /** Every use-case service, wired once by the composition root (and by tests). */
 export interface Services {
@@ -32,6 +41,9 @@ export interface Services {
   apiKeys: ApiKeysService;
   agents: AgentsService;
   webhooks: WebhooksService;
+  /** Sends the outbox's deliveries (started by the composition root). */
+  webhookDelivery: WebhookDeliveryWorker;
+  webhookDeliveries: WebhookDeliveriesService;
   campaigns: CampaignsService;
   appointments: AppointmentsService;
   phoneNumbers: PhoneNumbersService;
@@ -45,7 +57,7 @@ export interface Services {
   reservations: CreditReservations;
 }
 
-export function createServices(db: Db, config: Config): Services {
+export function createServices(db: Db, config: Config, logger: Logger = pino({ level: "silent" })): Services {
   const dataSecret = loadCursorSecret(config.dataDir);
   const cursors = new CursorCodec(dataSecret);
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
@@ -56,6 +68,14 @@ export function createServices(db: Db, config: Config): Services {
   const destinations = new DestinationPolicy(db, config);
   const agents = new AgentsService(db, { accounts, voices, cursors, destinations });
   const webhooks = new WebhooksService(db, { accounts, cursors, probe: new SocketProbe(), config: config.webhooks });
+  const webhookDelivery = new WebhookDeliveryWorker(db, {
+    outbox,
+    sender: new WebhookSender({ timeoutMs: config.webhooks.timeoutMs, responseBodyLimit: RESPONSE_BODY_LIMIT }),
+    checkTarget: async (url) => parseWebhookUrl(url, config.webhooks),
+    settings: config.webhooks,
+    logger,
+  });
+  const webhookDeliveries = new WebhookDeliveriesService(db, { webhooks, outbox, worker: webhookDelivery, cursors });
   const campaigns = new CampaignsService(db, { accounts, cursors });
   const appointments = new AppointmentsService(db, { cursors });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
@@ -64,5 +84,5 @@ export function createServices(db: Db, config: Config): Services {
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
   const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, campaigns, appointments };
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, webhookDelivery, webhookDeliveries, campaigns, appointments };
 }

@@ -24,6 +24,11 @@ export interface NewEvent {
   callWebhookUrl?: string | null;
   /** Only this webhook receives it, whatever it subscribed to (the test event). */
   onlyWebhook?: WebhookRecord;
+  /**
+   * The caller sends it itself, at once (the test event): its delivery is written claimed
+   * (`sending`, first attempt) until this time (ms since the epoch), so no worker takes it.
+   */
+  claimedUntil?: number;
 }
 
 /** The name `webhook` receives `event` under, or undefined when it did not subscribe to it. */
@@ -66,7 +71,7 @@ export class Outbox {
     const receiversOf = new Map<string, WebhookRecord[]>();
     const deliveries: DeliveryRecord[] = [];
     const due = Date.now();
-    const delivery = (event: EventRecord, name: string, target: { webhookId: string } | { url: string; callId: string }): DeliveryRecord => ({
+    const delivery = (event: EventRecord, name: string, target: { webhookId: string } | { url: string; callId: string }, claimedUntil?: number): DeliveryRecord => ({
       id: newId("delivery"),
       account_id: event.account_id,
       event_id: event.id,
@@ -74,10 +79,9 @@ export class Outbox {
       url: "url" in target ? target.url : null,
       receiver: "webhookId" in target ? target.webhookId : `call:${target.callId}`,
       event_name: name,
-      status: "pending",
-      attempt_count: 0,
-      next_attempt_at: due,
-      lease_until: null,
+      ...(claimedUntil === undefined
+        ? { status: "pending", attempt_count: 0, next_attempt_at: due, lease_until: null }
+        : { status: "sending", attempt_count: 1, next_attempt_at: null, lease_until: claimedUntil }),
       created_at: at,
       updated_at: at,
       completed_at: null,
@@ -85,7 +89,7 @@ export class Outbox {
     for (const [i, input] of events.entries()) {
       const event = stored[i]!;
       if (input.onlyWebhook) {
-        deliveries.push(delivery(event, input.name, { webhookId: input.onlyWebhook.id }));
+        deliveries.push(delivery(event, input.name, { webhookId: input.onlyWebhook.id }, input.claimedUntil));
       } else if (input.callWebhookUrl && input.callId && input.name.startsWith("call.")) {
         deliveries.push(delivery(event, input.name, { url: input.callWebhookUrl, callId: input.callId }));
       } else {

@@ -11,7 +11,7 @@ const WEBHOOK_FIELDS = ["created_at", "description", "events", "id", "metadata",
 
 beforeAll(async () => {
   // The URL probe has its own tests below; here no URL is dialled.
-  app = await startTestApp({ webhooks: { allowLoopbackHttp: true, verifyReachable: false } });
+  app = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0" });
   acct = await app.account();
   await app.parley.services.accounts.setLimits(acct.id, { webhooks: 1000 });
 });
@@ -76,7 +76,7 @@ describe("POST /v1/webhooks", () => {
       expect(res.status, url).toBe(201);
       expect(res.body.url).toBe(url);
     }
-    const strict = await startTestApp({ webhooks: { allowLoopbackHttp: false, verifyReachable: false } });
+    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" });
     try {
       const owner = await strict.account();
       const res = await create({ ...minimal, url: "http://127.0.0.1:9/hook" }, owner.key, strict);
@@ -148,7 +148,7 @@ describe("URL reachability check (verifyReachable)", () => {
   let owner: TestAccount;
 
   beforeAll(async () => {
-    probing = await startTestApp({ webhooks: { allowLoopbackHttp: true, verifyReachable: true } });
+    probing = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "1" });
     owner = await probing.account();
   });
   afterAll(async () => {

@@ -46,6 +46,15 @@ export class DeliveriesRepository {
     return row && toRecord(row);
   }
 
+  async forEvent(eventId: string): Promise<DeliveryRecord[]> {
+    const rows = await this.db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).orderBy("id").execute();
+    return rows.map(toRecord);
+  }
+
+  async update(id: string, patch: Partial<DeliveryRecord>): Promise<void> {
+    await this.db.updateTable("deliveries").set(patch).where("id", "=", id).execute();
+  }
+
   /**
    * Deliveries due at `now` (pending ones, and sending ones whose worker's lease ran out),
    * oldest due first, at most `perReceiver` of each receiver: a receiver with a long backlog

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../database.js";
 import type { WebhookTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
@@ -73,6 +74,35 @@ export class WebhooksRepository {
 
   async update(id: string, patch: Partial<WebhookRecord>): Promise<void> {
     await this.db.updateTable("webhooks").set(toRow(patch)).where("id", "=", id).execute();
+  }
+
+  /**
+   * Counts a failed delivery attempt: `failing`, or `inactive` once `disableAfter` attempts in
+   * a row have failed or when `disableNow` (a 410 Gone). An inactive webhook stays inactive.
+   * Returns the status after, or undefined when the webhook is gone.
+   */
+  async recordFailure(id: string, disableNow: boolean, disableAfter: number, at: string, db: Db): Promise<WebhookStatus | undefined> {
+    const next = sql<string>`CASE WHEN status = 'inactive' OR ${disableNow ? 1 : 0} = 1 OR consecutive_failures + 1 >= ${disableAfter} THEN 'inactive' ELSE 'failing' END`;
+    const row = await db
+      .updateTable("webhooks")
+      .set({ consecutive_failures: sql`consecutive_failures + 1`, status: next, updated_at: sql`CASE WHEN status = ${next} THEN updated_at ELSE ${at} END` })
+      .where("id", "=", id)
+      .returning("status")
+      .executeTakeFirst();
+    return row?.status as WebhookStatus | undefined;
+  }
+
+  /** Counts a delivered attempt: the failure count starts again and a failing webhook is active. */
+  async recordSuccess(id: string, at: string, db: Db): Promise<void> {
+    await db
+      .updateTable("webhooks")
+      .set({
+        consecutive_failures: 0,
+        status: sql`CASE WHEN status = 'failing' THEN 'active' ELSE status END`,
+        updated_at: sql`CASE WHEN status = 'failing' THEN ${at} ELSE updated_at END`,
+      })
+      .where("id", "=", id)
+      .execute();
   }
 
   async delete(id: string): Promise<void> {

@@ -1,0 +1,295 @@
+import type { Logger } from "pino";
+import PQueue from "p-queue";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import { AccountsRepository } from "../db/repositories/accounts.js";
+import { DeliveriesRepository, type DeliveryRecord } from "../db/repositories/deliveries.js";
+import { EventsRepository, type EventRecord } from "../db/repositories/events.js";
+import { WebhooksRepository, type WebhookRecord } from "../db/repositories/webhooks.js";
+import type { Outbox } from "./outbox.js";
+import type { AttemptOutcome, WebhookSender } from "./webhook-sender.js";
+import { WEBHOOK_HEADERS, webhookSignature } from "./webhook-signature.js";
+
+/** The reference: a webhook is disabled after 10 consecutive failures (counted per attempt). */
+export const DISABLE_AFTER_FAILURES = 10;
+
+/** How long past the attempt's timeout a claimed delivery stays with its worker (a crashed one's come back after it). */
+const LEASE_MARGIN_MS = 30_000;
+/**
+ * Longest sleep between polls. Appends and finished attempts wake the worker; this catches
+ * events written by another process (the admin CLI) and deliveries whose host was busy.
+ */
+const MAX_IDLE_MS = 5_000;
+/** After a database error, poll again this much later. */
+const ERROR_BACKOFF_MS = 1_000;
+
+export interface DeliverySettings {
+  timeoutMs: number;
+  /** Waits before each retry; after the last, a delivery is `failed`. */
+  retryScheduleMs: readonly number[];
+  concurrency: number;
+  hostConcurrency: number;
+}
+
+/** The checks a target URL passes before every attempt (scheme and address policy); throws with the reason. */
+export type TargetCheck = (url: string) => Promise<URL>;
+
+/** An attempt's outcome as the delivery log keeps it, with the delivery as it stands after. */
+export interface AttemptResult {
+  delivery: DeliveryRecord;
+  outcome: AttemptOutcome;
+}
+
+/** The request body: the reference's envelope, plus the event's id and sequence number to deduplicate and order by. */
+export function webhookEnvelope(event: EventRecord, delivery: Pick<DeliveryRecord, "event_name" | "webhook_id">): string {
+  return JSON.stringify({
+    event: delivery.event_name,
+    timestamp: event.created_at,
+    webhook_id: delivery.webhook_id,
+    event_id: event.id,
+    sequence: event.seq,
+    data: event.data,
+  });
+}
+
+function hostOf(url: string | null): string {
+  try {
+    return url ? new URL(url).host.toLowerCase() : "";
+  } catch {
+    return "";
+  }
+}
+
+function isSuccess(outcome: AttemptOutcome): boolean {
+  return outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+}
+
+/**
+ * Delivers the outbox's deliveries: claims due ones with one conditional update (so several
+ * workers, or a restarted one, never send a delivery twice at once), sends each with a bound
+ * overall and per receiver host (a slow receiver holds back no other), and writes each
+ * attempt's outcome with the delivery's next state and its webhook's status in one
+ * transaction. Durable state is in the database; the queue only bounds concurrency.
+ */
+export class WebhookDeliveryWorker {
+  private readonly deliveries: DeliveriesRepository;
+  private readonly events: EventsRepository;
+  private readonly webhooks: WebhooksRepository;
+  private readonly accounts: AccountsRepository;
+  private readonly queue: PQueue;
+  private readonly inFlightByHost = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private started = false;
+  private stopped = false;
+  private polling = false;
+  private pollAgain = false;
+  private wakeQueued = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: { outbox: Outbox; sender: WebhookSender; checkTarget: TargetCheck; settings: DeliverySettings; logger: Logger },
+  ) {
+    this.deliveries = new DeliveriesRepository(db);
+    this.events = new EventsRepository(db);
+    this.webhooks = new WebhooksRepository(db);
+    this.accounts = new AccountsRepository(db);
+    this.queue = new PQueue({ concurrency: deps.settings.concurrency });
+    deps.outbox.onAppend(() => this.wake());
+  }
+
+  /** Starts delivering: what is due now (pending retries of a previous run included), then as events come. */
+  start(): void {
+    this.started = true;
+    this.wake();
+  }
+
+  /** Looks for due deliveries soon (after the current transaction, whose reads wait for it). */
+  wake(): void {
+    if (!this.started || this.stopped || this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      void this.poll();
+    });
+  }
+
+  /** Claims nothing more and waits for the attempts in flight (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.running]);
+    await this.deps.sender.close();
+  }
+
+  /** How long a claimed delivery stays with this worker. */
+  get leaseMs(): number {
+    return this.deps.settings.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * One attempt now, outside the schedule (a test event, a redelivery) of a delivery the
+   * caller has claimed: logged like any other, but it neither schedules retries nor moves
+   * the webhook's status.
+   */
+  attemptNow(delivery: DeliveryRecord): Promise<AttemptResult> {
+    return this.attempt(delivery, "manual");
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = true;
+    try {
+      // A wake-up during any await here sets pollAgain: the loop looks once more before sleeping.
+      do {
+        this.pollAgain = false;
+        const blocked = await this.claimAndStart();
+        if (!this.pollAgain) await this.sleepUntilNextDue(blocked);
+      } while (this.pollAgain && !this.stopped);
+    } catch (err) {
+      if (this.stopped) return;
+      this.deps.logger.error({ err }, "webhook delivery: polling failed; trying again shortly");
+      this.schedule(ERROR_BACKOFF_MS);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Starts what is due and may start now; says whether due work had to wait (slots or its host busy). */
+  private async claimAndStart(): Promise<boolean> {
+    const { concurrency, hostConcurrency } = this.deps.settings;
+    const free = concurrency - this.running.size;
+    if (this.stopped) return false;
+    if (free <= 0) return true;
+    const now = Date.now();
+    const due = await this.deliveries.due(now, hostConcurrency, Math.max(free * 4, 200));
+    const taken = new Map<string, number>();
+    const chosen: string[] = [];
+    const hosts = new Map<string, string>();
+    for (const candidate of due) {
+      if (chosen.length >= free) break;
+      const host = hostOf(candidate.targetUrl);
+      const busy = (this.inFlightByHost.get(host) ?? 0) + (taken.get(host) ?? 0);
+      if (busy >= hostConcurrency) continue;
+      taken.set(host, (taken.get(host) ?? 0) + 1);
+      hosts.set(candidate.id, host);
+      chosen.push(candidate.id);
+    }
+    const claimed = await this.deliveries.claim(chosen, now, now + this.leaseMs, nowIso());
+    for (const delivery of claimed) this.launch(delivery, hosts.get(delivery.id) ?? "");
+    // A full window may hide more due work behind it.
+    if (claimed.length > 0 && claimed.length === free) this.pollAgain = true;
+    return chosen.length < due.length;
+  }
+
+  private launch(delivery: DeliveryRecord, host: string): void {
+    this.inFlightByHost.set(host, (this.inFlightByHost.get(host) ?? 0) + 1);
+    const run = this.queue
+      .add(() => this.attempt(delivery, "scheduled"))
+      .then(
+        () => undefined,
+        (err: unknown) => this.deps.logger.error({ err, delivery: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
+      )
+      .finally(() => {
+        const left = (this.inFlightByHost.get(host) ?? 1) - 1;
+        if (left > 0) this.inFlightByHost.set(host, left);
+        else this.inFlightByHost.delete(host);
+        this.running.delete(run);
+        this.wake();
+      });
+    this.running.add(run);
+  }
+
+  /**
+   * Sleeps until the next delivery falls due. One due already (it fell due since the claim)
+   * is looked at again at once, unless due work is waiting for a slot or its host: then a
+   * finishing attempt wakes the worker.
+   */
+  private async sleepUntilNextDue(blocked: boolean): Promise<void> {
+    if (this.stopped) return;
+    const next = await this.deliveries.nextDueAt();
+    const delay = next === undefined ? MAX_IDLE_MS : next - Date.now();
+    if (delay <= 0 && !blocked) this.pollAgain = true;
+    else this.schedule(delay <= 0 ? MAX_IDLE_MS : Math.min(delay, MAX_IDLE_MS));
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), delayMs);
+    this.timer.unref();
+  }
+
+  private async attempt(delivery: DeliveryRecord, mode: "scheduled" | "manual"): Promise<AttemptResult> {
+    const event = await this.events.findById(delivery.event_id);
+    const webhook = delivery.webhook_id ? await this.webhooks.findById(delivery.webhook_id) : undefined;
+    const target = delivery.webhook_id ? webhook?.url : delivery.url;
+    if (!event || target === undefined || target === null || (mode === "scheduled" && webhook?.status === "inactive")) {
+      // Disabled or deleted since the event: not sent (the webhook's re-enabling does not bring it back).
+      const at = nowIso();
+      const patch = { status: "skipped" as const, next_attempt_at: null, lease_until: null, updated_at: at, completed_at: at };
+      await this.deliveries.update(delivery.id, patch);
+      return { delivery: { ...delivery, ...patch }, outcome: { statusCode: null, error: "not sent: the webhook is disabled or deleted", responseBody: null, durationMs: 0, retryAfterMs: null } };
+    }
+    const secret = webhook ? webhook.secret : (await this.accounts.findById(delivery.account_id))?.signing_secret;
+    const body = webhookEnvelope(event, delivery);
+    const startedAt = nowIso();
+    let outcome: AttemptOutcome;
+    try {
+      const url = await this.deps.checkTarget(target);
+      outcome = await this.deps.sender.send(url, body, {
+        [WEBHOOK_HEADERS.event]: delivery.event_name,
+        [WEBHOOK_HEADERS.delivery]: delivery.id,
+        [WEBHOOK_HEADERS.signature]: webhookSignature(secret ?? "", body, Math.floor(Date.now() / 1000)),
+      });
+    } catch (err) {
+      // Refused before any connection: the URL or its address is not allowed (any more).
+      outcome = { statusCode: null, error: `not sent: ${(err as Error).message}`, responseBody: null, durationMs: 0, retryAfterMs: null };
+    }
+    const patch = this.nextState(delivery, outcome, mode);
+    await this.db.transaction().execute(async (trx) => {
+      await this.deliveries.settle(
+        {
+          delivery_id: delivery.id,
+          number: delivery.attempt_count,
+          started_at: startedAt,
+          duration_ms: outcome.durationMs,
+          status_code: outcome.statusCode,
+          error: outcome.error,
+          response_body: outcome.responseBody,
+        },
+        patch,
+        trx,
+      );
+      if (mode === "scheduled" && webhook) await this.moveWebhookStatus(webhook, outcome, trx);
+    });
+    return { delivery: { ...delivery, ...patch }, outcome };
+  }
+
+  /** Delivered, a retry after the schedule's wait (a longer Retry-After within its bounds), or failed. */
+  private nextState(delivery: DeliveryRecord, outcome: AttemptOutcome, mode: "scheduled" | "manual"): Partial<DeliveryRecord> {
+    const at = nowIso();
+    const final = { next_attempt_at: null, lease_until: null, updated_at: at, completed_at: at };
+    if (isSuccess(outcome)) return { status: "delivered", ...final };
+    const schedule = this.deps.settings.retryScheduleMs;
+    const retriesUsed = delivery.attempt_count - 1;
+    if (mode === "manual" || outcome.statusCode === 410 || retriesUsed >= schedule.length) return { status: "failed", ...final };
+    let wait = schedule[retriesUsed]!;
+    if (outcome.retryAfterMs !== null) wait = Math.max(wait, Math.min(outcome.retryAfterMs, Math.max(...schedule)));
+    return { status: "pending", next_attempt_at: Date.now() + wait, lease_until: null, updated_at: at };
+  }
+
+  private async moveWebhookStatus(webhook: WebhookRecord, outcome: AttemptOutcome, trx: Db): Promise<void> {
+    const at = nowIso();
+    if (isSuccess(outcome)) return this.webhooks.recordSuccess(webhook.id, at, trx);
+    const status = await this.webhooks.recordFailure(webhook.id, outcome.statusCode === 410, DISABLE_AFTER_FAILURES, at, trx);
+    if (status === "inactive") {
+      await this.deliveries.skipPending(webhook.id, at, trx);
+      if (webhook.status !== "inactive") {
+        this.deps.logger.warn({ webhook: webhook.id, gone: outcome.statusCode === 410 }, "webhook disabled after failed deliveries");
+      }
+    }
+  }
+}

@@ -1,0 +1,333 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { EventName } from "../../src/services/event-names.js";
+import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { startWebhookReceiver, verifyParleySignature, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+
+// The reference's schedule (1 s ... 10 min) scaled down to milliseconds; a 1 s attempt timeout.
+const SCHEDULE = [30, 60, 90, 120, 150];
+let app: TestApp;
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.map((ms) => `${ms}ms`).join(","), PARLEY_WEBHOOK_TIMEOUT_MS: "1000" });
+});
+afterAll(() => app.close());
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await startWebhookReceiver();
+  receivers.push(r);
+  return r;
+}
+
+async function webhook(account: TestAccount, url: string, events: string[] = ["*"], secret = "whsec_test_secret_0123456789abcdef"): Promise<{ id: string; secret: string }> {
+  const res = await app.request("POST", "/v1/webhooks", { key: account.key, body: { url, events, secret } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id, secret };
+}
+
+/** Stores an event as a change would (the outbox's append in a transaction). */
+async function emit(account: TestAccount, name: EventName, data: Record<string, unknown> = {}) {
+  const { db, outbox } = app.parley.services;
+  const [event] = await db.transaction().execute((trx) => outbox.append([{ accountId: account.id, name, data }], trx));
+  return event!;
+}
+
+async function deliveries(account: TestAccount, webhookId: string, query = "") {
+  const res = await app.request("GET", `/v1/webhooks/${webhookId}/deliveries${query}`, { key: account.key });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data as any[];
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const webhookStatus = async (account: TestAccount, id: string) => (await app.request("GET", `/v1/webhooks/${id}`, { key: account.key })).body.status as string;
+
+describe("a delivery", () => {
+  it("is a signed POST of the envelope with Parley's headers, and the signature fails for a tampered body, a wrong secret or an old timestamp", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    const hook = await webhook(acct, r.url);
+    const event = await emit(acct, "call.completed", { call_id: "call_x", duration_seconds: 42 });
+    const [got] = await r.waitFor(1);
+
+    expect(got!.headers["content-type"]).toBe("application/json");
+    expect(got!.headers["user-agent"]).toMatch(/^Parley\/\d+\.\d+\.\d+$/);
+    expect(got!.event).toBe("call.completed");
+    expect(got!.delivery).toMatch(/^dlv_[0-9A-Za-z]{20}$/);
+    expect(got!.body).toEqual({ event: "call.completed", timestamp: event.created_at, webhook_id: hook.id, event_id: event.id, sequence: event.seq, data: { call_id: "call_x", duration_seconds: 42 } });
+
+    const header = got!.headers["x-parley-signature"] as string;
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyParleySignature(header, got!.rawBody, hook.secret)).toBe(true);
+    expect(verifyParleySignature(header, got!.rawBody.replace("42", "43"), hook.secret)).toBe(false);
+    expect(verifyParleySignature(header, got!.rawBody, "whsec_another_secret_0123456789ab")).toBe(false);
+    const t = Number(/t=(\d+)/.exec(header)![1]);
+    expect(verifyParleySignature(header, got!.rawBody, hook.secret, t + 301)).toBe(false);
+
+    const [listed] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "delivered", "delivered");
+    expect(listed.id).toBe(got!.delivery);
+    expect(listed).toMatchObject({ webhook_id: hook.id, event_id: event.id, event: "call.completed", attempt_count: 1, next_attempt_at: null });
+    expect(listed.attempts).toEqual([{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null, response_body: "ok" }]);
+  });
+
+  it("goes to each webhook whose subscription names the event, under the name it subscribed to; * gets everything", async () => {
+    const acct = await app.account();
+    const [completedOnly, all, initiated] = [await receiver(), await receiver(), await receiver()];
+    await webhook(acct, completedOnly.url, ["call.completed"]);
+    await webhook(acct, all.url, ["*"]);
+    await webhook(acct, initiated.url, ["call.initiated", "agent.created"]);
+    const other = await app.account();
+    const othersReceiver = await receiver();
+    await webhook(other, othersReceiver.url, ["*"]);
+
+    await emit(acct, "call.started");
+    await emit(acct, "call.completed");
+    await emit(acct, "credits.low", { balance: 3 });
+    await all.waitFor(3);
+    await completedOnly.waitFor(1);
+    await initiated.waitFor(1);
+    // One more event to every webhook, so anything wrongly sent before it has arrived too.
+    await emit(acct, "agent.created");
+    await Promise.all([all.waitFor(4), initiated.waitFor(2)]);
+    await until(async () => (await deliveries(acct, (await app.request("GET", "/v1/webhooks", { key: acct.key })).body.data[0].id)).length, (n) => n > 0, "deliveries listed");
+
+    expect(all.received.map((r) => r.event).sort()).toEqual(["agent.created", "call.completed", "call.started", "credits.low"]);
+    expect(completedOnly.received.map((r) => r.event)).toEqual(["call.completed"]);
+    expect(initiated.received.map((r) => [r.event, r.body.event]).sort()).toEqual([["agent.created", "agent.created"], ["call.initiated", "call.initiated"]]);
+    expect(othersReceiver.received).toEqual([]);
+  });
+
+  it("is retried after each wait of the schedule until it succeeds: the webhook is failing meanwhile, then active again", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    let healthy = false;
+    r.answer(() => (healthy ? { status: 200 } : { status: 500, body: "broken" }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.updated");
+
+    await r.waitFor(3);
+    expect(await until(() => webhookStatus(acct, hook.id), (s) => s === "failing", "failing")).toBe("failing");
+    healthy = true;
+    const got = await r.waitFor(4);
+    const [delivery] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "delivered", "delivered");
+
+    expect(new Set(got.map((g) => g.delivery))).toEqual(new Set([delivery.id]));
+    expect(delivery.attempts.map((a: any) => [a.number, a.status_code, a.response_body])).toEqual([
+      [1, 500, "broken"],
+      [2, 500, "broken"],
+      [3, 500, "broken"],
+      [4, 200, ""],
+    ]);
+    // Each retry came no sooner than its wait in the schedule.
+    for (let i = 1; i < got.length; i++) expect(got[i]!.receivedAt - got[i - 1]!.receivedAt).toBeGreaterThanOrEqual(SCHEDULE[i - 1]!);
+    expect(await webhookStatus(acct, hook.id)).toBe("active");
+    // The same body each time; each signature verifies.
+    expect(new Set(got.map((g) => g.rawBody)).size).toBe(1);
+    for (const g of got) expect(verifyParleySignature(g.headers["x-parley-signature"] as string, g.rawBody, hook.secret)).toBe(true);
+  });
+
+  it("fails after the schedule's five retries (six attempts), counting a timeout, a redirect and a connection refused as failures", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    const target = await receiver();
+    r.answer((_req, i) => (i === 0 ? "hang" : i === 1 ? { status: 302, headers: { location: target.url } } : { status: 502 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.deleted");
+    const [delivery] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "failed", "failed", 15_000);
+
+    expect(delivery.attempts).toHaveLength(6);
+    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: "no answer within 1000 ms (timed out)" });
+    expect(delivery.attempts[1]).toMatchObject({ status_code: 302, error: "redirects are not followed" });
+    expect(delivery.attempts.slice(2).map((a: any) => a.status_code)).toEqual([502, 502, 502, 502]);
+    expect(target.received).toEqual([]);
+    expect(delivery.completed_at).not.toBeNull();
+    expect(await webhookStatus(acct, hook.id)).toBe("failing");
+
+    // Nothing listening: refused, logged as such.
+    const closed = await receiver();
+    const deadUrl = closed.url;
+    await closed.close();
+    const dead = await webhook(acct, deadUrl, ["agent.created"]);
+    await emit(acct, "agent.created");
+    const [refused] = await until(() => deliveries(acct, dead.id), (d) => d[0]?.attempts.length > 0, "an attempt");
+    expect(refused.attempts[0]).toMatchObject({ status_code: null, error: "connection refused" });
+  });
+
+  it("honours a 429 or 503's Retry-After, within the schedule's bounds", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer((_req, i) => (i === 0 ? { status: 503, headers: { "retry-after": "1" } } : i === 1 ? { status: 429, headers: { "retry-after": "3600" } } : { status: 200 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    const got = await r.waitFor(3);
+    // Both asked for longer than their step (30 ms, 60 ms): each waited the schedule's longest step instead, no more.
+    const longest = Math.max(...SCHEDULE);
+    expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(longest);
+    expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(longest);
+    const [delivery] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "delivered", "delivered");
+    expect(delivery.attempts.map((a: any) => a.status_code)).toEqual([503, 429, 200]);
+  });
+
+  it("keeps only the start of a long answer in the log", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer(() => ({ status: 200, body: "x".repeat(100_000) }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    const [delivery] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "delivered", "delivered");
+    expect(delivery.attempts[0].response_body).toBe("x".repeat(1024));
+  });
+});
+
+describe("a webhook that keeps failing", () => {
+  it("is disabled after 10 failed attempts in a row across deliveries: its waiting deliveries are skipped and it receives nothing more until re-enabled", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer(() => ({ status: 500 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    await emit(acct, "agent.updated");
+    await until(() => webhookStatus(acct, hook.id), (s) => s === "inactive", "inactive", 15_000);
+
+    const all = await until(() => deliveries(acct, hook.id), (d) => d.every((x) => x.status !== "pending" && x.status !== "sending"), "settled");
+    // The 10th failure disabled it; an attempt already in flight then may have made an 11th.
+    const attempts = all.reduce((n, d) => n + d.attempts.length, 0);
+    expect(attempts).toBeGreaterThanOrEqual(10);
+    expect(attempts).toBeLessThanOrEqual(11);
+    expect(all.map((d) => d.status)).toContain("skipped");
+    expect(all.every((d) => d.status === "failed" || d.status === "skipped")).toBe(true);
+    const before = r.received.length;
+    expect(before).toBe(attempts);
+
+    // Disabled: an event now gets no delivery at all.
+    await emit(acct, "agent.deleted");
+    expect((await deliveries(acct, hook.id)).map((d) => d.event)).not.toContain("agent.deleted");
+    // Re-enabled: new events flow again, and the count starts afresh.
+    r.answer(() => ({ status: 200 }));
+    expect((await app.request("PATCH", `/v1/webhooks/${hook.id}`, { key: acct.key, body: { status: "active" } })).status).toBe(200);
+    await emit(acct, "credits.low");
+    const got = await r.waitFor(before + 1);
+    expect(got.slice(before).map((g) => g.event)).toEqual(["credits.low"]);
+    expect(await webhookStatus(acct, hook.id)).toBe("active");
+  });
+
+  it("is disabled at once by a 410 Gone", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer(() => ({ status: 410 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    await until(() => webhookStatus(acct, hook.id), (s) => s === "inactive", "inactive");
+    const [delivery] = await deliveries(acct, hook.id);
+    expect(delivery).toMatchObject({ status: "failed", attempt_count: 1 });
+    expect(r.received).toHaveLength(1);
+  });
+});
+
+describe("receivers do not hold each other back", () => {
+  it("a receiver that never answers does not delay deliveries to another", async () => {
+    const acct = await app.account();
+    const [stuck, fine] = [await receiver(), await receiver()];
+    stuck.answer(() => "hang");
+    const stuckHook = await webhook(acct, stuck.url, ["agent.updated"]);
+    await webhook(acct, fine.url, ["agent.created"]);
+    for (let i = 0; i < 10; i++) await emit(acct, "agent.updated", { i });
+    await stuck.waitFor(4);
+    for (let i = 0; i < 20; i++) await emit(acct, "agent.created", { i });
+    await fine.waitFor(20);
+    // Every delivery to the healthy receiver arrived while the stuck one's first attempts were still open.
+    expect(stuck.open).toBeGreaterThan(0);
+    const logged = await deliveries(acct, stuckHook.id, "?limit=100");
+    expect(logged.flatMap((d) => d.attempts)).toEqual([]);
+  });
+});
+
+describe("GET /v1/webhooks/{id}/deliveries, redeliver and test", () => {
+  it("lists deliveries filtered by status and event, scoped to the caller", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer((req) => (req.event === "agent.deleted" ? { status: 410 } : { status: 200 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    await emit(acct, "agent.updated");
+    await until(() => deliveries(acct, hook.id), (d) => d.length === 2 && d.every((x) => x.status === "delivered"), "two delivered");
+    await emit(acct, "agent.deleted");
+    await until(() => deliveries(acct, hook.id, "?status=failed"), (d) => d.length === 1, "one failed");
+
+    expect((await deliveries(acct, hook.id, "?event=agent.updated")).map((d) => d.event)).toEqual(["agent.updated"]);
+    expect((await deliveries(acct, hook.id, "?order=asc")).map((d) => d.event)).toEqual(["agent.created", "agent.updated", "agent.deleted"]);
+    const page = await app.request("GET", `/v1/webhooks/${hook.id}/deliveries?limit=2`, { key: acct.key });
+    expect(page.body).toMatchObject({ has_more: true, total: 3 });
+    const rest = await app.request("GET", `/v1/webhooks/${hook.id}/deliveries?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`, { key: acct.key });
+    expect(rest.body.data).toHaveLength(1);
+    expect(errorOf(await app.request("GET", `/v1/webhooks/${hook.id}/deliveries?status=lost`, { key: acct.key })).code).toBe("invalid_status");
+
+    const stranger = await app.account();
+    expect((await app.request("GET", `/v1/webhooks/${hook.id}/deliveries`, { key: stranger.key })).status).toBe(403);
+    const reader = await app.key(acct.id, ["agents:read"]);
+    expect((await app.request("GET", `/v1/webhooks/${hook.id}/deliveries`, { key: reader })).status).toBe(403);
+  });
+
+  it("redelivers a delivered or failed delivery now: same id and body, a fresh signature; 409 while one is waiting", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created", { id: "agent_1" });
+    const [first] = await r.waitFor(1);
+    const [delivery] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "delivered", "delivered");
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a later second, for a fresh signature timestamp
+    const again = await app.request("POST", `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, { key: acct.key });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ id: delivery.id, status: "delivered", attempt_count: 2 });
+    const second = r.received[1]!;
+    expect(second.delivery).toBe(first!.delivery);
+    expect(second.rawBody).toBe(first!.rawBody);
+    const t = (h: unknown) => Number(/t=(\d+)/.exec(String(h))![1]);
+    expect(t(second.headers["x-parley-signature"])).toBeGreaterThan(t(first!.headers["x-parley-signature"]));
+    expect(verifyParleySignature(second.headers["x-parley-signature"] as string, second.rawBody, hook.secret)).toBe(true);
+
+    // A delivery being sent (its receiver has not answered yet) cannot be redelivered out of turn.
+    r.answer(() => "hang");
+    await emit(acct, "agent.updated");
+    await r.waitFor(3);
+    const [sending] = await deliveries(acct, hook.id, "?event=agent.updated");
+    expect(sending.status).toBe("sending");
+    const busy = await app.request("POST", `/v1/webhooks/${hook.id}/deliveries/${sending.id}/redeliver`, { key: acct.key });
+    expect(busy.status).toBe(409);
+    expect(errorOf(busy).code).toBe("delivery_in_progress");
+    expect(errorOf(await app.request("POST", `/v1/webhooks/${hook.id}/deliveries/dlv_unknown/redeliver`, { key: acct.key })).code).toBe("delivery_not_found");
+  });
+
+  it("sends a test event now and answers its outcome, without moving the webhook's status", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    const hook = await webhook(acct, r.url, ["call.completed"]);
+    const ok = await app.request("POST", `/v1/webhooks/${hook.id}/test`, { key: acct.key });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ event: "webhook.test", status: "delivered", attempt_count: 1 });
+    expect(ok.body.attempts[0]).toMatchObject({ number: 1, status_code: 200 });
+    expect(r.received.map((g) => g.event)).toEqual(["webhook.test"]);
+    expect(r.received[0]!.body.data).toMatchObject({ webhook_id: hook.id });
+    expect(verifyParleySignature(r.received[0]!.headers["x-parley-signature"] as string, r.received[0]!.rawBody, hook.secret)).toBe(true);
+
+    r.answer(() => ({ status: 500, body: "down for maintenance" }));
+    const bad = await app.request("POST", `/v1/webhooks/${hook.id}/test`, { key: acct.key });
+    expect(bad.body).toMatchObject({ status: "failed", attempts: [{ status_code: 500, response_body: "down for maintenance" }] });
+    expect(await webhookStatus(acct, hook.id)).toBe("active");
+    expect(r.received).toHaveLength(2);
+    const reader = await app.key(acct.id, ["webhooks:read"]);
+    expect((await app.request("POST", `/v1/webhooks/${hook.id}/test`, { key: reader })).status).toBe(403);
+  });
+});
