@@ -122,6 +122,11 @@ export class WebhookDeliveryWorker {
     await this.deps.sender.close();
   }
 
+  /** Attempts under way now. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
   /** How long a claimed delivery stays with this worker. */
   get leaseMs(): number {
     return this.deps.settings.timeoutMs + LEASE_MARGIN_MS;
@@ -250,7 +255,7 @@ export class WebhookDeliveryWorker {
     }
     const patch = this.nextState(delivery, outcome, mode);
     await this.db.transaction().execute(async (trx) => {
-      await this.deliveries.settle(
+      const kept = await this.deliveries.settle(
         {
           delivery_id: delivery.id,
           number: delivery.attempt_count,
@@ -263,7 +268,7 @@ export class WebhookDeliveryWorker {
         patch,
         trx,
       );
-      if (mode === "scheduled" && webhook) await this.moveWebhookStatus(webhook, outcome, trx);
+      if (kept && mode === "scheduled" && webhook) await this.moveWebhookStatus(webhook, outcome, trx);
     });
     return { delivery: { ...delivery, ...patch }, outcome };
   }

@@ -5,6 +5,7 @@ import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
+import { DeliveriesRepository } from "../db/repositories/deliveries.js";
 import { WebhooksRepository, type WebhookFilters, type WebhookRecord } from "../db/repositories/webhooks.js";
 import type { CreateWebhookInput, UpdateWebhookInput } from "../http/schemas/webhooks.js";
 import type { AccountsService } from "./accounts.js";
@@ -29,17 +30,19 @@ function generateWebhookSecret(): string {
 
 /**
  * Webhook subscriptions: stored, listed, updated and deleted here. Sending events to them
- * is the delivery worker's job (a later issue); nothing here sends anything but the
+ * is the delivery worker's job (`webhook-delivery.ts`); nothing here sends anything but the
  * reachability probe's connection.
  */
 export class WebhooksService {
   private readonly webhooks: WebhooksRepository;
+  private readonly deliveries: DeliveriesRepository;
 
   constructor(
     private readonly db: Db,
     private readonly deps: { accounts: AccountsService; cursors: CursorCodec; probe: UrlReachabilityProbe; config: WebhooksConfig },
   ) {
     this.webhooks = new WebhooksRepository(db);
+    this.deliveries = new DeliveriesRepository(db);
   }
 
   async create(account: AccountRecord, input: CreateWebhookInput): Promise<WebhookRecord> {
@@ -93,13 +96,21 @@ export class WebhooksService {
     // Re-enabling starts the count towards automatic disabling afresh.
     if (input.status === "active") patch.consecutive_failures = 0;
     patch.updated_at = nextUpdatedAt(current.updated_at);
-    await this.webhooks.update(id, patch);
+    await this.db.transaction().execute(async (trx) => {
+      await this.webhooks.update(id, patch, trx);
+      // Disabled: what was waiting for it is not sent (re-enabling does not bring it back).
+      if (input.status === "inactive") await this.deliveries.skipPending(id, patch.updated_at!, trx);
+    });
     return { ...current, ...patch };
   }
 
+  /** Deletes the webhook with its deliveries and their log: events stop at once. */
   async delete(accountId: string, id: string): Promise<void> {
     await this.get(accountId, id);
-    await this.webhooks.delete(id);
+    await this.db.transaction().execute(async (trx) => {
+      await this.deliveries.deleteOfWebhook(id, trx);
+      await this.webhooks.delete(id, trx);
+    });
   }
 
   private limitOf(account: AccountRecord): RowLimit {

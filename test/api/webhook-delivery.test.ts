@@ -331,3 +331,35 @@ describe("GET /v1/webhooks/{id}/deliveries, redeliver and test", () => {
     expect((await app.request("POST", `/v1/webhooks/${hook.id}/test`, { key: reader })).status).toBe(403);
   });
 });
+
+describe("disabling or deleting a webhook", () => {
+  it("skips its waiting deliveries when disabled, and deletes them (and their log) with it, even mid-attempt", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    r.answer(() => ({ status: 500 }));
+    const hook = await webhook(acct, r.url);
+    await emit(acct, "agent.created");
+    await r.waitFor(1);
+    expect((await app.request("PATCH", `/v1/webhooks/${hook.id}`, { key: acct.key, body: { status: "inactive" } })).status).toBe(200);
+    const [skipped] = await until(() => deliveries(acct, hook.id), (d) => d[0]?.status === "skipped", "skipped");
+    expect(skipped.next_attempt_at).toBeNull();
+    const tried = r.received.length;
+
+    // Deleted while an attempt is open: the attempt's end writes nothing, and nothing is left.
+    expect((await app.request("PATCH", `/v1/webhooks/${hook.id}`, { key: acct.key, body: { status: "active" } })).status).toBe(200);
+    r.answer(() => "hang");
+    await emit(acct, "agent.updated");
+    await r.waitFor(tried + 1);
+    expect((await app.request("DELETE", `/v1/webhooks/${hook.id}`, { key: acct.key })).status).toBe(200);
+    const { db } = app.parley.services;
+    const left = async () => ({
+      deliveries: (await db.selectFrom("deliveries").select("id").where("webhook_id", "=", hook.id).execute()).length,
+      attempts: (await db.selectFrom("delivery_attempts").select("delivery_id").where("delivery_id", "=", skipped.id).execute()).length,
+    });
+    expect(await left()).toEqual({ deliveries: 0, attempts: 0 });
+    await r.close(); // ends the open attempt
+    await until(async () => app.parley.services.webhookDelivery.inFlight, (n) => n === 0, "the attempt's end");
+    expect(await left()).toEqual({ deliveries: 0, attempts: 0 });
+    expect((await app.request("GET", `/v1/webhooks/${hook.id}/deliveries`, { key: acct.key })).status).toBe(404);
+  });
+});

@@ -119,10 +119,15 @@ export class DeliveriesRepository {
     return at === null || at === undefined ? undefined : Number(at);
   }
 
-  /** Writes an attempt's outcome and the delivery's next state together. */
-  async settle(attempt: DeliveryAttemptRecord, patch: Partial<DeliveryRecord>, db: Db): Promise<void> {
+  /**
+   * Writes an attempt's outcome and the delivery's next state together; says false when the
+   * delivery is gone (its webhook was deleted during the attempt) and nothing was written.
+   */
+  async settle(attempt: DeliveryAttemptRecord, patch: Partial<DeliveryRecord>, db: Db): Promise<boolean> {
+    const updated = await db.updateTable("deliveries").set(patch).where("id", "=", attempt.delivery_id).returning("id").executeTakeFirst();
+    if (!updated) return false;
     await db.insertInto("delivery_attempts").values(attempt).execute();
-    await db.updateTable("deliveries").set(patch).where("id", "=", attempt.delivery_id).execute();
+    return true;
   }
 
   /** Marks a webhook's waiting deliveries `skipped` (it was disabled). */

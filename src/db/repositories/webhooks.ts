@@ -72,8 +72,8 @@ export class WebhooksRepository {
     return Number(row.n);
   }
 
-  async update(id: string, patch: Partial<WebhookRecord>): Promise<void> {
-    await this.db.updateTable("webhooks").set(toRow(patch)).where("id", "=", id).execute();
+  async update(id: string, patch: Partial<WebhookRecord>, db: Db = this.db): Promise<void> {
+    await db.updateTable("webhooks").set(toRow(patch)).where("id", "=", id).execute();
   }
 
   /**
@@ -105,7 +105,7 @@ export class WebhooksRepository {
       .execute();
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom("webhooks").where("id", "=", id).execute();
+  async delete(id: string, db: Db = this.db): Promise<void> {
+    await db.deleteFrom("webhooks").where("id", "=", id).execute();
   }
 }
