@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import PQueue from "p-queue";
+import { KeyedSlots, type Slot } from "../core/keyed-slots.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import { AccountsRepository } from "../db/repositories/accounts.js";
@@ -67,7 +68,8 @@ function isSuccess(outcome: AttemptOutcome): boolean {
 /**
  * Delivers the outbox's deliveries: claims due ones with one conditional update (so several
  * workers, or a restarted one, never send a delivery twice at once), sends each with a bound
- * overall and per receiver host (a slow receiver holds back no other), and writes each
+ * overall, per receiver host (a slow receiver holds back no other) and per account (one
+ * tenant cannot take every place), and writes each
  * attempt's outcome with the delivery's next state and its webhook's status in one
  * transaction. Durable state is in the database; the queue only bounds concurrency.
  */
@@ -77,7 +79,8 @@ export class WebhookDeliveryWorker {
   private readonly webhooks: WebhooksRepository;
   private readonly accounts: AccountsRepository;
   private readonly queue: PQueue;
-  private readonly inFlightByHost = new Map<string, number>();
+  private readonly byHost: KeyedSlots;
+  private readonly byAccount: KeyedSlots;
   private readonly running = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
@@ -95,6 +98,8 @@ export class WebhookDeliveryWorker {
     this.webhooks = new WebhooksRepository(db);
     this.accounts = new AccountsRepository(db);
     this.queue = new PQueue({ concurrency: deps.settings.concurrency });
+    this.byHost = new KeyedSlots(deps.settings.concurrency);
+    this.byAccount = new KeyedSlots(deps.settings.concurrency);
     deps.outbox.onAppend(() => this.wake());
   }
 
@@ -171,27 +176,41 @@ export class WebhookDeliveryWorker {
     if (free <= 0) return true;
     const now = Date.now();
     const due = await this.deliveries.due(now, hostConcurrency, Math.max(free * 4, 200));
-    const taken = new Map<string, number>();
-    const chosen: string[] = [];
-    const hosts = new Map<string, string>();
+    const chosen = new Map<string, Slot[]>();
     for (const candidate of due) {
-      if (chosen.length >= free) break;
-      const host = hostOf(candidate.targetUrl);
-      const busy = (this.inFlightByHost.get(host) ?? 0) + (taken.get(host) ?? 0);
-      if (busy >= hostConcurrency) continue;
-      taken.set(host, (taken.get(host) ?? 0) + 1);
-      hosts.set(candidate.id, host);
-      chosen.push(candidate.id);
+      if (chosen.size >= free) break;
+      const slots = this.takeSlots(candidate.accountId, hostOf(candidate.targetUrl));
+      if (slots) chosen.set(candidate.id, slots);
     }
-    const claimed = await this.deliveries.claim(chosen, now, now + this.leaseMs, nowIso());
-    for (const delivery of claimed) this.launch(delivery, hosts.get(delivery.id) ?? "");
+    const claimed = await this.deliveries.claim([...chosen.keys()], now, now + this.leaseMs, nowIso());
+    for (const delivery of claimed) {
+      this.launch(delivery, chosen.get(delivery.id)!);
+      chosen.delete(delivery.id);
+    }
+    // Claimed by another worker meanwhile: their places are free again.
+    for (const slots of chosen.values()) for (const slot of slots) slot.release();
     // A full window may hide more due work behind it.
     if (claimed.length > 0 && claimed.length === free) this.pollAgain = true;
-    return chosen.length < due.length;
+    return claimed.length + chosen.size < due.length;
   }
 
-  private launch(delivery: DeliveryRecord, host: string): void {
-    this.inFlightByHost.set(host, (this.inFlightByHost.get(host) ?? 0) + 1);
+  /**
+   * Places for one attempt: one of its host's (a slow receiver holds at most that many) and
+   * one of its account's (at most half the worker, so one tenant's receivers, however many
+   * hang, leave the other tenants room). Undefined when either is full.
+   */
+  private takeSlots(accountId: string, host: string): Slot[] | undefined {
+    const hostSlot = this.byHost.take(host, this.deps.settings.hostConcurrency);
+    if (!("release" in hostSlot)) return undefined;
+    const accountSlot = this.byAccount.take(accountId, Math.max(1, Math.floor(this.deps.settings.concurrency / 2)));
+    if (!("release" in accountSlot)) {
+      hostSlot.release();
+      return undefined;
+    }
+    return [hostSlot, accountSlot];
+  }
+
+  private launch(delivery: DeliveryRecord, slots: Slot[]): void {
     const run = this.queue
       .add(() => this.attempt(delivery, "scheduled"))
       .then(
@@ -199,9 +218,7 @@ export class WebhookDeliveryWorker {
         (err: unknown) => this.deps.logger.error({ err, delivery: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
       )
       .finally(() => {
-        const left = (this.inFlightByHost.get(host) ?? 1) - 1;
-        if (left > 0) this.inFlightByHost.set(host, left);
-        else this.inFlightByHost.delete(host);
+        for (const slot of slots) slot.release();
         this.running.delete(run);
         this.wake();
       });

@@ -1,5 +1,5 @@
 import { ApiError } from "../core/api-error.js";
-import { KeyedSlots, type Slot } from "./keyed-slots.js";
+import { KeyedSlots, type Slot } from "../core/keyed-slots.js";
 
 /** One call's hold on the engine, from before it connects until its end is stored. */
 export type EngineSlot = Slot;

@@ -30,7 +30,7 @@ import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
-import { KeyedSlots } from "./keyed-slots.js";
+import { KeyedSlots } from "../core/keyed-slots.js";
 import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
 import { checkTwilioStart } from "./twilio-start.js";
 import { refuseUpgrade } from "./upgrade-response.js";

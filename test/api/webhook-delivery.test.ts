@@ -253,6 +253,42 @@ describe("receivers do not hold each other back", () => {
   });
 });
 
+describe("one account's hanging receivers", () => {
+  it("take at most half of the worker's places: another account's deliveries go on", async () => {
+    // 8 places in all, 2 per host: four hanging hosts of one account would take all 8.
+    const small = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_CONCURRENCY: "8", PARLEY_WEBHOOK_HOST_CONCURRENCY: "2", PARLEY_WEBHOOK_TIMEOUT_MS: "10000" });
+    try {
+      const emitIn = async (account: TestAccount, name: EventName) => {
+        const { db, outbox } = small.parley.services;
+        await db.transaction().execute((trx) => outbox.append([{ accountId: account.id, name, data: {} }], trx));
+      };
+      const attacker = await small.account();
+      await small.parley.services.accounts.setLimits(attacker.id, { webhooks: 20 });
+      const hanging = await Promise.all([1, 2, 3, 4].map(() => receiver()));
+      for (const r of hanging) {
+        r.answer(() => "hang");
+        expect((await small.request("POST", "/v1/webhooks", { key: attacker.key, body: { url: r.url, events: ["*"] } })).status).toBe(201);
+      }
+      for (let i = 0; i < 3; i++) await emitIn(attacker, "agent.created");
+      const hangingCount = () => hanging.reduce((n, r) => n + r.received.length, 0);
+      await until(async () => hangingCount(), (n) => n >= 4, "the attacker's attempts to hang");
+
+      const victim = await small.account();
+      const fine = await receiver();
+      expect((await small.request("POST", "/v1/webhooks", { key: victim.key, body: { url: fine.url, events: ["*"] } })).status).toBe(201);
+      for (let i = 0; i < 5; i++) await emitIn(victim, "agent.updated");
+      await fine.waitFor(5);
+      // All arrived while the attacker's first attempts were still open, and it never held more than half.
+      expect(hanging.reduce((n, r) => n + r.open, 0)).toBe(4);
+      expect(hangingCount()).toBe(4);
+    } finally {
+      // Closing the receivers ends the open attempts, which stopping the service waits for.
+      await Promise.all(receivers.splice(0).map((r) => r.close()));
+      await small.close();
+    }
+  });
+});
+
 describe("GET /v1/webhooks/{id}/deliveries, redeliver and test", () => {
   it("lists deliveries filtered by status and event, scoped to the caller", async () => {
     const acct = await app.account();

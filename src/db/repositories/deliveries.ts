@@ -25,6 +25,7 @@ export interface DeliveryFilters {
 /** A due delivery the worker may claim, with the URL it would go to now. */
 export interface DueDelivery {
   id: string;
+  accountId: string;
   receiver: string;
   targetUrl: string | null;
 }
@@ -61,9 +62,9 @@ export class DeliveriesRepository {
    * cannot fill the whole window.
    */
   async due(now: number, perReceiver: number, limit: number): Promise<DueDelivery[]> {
-    const result = await sql<{ id: string; receiver: string; target_url: string | null }>`
-      SELECT id, receiver, target_url FROM (
-        SELECT d.id, d.receiver, COALESCE(d.url, w.url) AS target_url, d.next_attempt_at,
+    const result = await sql<{ id: string; account_id: string; receiver: string; target_url: string | null }>`
+      SELECT id, account_id, receiver, target_url FROM (
+        SELECT d.id, d.account_id, d.receiver, COALESCE(d.url, w.url) AS target_url, d.next_attempt_at,
                ROW_NUMBER() OVER (PARTITION BY d.receiver ORDER BY d.next_attempt_at, d.id) AS rank
         FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
         WHERE (d.status = 'pending' AND d.next_attempt_at <= ${now})
@@ -71,7 +72,7 @@ export class DeliveriesRepository {
       ) WHERE rank <= ${perReceiver}
       ORDER BY next_attempt_at, id
       LIMIT ${limit}`.execute(this.db);
-    return result.rows.map((r) => ({ id: r.id, receiver: r.receiver, targetUrl: r.target_url }));
+    return result.rows.map((r) => ({ id: r.id, accountId: r.account_id, receiver: r.receiver, targetUrl: r.target_url }));
   }
 
   /**
