@@ -1,3 +1,4 @@
+import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EventName } from "../../src/services/event-names.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
@@ -397,5 +398,39 @@ describe("disabling or deleting a webhook", () => {
     await until(async () => app.parley.services.webhookDelivery.inFlight, (n) => n === 0, "the attempt's end");
     expect(await left()).toEqual({ deliveries: 0, attempts: 0 });
     expect((await app.request("GET", `/v1/webhooks/${hook.id}/deliveries`, { key: acct.key })).status).toBe(404);
+  });
+});
+
+describe("secrets", () => {
+  it("never appear in the service's logs or the delivery log, through failures, disabling, tests and redeliveries", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
+    const logged = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_RETRY_SCHEDULE: "10ms,10ms,10ms,10ms,10ms" }, logger);
+    try {
+      const acct = await logged.account();
+      const r = await receiver();
+      // The receiver echoes what it got, headers included, into the delivery log.
+      r.answer((req) => ({ status: 500, body: JSON.stringify(req.headers) }));
+      const secret = "whsec_never_logged_0123456789abcdef";
+      const hook = await logged.request("POST", "/v1/webhooks", { key: acct.key, body: { url: r.url, events: ["*"], secret } });
+      const signingSecret = (await logged.request("GET", "/v1/account", { key: acct.key })).body.signing_secret as string;
+      await logged.request("POST", `/v1/webhooks/${hook.body.id}/test`, { key: acct.key });
+      const { db, outbox } = logged.parley.services;
+      for (let i = 0; i < 2; i++) await db.transaction().execute((trx) => outbox.append([{ accountId: acct.id, name: "agent.created", data: {} }], trx));
+      await until(async () => (await logged.request("GET", `/v1/webhooks/${hook.body.id}`, { key: acct.key })).body.status, (s) => s === "inactive", "inactive");
+      const list = await logged.request("GET", `/v1/webhooks/${hook.body.id}/deliveries?limit=100`, { key: acct.key });
+      await logged.request("POST", `/v1/webhooks/${hook.body.id}/deliveries/${list.body.data[0].id}/redeliver`, { key: acct.key });
+
+      expect(lines.join("\n")).toContain("webhook disabled after failed deliveries");
+      const attempts = await db.selectFrom("delivery_attempts").selectAll().execute();
+      expect(attempts.length).toBeGreaterThan(10);
+      for (const text of [lines.join("\n"), JSON.stringify(attempts), JSON.stringify(list.body)]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(signingSecret);
+        expect(text).not.toContain(acct.key);
+      }
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { Plan } from "../../src/config.js";
 import { startParley, type Parley } from "../../src/main.js";
@@ -46,7 +46,7 @@ export interface TestApp {
  * The real service in-process: a temp data directory with a real SQLite file, HTTP on a
  * loopback port chosen by the OS.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = pino({ level: "silent" })): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
     // API tests run without the media engine (no recognizers or TTS workers to load).
@@ -55,7 +55,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
-  const parley = await startParley(config, pino({ level: "silent" }));
+  const parley = await startParley(config, logger);
   const baseUrl = `http://127.0.0.1:${parley.http.port}`;
   const { accounts, apiKeys } = parley.services;
 

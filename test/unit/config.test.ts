@@ -136,4 +136,18 @@ describe("loadConfig", () => {
     expect(loadConfig({ env: { PARLEY_CALL_PREFIXES: "*" }, cwd }).callPrefixes).toBe("*");
     expect(() => loadConfig({ env: { PARLEY_CALL_PREFIXES: "44" }, cwd })).toThrow(/PARLEY_CALL_PREFIXES: must be "\*" or a comma-separated list/);
   });
+
+  it("reads the webhook delivery settings: the reference's retry schedule by default, durations with units, or none", () => {
+    const cwd = tmp();
+    expect(loadConfig({ env: {}, cwd }).webhooks).toMatchObject({ timeoutMs: 5000, retryScheduleMs: [1000, 5000, 30000, 120000, 600000], concurrency: 32, hostConcurrency: 4 });
+    expect(loadConfig({ env: { PARLEY_WEBHOOK_RETRY_SCHEDULE: "250ms, 2s,1m,1h" }, cwd }).webhooks.retryScheduleMs).toEqual([250, 2000, 60000, 3600000]);
+    expect(loadConfig({ env: { PARLEY_WEBHOOK_RETRY_SCHEDULE: "none" }, cwd }).webhooks.retryScheduleMs).toEqual([]);
+    const file = path.join(cwd, "parley.config.json");
+    writeFileSync(file, JSON.stringify({ webhooks: { retryScheduleMs: [10, 20] } }));
+    expect(loadConfig({ env: {}, cwd }).webhooks.retryScheduleMs).toEqual([10, 20]);
+    for (const bad of ["5", "1s,,2s", "1d", "25h", "-1s", Array(21).fill("1s").join(",")]) {
+      expect(() => loadConfig({ env: { PARLEY_WEBHOOK_RETRY_SCHEDULE: bad }, cwd: tmp() }), bad).toThrow(/PARLEY_WEBHOOK_RETRY_SCHEDULE: must be a comma-separated list/);
+    }
+    expect(() => loadConfig({ env: { PARLEY_WEBHOOK_TIMEOUT_MS: "50" }, cwd })).toThrow(/PARLEY_WEBHOOK_TIMEOUT_MS: must be an integer from 100/);
+  });
 });
