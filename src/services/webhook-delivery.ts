@@ -84,7 +84,7 @@ export class WebhookDeliveryWorker {
   private readonly running = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
-  private polling = false;
+  private currentPoll: Promise<void> | undefined;
   private pollAgain = false;
   private wakeQueued = false;
   private timer: NodeJS.Timeout | undefined;
@@ -123,6 +123,8 @@ export class WebhookDeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // A poll under way may still start what it has claimed: wait for it, then for those.
+    await this.currentPoll;
     await Promise.allSettled([...this.running]);
     await this.deps.sender.close();
   }
@@ -146,12 +148,20 @@ export class WebhookDeliveryWorker {
     return this.attempt(delivery, "manual");
   }
 
-  private async poll(): Promise<void> {
-    if (this.polling) {
+  private poll(): Promise<void> {
+    if (this.currentPoll) {
       this.pollAgain = true;
-      return;
+      return this.currentPoll;
     }
-    this.polling = true;
+    this.currentPoll = this.pollLoop().finally(() => {
+      this.currentPoll = undefined;
+      // Asked for between the loop's last look and now.
+      if (this.pollAgain) this.wake();
+    });
+    return this.currentPoll;
+  }
+
+  private async pollLoop(): Promise<void> {
     try {
       // A wake-up during any await here sets pollAgain: the loop looks once more before sleeping.
       do {
@@ -163,8 +173,6 @@ export class WebhookDeliveryWorker {
       if (this.stopped) return;
       this.deps.logger.error({ err }, "webhook delivery: polling failed; trying again shortly");
       this.schedule(ERROR_BACKOFF_MS);
-    } finally {
-      this.polling = false;
     }
   }
 
