@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { parseIpNetworkList } from "./core/ip-networks.js";
 import { DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
 
 /**
@@ -48,6 +49,8 @@ export interface Config {
     allowLoopbackHttp: boolean;
     /** Check that a webhook URL accepts connections before storing it (`url_unreachable`). */
     verifyReachable: boolean;
+    /** Networks webhooks may reach although they are not public (CIDRs, comma-separated); loopback is `allowLoopbackHttp`'s. */
+    allowNetworks: string;
     /** One delivery attempt (connection, answer, body) within this. */
     timeoutMs: number;
     /** Waits before each retry of a failed delivery, in ms; after the last, it is `failed`. */
@@ -171,6 +174,7 @@ const SETTINGS: Setting[] = [
   { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool" },
   { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool" },
+  { key: "webhooks.allowNetworks", env: "PARLEY_WEBHOOK_ALLOW_NETWORKS", kind: "string" },
   { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
   { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
   { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
@@ -244,6 +248,7 @@ function defaults(): Config {
     webhooks: {
       allowLoopbackHttp: false,
       verifyReachable: true,
+      allowNetworks: "",
       timeoutMs: 5_000,
       // The reference's five retries: 1 s, 5 s, 30 s, 2 min, 10 min.
       retryScheduleMs: [1_000, 5_000, 30_000, 120_000, 600_000],
@@ -402,6 +407,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const prefixes = result.callPrefixes.trim();
   if (prefixes && prefixes !== "*" && !prefixes.split(",").every((p) => /^\+[1-9]\d{0,5}$/.test(p.trim()))) {
     throw new ConfigError("PARLEY_CALL_PREFIXES", `must be "*" or a comma-separated list of prefixes such as +1,+44 (got "${prefixes}")`);
+  }
+  const allowed = parseIpNetworkList(result.webhooks.allowNetworks);
+  if ("bad" in allowed) {
+    throw new ConfigError("PARLEY_WEBHOOK_ALLOW_NETWORKS", `"${allowed.bad}" is not an IP address or CIDR such as 192.168.10.0/24 or fd00:1::/64`);
   }
   result.dataDir = path.resolve(cwd, result.dataDir);
   if (!result.baseUrl) {

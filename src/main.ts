@@ -9,7 +9,7 @@ import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories/idempotency-keys.js";
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
-import { createServices, type Services } from "./services/container.js";
+import { createServices, type ServiceOptions, type Services } from "./services/container.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway, recordingsDir } from "./telephony/media-gateway.js";
 import type { Carrier } from "./telephony/carrier.js";
@@ -45,11 +45,11 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 }
 
 /** Composition root: config -> db -> services -> http. */
-export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Parley> {
+export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel), options: Pick<ServiceOptions, "hostResolver"> = {}): Promise<Parley> {
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
-  const services = createServices(db, config, logger);
+  const services = createServices(db, config, { logger, ...options });
   // Recordings an older version wrote readable by others (new ones are owner-only).
   tightenDirAndFiles(recordingsDir(config.dataDir));
   const recovered = await services.liveCalls.recoverInterrupted();

@@ -18,7 +18,7 @@ import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import { requireCallCredit } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
-import { parseWebhookUrl } from "./webhook-url.js";
+import type { WebhookTargets } from "./webhook-targets.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
@@ -56,6 +56,7 @@ export class CallsService {
       destinations: DestinationPolicy;
       liveCalls: LiveCallsService;
       reservations: CreditReservations;
+      targets: WebhookTargets;
     },
   ) {
     this.calls = new CallsRepository(db);
@@ -69,8 +70,8 @@ export class CallsService {
    * credits, then the queued-call limit.
    */
   async create(account: AccountRecord, input: CreateCallInput): Promise<CallRecord> {
-    // The URL rule depends on configuration, so it is checked here, before the other checks, as validation.
-    if (input.webhook_url !== undefined) parseWebhookUrl(input.webhook_url, this.config.webhooks, "webhook_url");
+    // The URL rules depend on configuration, so they are checked here, before the other checks, as validation.
+    if (input.webhook_url !== undefined) await this.deps.targets.checkForStorage(account.id, input.webhook_url, { field: "webhook_url", probe: false });
     const agent = await this.agents.findById(input.agent_id);
     if (!agent || agent.account_id !== account.id) throw new ApiError(404, "agent_not_found", `No agent ${input.agent_id}`);
     if (agent.status !== "active") {

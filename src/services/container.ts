@@ -24,7 +24,8 @@ import { VoiceCatalog } from "./voices.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
 import { WebhookSender } from "./webhook-sender.js";
-import { parseWebhookUrl } from "./webhook-url.js";
+import { webhookNetworkPolicy, type HostResolver } from "./webhook-network-policy.js";
+import { WebhookTargets } from "./webhook-targets.js";
 import { WebhooksService } from "./webhooks.js";
 
 /** How much of a receiver's answer the delivery log keeps. */
@@ -57,7 +58,15 @@ export interface Services {
   reservations: CreditReservations;
 }
 
-export function createServices(db: Db, config: Config, logger: Logger = pino({ level: "silent" })): Services {
+/** What the composition root may replace (tests: a resolver that keeps every name on loopback). */
+export interface ServiceOptions {
+  logger?: Logger;
+  /** Resolves webhook receivers' host names; the system's resolver by default. */
+  hostResolver?: HostResolver;
+}
+
+export function createServices(db: Db, config: Config, options: ServiceOptions = {}): Services {
+  const logger = options.logger ?? pino({ level: "silent" });
   const dataSecret = loadCursorSecret(config.dataDir);
   const cursors = new CursorCodec(dataSecret);
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
@@ -67,11 +76,13 @@ export function createServices(db: Db, config: Config, logger: Logger = pino({ l
   const apiKeys = new ApiKeysService(db);
   const destinations = new DestinationPolicy(db, config);
   const agents = new AgentsService(db, { accounts, voices, cursors, destinations });
-  const webhooks = new WebhooksService(db, { accounts, cursors, probe: new SocketProbe(), config: config.webhooks });
+  const networkPolicy = webhookNetworkPolicy(config.webhooks, options.hostResolver);
+  const targets = new WebhookTargets(config.webhooks, networkPolicy, new SocketProbe({ policy: networkPolicy, timeoutMs: config.webhooks.timeoutMs }));
+  const webhooks = new WebhooksService(db, { accounts, cursors, targets });
   const webhookDelivery = new WebhookDeliveryWorker(db, {
     outbox,
-    sender: new WebhookSender({ timeoutMs: config.webhooks.timeoutMs, responseBodyLimit: RESPONSE_BODY_LIMIT }),
-    checkTarget: async (url) => parseWebhookUrl(url, config.webhooks),
+    sender: new WebhookSender({ timeoutMs: config.webhooks.timeoutMs, responseBodyLimit: RESPONSE_BODY_LIMIT, lookup: targets.lookup }),
+    checkTarget: async (url) => targets.checkForAttempt(url),
     settings: config.webhooks,
     logger,
   });
@@ -83,6 +94,6 @@ export function createServices(db: Db, config: Config, logger: Logger = pino({ l
   const reservations = new CreditReservations(config.credits.perMinute);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
-  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations });
+  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets });
   return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, webhookDelivery, webhookDeliveries, campaigns, appointments };
 }

@@ -13,15 +13,9 @@ import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
-import type { UrlReachabilityProbe } from "./url-reachability.js";
-import { parseWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+import type { WebhookTargets } from "./webhook-targets.js";
 
 const NOT_FOUND = { code: "webhook_not_found", message: "No webhook with this id" };
-
-export interface WebhooksConfig extends WebhookUrlPolicy {
-  /** Probe a new or changed URL before storing it (`url_unreachable`). */
-  verifyReachable: boolean;
-}
 
 /** A signing secret for a webhook created without one. */
 function generateWebhookSecret(): string {
@@ -39,18 +33,17 @@ export class WebhooksService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; cursors: CursorCodec; probe: UrlReachabilityProbe; config: WebhooksConfig },
+    private readonly deps: { accounts: AccountsService; cursors: CursorCodec; targets: WebhookTargets },
   ) {
     this.webhooks = new WebhooksRepository(db);
     this.deliveries = new DeliveriesRepository(db);
   }
 
   async create(account: AccountRecord, input: CreateWebhookInput): Promise<WebhookRecord> {
-    const url = parseWebhookUrl(input.url, this.deps.config);
     // Refuse at the limit before waiting on the network; the transaction below decides for good.
     const webhookLimit = this.limitOf(account);
     if ((await webhookLimit.count(this.db)) >= webhookLimit.limit) throw webhookLimit.refusal();
-    await this.checkReachable(url);
+    await this.deps.targets.checkForStorage(account.id, input.url, { field: "url", probe: true });
     const at = nowIso();
     const webhook: WebhookRecord = {
       id: newId("webhook"),
@@ -89,10 +82,7 @@ export class WebhooksService {
   async update(accountId: string, id: string, input: UpdateWebhookInput): Promise<WebhookRecord> {
     const current = await this.get(accountId, id);
     const patch: Partial<WebhookRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-    if (input.url !== undefined) {
-      const url = parseWebhookUrl(input.url, this.deps.config);
-      if (input.url !== current.url) await this.checkReachable(url);
-    }
+    if (input.url !== undefined) await this.deps.targets.checkForStorage(accountId, input.url, { field: "url", probe: input.url !== current.url });
     // Re-enabling starts the count towards automatic disabling afresh.
     if (input.status === "active") patch.consecutive_failures = 0;
     patch.updated_at = nextUpdatedAt(current.updated_at);
@@ -120,13 +110,5 @@ export class WebhooksService {
       count: (db: Db) => this.webhooks.count(account.id, {}, db),
       refusal: () => new ApiError(402, "webhook_limit_reached", `The ${account.plan} plan allows ${limit} webhooks; delete one or upgrade`),
     };
-  }
-
-  private async checkReachable(url: URL): Promise<void> {
-    if (!this.deps.config.verifyReachable) return;
-    const result = await this.deps.probe.probe(url);
-    if (!result.reachable) {
-      throw ApiError.field("url_unreachable", "url", `cannot be reached: ${result.reason}`);
-    }
   }
 }

@@ -223,8 +223,9 @@ describe("POST /v1/calls", () => {
 });
 
 describe("POST /v1/calls without loopback http allowed", () => {
-  it("refuses http:// webhook URLs even to loopback hosts", async () => {
-    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0" });
+  it("refuses http:// webhook URLs, and any into the service's own networks", async () => {
+    // Names resolve to a public address here (nothing connects to it: call creation does not probe).
+    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0" }, undefined, async () => [{ address: "93.184.216.34", family: 4 }]);
     try {
       const account = await strict.account();
       const agent = await strict.request("POST", "/v1/agents", { key: account.key, body: agentBody });
@@ -232,7 +233,12 @@ describe("POST /v1/calls without loopback http allowed", () => {
       await strict.approveNumber(number.body.id);
       const body = { phone_number: DESTINATION, agent_id: agent.body.id, webhook_url: "http://127.0.0.1:9999/hook" };
       expectError(await strict.request("POST", "/v1/calls", { key: account.key, body }), 400, "invalid_url", "webhook_url");
-      const https = await strict.request("POST", "/v1/calls", { key: account.key, body: { ...body, webhook_url: "https://127.0.0.1/hook" } });
+      for (const url of ["https://127.0.0.1/hook", "https://10.0.0.5/hook", "https://169.254.169.254/latest/meta-data", "https://[fd00::1]/hook", "https://[::ffff:192.168.0.1]/hook"]) {
+        const refused = await strict.request("POST", "/v1/calls", { key: account.key, body: { ...body, webhook_url: url } });
+        expectError(refused, 400, "invalid_url", "webhook_url");
+        expect(refused.body.error.message, url).toMatch(/own network: .*(loopback|private|link-local)/);
+      }
+      const https = await strict.request("POST", "/v1/calls", { key: account.key, body: { ...body, webhook_url: "https://hooks.example.com/hook" } });
       expect(https.status).toBe(200);
     } finally {
       await strict.close();

@@ -434,3 +434,34 @@ describe("secrets", () => {
     }
   });
 });
+
+describe("every attempt checks where it goes", () => {
+  it("sends nothing to a stored URL that now points into the service's networks, by literal or by a name that re-resolves (DNS rebinding)", async () => {
+    // Loopback is not allowed here; the resolver answers a public address first, then loopback.
+    let rebound = false;
+    const resolver = async () => [{ address: rebound ? "127.0.0.1" : "93.184.216.34", family: 4 }];
+    const guarded = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_RETRY_SCHEDULE: "none" }, undefined, resolver);
+    const r = await receiver();
+    try {
+      const acct = await guarded.account();
+      const port = new URL(r.url).port;
+      const created = await guarded.request("POST", "/v1/webhooks", { key: acct.key, body: { url: `https://rebinding.example:${port}/hook`, events: ["*"] } });
+      expect(created.status).toBe(201);
+      const literal = await guarded.request("POST", "/v1/webhooks", { key: acct.key, body: { url: "https://hooks.example.com/hook", events: ["*"] } });
+      rebound = true;
+      // As if stored before the rules changed: a literal private address.
+      await guarded.parley.services.db.updateTable("webhooks").set({ url: "https://10.0.0.5/hook" }).where("id", "=", literal.body.id).execute();
+      const { db, outbox } = guarded.parley.services;
+      await db.transaction().execute((trx) => outbox.append([{ accountId: acct.id, name: "agent.created", data: {} }], trx));
+
+      const attemptsOf = async (id: string) => (await guarded.request("GET", `/v1/webhooks/${id}/deliveries`, { key: acct.key })).body.data[0]?.attempts ?? [];
+      const [viaName] = await until(() => attemptsOf(created.body.id), (a) => a.length > 0, "an attempt");
+      const [viaLiteral] = await until(() => attemptsOf(literal.body.id), (a) => a.length > 0, "an attempt");
+      expect(viaName).toMatchObject({ status_code: null, error: expect.stringMatching(/rebinding\.example resolves to an address webhooks may not reach: 127\.0\.0\.1 is a loopback address/) });
+      expect(viaLiteral).toMatchObject({ status_code: null, error: expect.stringMatching(/^not sent: 10\.0\.0\.5 is a private address/) });
+      expect(r.received).toEqual([]);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EVENT_NAMES, GUIDE_EVENTS, SUBSCRIPTION_EVENTS } from "../../src/services/event-names.js";
-import { closedLoopbackPort, startLoopbackHttpServer } from "../helpers/loopback-peers.js";
+import { closedLoopbackPort, startLoopbackHttpServer, startSilentTcpServer } from "../helpers/loopback-peers.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 let app: TestApp;
@@ -71,12 +71,13 @@ describe("POST /v1/webhooks", () => {
   });
 
   it("accepts http:// only for loopback hosts", async () => {
-    for (const url of ["http://127.0.0.1:9/hook", "http://127.8.9.10/hook", "http://[::1]:8080/hook", "http://localhost:3000/hook", "https://10.0.0.1/hook"]) {
+    for (const url of ["http://127.0.0.1:9/hook", "http://127.8.9.10/hook", "http://[::1]:8080/hook", "http://localhost:3000/hook", "https://127.0.0.1/hook"]) {
       const res = await create({ ...minimal, url });
       expect(res.status, url).toBe(201);
       expect(res.body.url).toBe(url);
     }
-    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" });
+    // Names resolve to a public address here (nothing connects to it: the probe is off, and no event is sent).
+    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" }, undefined, async () => [{ address: "93.184.216.34", family: 4 }]);
     try {
       const owner = await strict.account();
       const res = await create({ ...minimal, url: "http://127.0.0.1:9/hook" }, owner.key, strict);
@@ -148,7 +149,7 @@ describe("URL reachability check (verifyReachable)", () => {
   let owner: TestAccount;
 
   beforeAll(async () => {
-    probing = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "1" });
+    probing = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "1", PARLEY_WEBHOOK_TIMEOUT_MS: "500" });
     owner = await probing.account();
   });
   afterAll(async () => {
@@ -167,17 +168,39 @@ describe("URL reachability check (verifyReachable)", () => {
     }
   });
 
-  it("refuses a URL nothing listens on with 400 url_unreachable naming the reason", async () => {
+  it("refuses a URL nothing listens on with 400 url_unreachable, saying nothing about why", async () => {
+    // Which failure it was (refused, timed out, TLS and its certificate's names) would map the network behind an address.
     const port = await closedLoopbackPort();
-    const res = await create({ ...minimal, url: `http://127.0.0.1:${port}/hook` }, owner.key, probing);
-    expect(res.status).toBe(400);
-    const error = errorOf(res);
-    expect(error.code).toBe("url_unreachable");
-    expect(error.message).toContain(`127.0.0.1:${port}`);
-    expect(error.message).toContain("refused");
-    expect(fieldsOf(res)).toEqual(["url"]);
+    const silent = await startSilentTcpServer();
+    const plain = await startLoopbackHttpServer();
+    try {
+      const messages = new Set<string>();
+      for (const url of [`http://127.0.0.1:${port}/hook`, `https://127.0.0.1:${silent.port}/hook`, plain.url.replace("http:", "https:")]) {
+        const res = await create({ ...minimal, url }, (await probing.account()).key, probing);
+        expect(res.status, url).toBe(400);
+        expect(errorOf(res).code).toBe("url_unreachable");
+        expect(fieldsOf(res)).toEqual(["url"]);
+        messages.add(errorOf(res).message);
+      }
+      expect([...messages]).toEqual(["url: cannot be reached from this server"]);
+    } finally {
+      await silent.close();
+      await plain.close();
+    }
     const list = await probing.request("GET", "/v1/webhooks", { key: owner.key });
     expect(list.body.data.some((w: { url: string }) => w.url.includes(`:${port}/`))).toBe(false);
+  });
+
+  it("checks at most 10 URLs per account and minute (creation and update): 429 after, other accounts unaffected", async () => {
+    const busy = await probing.account();
+    const port = await closedLoopbackPort();
+    for (let i = 0; i < 10; i++) expect(errorOf(await create({ ...minimal, url: `http://127.0.0.1:${port}/${i}` }, busy.key, probing)).code).toBe("url_unreachable");
+    const limited = await create({ ...minimal, url: `http://127.0.0.1:${port}/11` }, busy.key, probing);
+    expect(limited.status).toBe(429);
+    expect(errorOf(limited).code).toBe("rate_limit_exceeded");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await probing.account();
+    expect(errorOf(await create({ ...minimal, url: `http://127.0.0.1:${port}/x` }, other.key, probing)).code).toBe("url_unreachable");
   });
 
   it("probes a changed URL on update, and only a changed one", async () => {
@@ -194,6 +217,60 @@ describe("URL reachability check (verifyReachable)", () => {
     const same = await probing.request("PATCH", `/v1/webhooks/${created.body.id}`, { key: owner.key, body: { url: receiver.url, description: "unchanged url" } });
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ url: receiver.url, description: "unchanged url" });
+  });
+});
+
+describe("webhook URLs into the service's own networks", () => {
+  // Names resolve through this table: nothing is looked up, and nothing connects (the probe is off).
+  const table: Record<string, string> = { "internal.example": "10.0.0.5", "loopback.example": "127.0.0.1", "metadata.example": "169.254.169.254", "hooks.example.com": "93.184.216.34" };
+  const resolver = async (host: string) => [{ address: table[host] ?? "93.184.216.34", family: 4 }];
+  const start = (env: NodeJS.ProcessEnv = {}) => startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", ...env }, undefined, resolver);
+
+  it("are refused at creation and update with 400 invalid_url naming the reason, as literals and as names", async () => {
+    const strict = await start();
+    try {
+      const owner = await strict.account();
+      const refused: Array<[string, RegExp]> = [
+        ["https://10.0.0.5/hook", /10\.0\.0\.5 is a private address/],
+        ["https://192.168.1.20/hook", /private address/],
+        ["https://169.254.169.254/latest/meta-data/", /link-local/],
+        ["https://[::ffff:10.0.0.1]/hook", /\(10\.0\.0\.1\) is a private address/],
+        ["https://[fd00::1]/hook", /unique local/],
+        ["https://[::1]/hook", /loopback/],
+        ["https://0.0.0.0/hook", /unspecified/],
+        ["https://internal.example/hook", /internal\.example resolves to an address it may not reach \(10\.0\.0\.5 is a private/],
+        ["https://metadata.example/hook", /link-local/],
+        ["https://loopback.example/hook", /127\.0\.0\.1 is a loopback address/],
+      ];
+      for (const [url, reason] of refused) {
+        const res = await create({ ...minimal, url }, owner.key, strict);
+        expect(res.status, url).toBe(400);
+        expect(errorOf(res).code).toBe("invalid_url");
+        expect(errorOf(res).message).toMatch(reason);
+        expect(errorOf(res).message).toContain("PARLEY_WEBHOOK_ALLOW_NETWORKS");
+      }
+      const created = await create(minimal, owner.key, strict);
+      expect(created.status).toBe(201);
+      const moved = await strict.request("PATCH", `/v1/webhooks/${created.body.id}`, { key: owner.key, body: { url: "https://internal.example/other" } });
+      expect(moved.status).toBe(400);
+      expect(errorOf(moved).code).toBe("invalid_url");
+      expect((await strict.request("GET", `/v1/webhooks/${created.body.id}`, { key: owner.key })).body.url).toBe(minimal.url);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("are accepted inside PARLEY_WEBHOOK_ALLOW_NETWORKS, and a bad entry stops start-up", async () => {
+    const lan = await start({ PARLEY_WEBHOOK_ALLOW_NETWORKS: "10.0.0.0/24, fd00::/8" });
+    try {
+      const owner = await lan.account();
+      for (const url of ["https://internal.example/hook", "https://10.0.0.9/hook", "https://[fd00::1]/hook"]) expect((await create({ ...minimal, url }, owner.key, lan)).status, url).toBe(201);
+      expect(errorOf(await create({ ...minimal, url: "https://10.0.1.1/hook" }, owner.key, lan)).code).toBe("invalid_url");
+      expect(errorOf(await create({ ...minimal, url: "https://loopback.example/hook" }, owner.key, lan)).code).toBe("invalid_url");
+    } finally {
+      await lan.close();
+    }
+    await expect(start({ PARLEY_WEBHOOK_ALLOW_NETWORKS: "10.0.0.0/24, 10.0.0.0/" })).rejects.toThrow(/PARLEY_WEBHOOK_ALLOW_NETWORKS: "10\.0\.0\.0\/" is not an IP address or CIDR/);
   });
 });
 

@@ -5,6 +5,7 @@ import { pino, type Logger } from "pino";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { Plan } from "../../src/config.js";
 import { startParley, type Parley } from "../../src/main.js";
+import type { HostResolver } from "../../src/services/webhook-network-policy.js";
 
 export interface TestAccount {
   id: string;
@@ -46,7 +47,18 @@ export interface TestApp {
  * The real service in-process: a temp data directory with a real SQLite file, HTTP on a
  * loopback port chosen by the OS.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = pino({ level: "silent" })): Promise<TestApp> {
+/**
+ * Every host name resolves to 127.0.0.1 in tests unless a test brings its own resolver: no
+ * DNS query leaves the machine, and a delivery to a made-up name ends on loopback.
+ */
+export const loopbackResolver: HostResolver = async () => [{ address: "127.0.0.1", family: 4 }];
+
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  env: NodeJS.ProcessEnv = {},
+  logger: Logger = pino({ level: "silent" }),
+  hostResolver: HostResolver = loopbackResolver,
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
     // API tests run without the media engine (no recognizers or TTS workers to load).
@@ -55,7 +67,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
-  const parley = await startParley(config, logger);
+  const parley = await startParley(config, logger, { hostResolver });
   const baseUrl = `http://127.0.0.1:${parley.http.port}`;
   const { accounts, apiKeys } = parley.services;
 

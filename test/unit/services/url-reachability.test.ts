@@ -1,54 +1,51 @@
-import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
 import { SocketProbe } from "../../../src/services/url-reachability.js";
+import type { HostResolver, WebhookNetworkPolicy } from "../../../src/services/webhook-network-policy.js";
 import { closedLoopbackPort, startLoopbackHttpServer, startSilentTcpServer } from "../../helpers/loopback-peers.js";
 
-/** A resolver that fails like the system's does for an unknown name, without asking any DNS server. */
-const unknownHost: LookupFunction = (hostname, _options, callback) => {
-  callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 4);
-};
+const loopbackAllowed: WebhookNetworkPolicy = { allowLoopback: true, allowNetworks: [] };
+const loopbackRefused: WebhookNetworkPolicy = { allowLoopback: false, allowNetworks: [] };
+const resolvingTo = (address: string): HostResolver => async () => [{ address, family: address.includes(":") ? 6 : 4 }];
 
 describe("SocketProbe", () => {
-  it("reaches a listening loopback port", async () => {
+  it("reaches a listening port it may reach, without sending a request", async () => {
     const server = await startLoopbackHttpServer();
     try {
-      expect(await new SocketProbe().probe(new URL(server.url))).toEqual({ reachable: true });
+      expect(await new SocketProbe({ policy: loopbackAllowed }).probe(new URL(server.url))).toBe(true);
+      expect(server.requests).toBe(0);
     } finally {
       await server.close();
     }
   });
 
-  it("reports a refused connection", async () => {
+  it("answers a bare no, the same for a refused port, a TLS handshake that never ends and a port that does not speak TLS", async () => {
     const port = await closedLoopbackPort();
-    const result = await new SocketProbe().probe(new URL(`http://127.0.0.1:${port}/`));
-    expect(result).toEqual({ reachable: false, reason: `connection to 127.0.0.1:${port} refused` });
-  });
-
-  it("reports a failed DNS lookup, for http and https", async () => {
-    const probe = new SocketProbe({ lookup: unknownHost });
-    for (const url of ["http://hooks.example.test/x", "https://hooks.example.test/x"]) {
-      expect(await probe.probe(new URL(url))).toEqual({ reachable: false, reason: "DNS lookup of hooks.example.test failed (ENOTFOUND)" });
-    }
-  });
-
-  it("gives up when the TLS handshake never completes", async () => {
     const silent = await startSilentTcpServer();
-    try {
-      const result = await new SocketProbe({ timeoutMs: 50 }).probe(new URL(`https://127.0.0.1:${silent.port}/`));
-      expect(result).toEqual({ reachable: false, reason: `no connection to 127.0.0.1:${silent.port} within 0.05 s (timed out)` });
-    } finally {
-      await silent.close();
-    }
-  });
-
-  it("reports a TLS failure when the port does not speak TLS", async () => {
     const plain = await startLoopbackHttpServer();
     try {
-      const result = await new SocketProbe().probe(new URL(plain.url.replace("http:", "https:")));
-      expect(result.reachable).toBe(false);
-      expect(!result.reachable && result.reason).toMatch(/^TLS connection to 127\.0\.0\.1:\d+ failed: /);
+      const probe = new SocketProbe({ policy: loopbackAllowed, timeoutMs: 100 });
+      expect(await probe.probe(new URL(`http://127.0.0.1:${port}/`))).toBe(false);
+      expect(await probe.probe(new URL(`https://127.0.0.1:${silent.port}/`))).toBe(false);
+      expect(await probe.probe(new URL(plain.url.replace("http:", "https:")))).toBe(false);
     } finally {
+      await silent.close();
       await plain.close();
+    }
+  });
+
+  it("never connects to an address the policy refuses, given as a literal or by a name that resolves to it", async () => {
+    const server = await startLoopbackHttpServer();
+    try {
+      const port = new URL(server.url).port;
+      expect(await new SocketProbe({ policy: loopbackRefused }).probe(new URL(server.url))).toBe(false);
+      expect(await new SocketProbe({ policy: { ...loopbackRefused, resolve: resolvingTo("127.0.0.1") } }).probe(new URL(`http://receiver.example:${port}/`))).toBe(false);
+      expect(await new SocketProbe({ policy: { ...loopbackRefused, resolve: resolvingTo("::ffff:127.0.0.1") } }).probe(new URL(`http://receiver.example:${port}/`))).toBe(false);
+      expect(server.connections).toBe(0);
+      // The same name, allowed: the connection goes to the address the resolver gave.
+      expect(await new SocketProbe({ policy: { ...loopbackAllowed, resolve: resolvingTo("127.0.0.1") } }).probe(new URL(`http://receiver.example:${port}/`))).toBe(true);
+      expect(server.connections).toBe(1);
+    } finally {
+      await server.close();
     }
   });
 });
