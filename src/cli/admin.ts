@@ -20,6 +20,7 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   account plan --account ID --plan pro|agency
   account limits --account ID [--requests-per-minute N] [--agents N] [--webhooks N]
                  [--concurrent-calls N] [--queued-calls N]       (a value of -1 clears the override)
+  account low-balance --account ID --threshold N   (credits.low below N credits; -1: the default)
   key create --account ID --name NAME [--permissions a,b,...]    (default: *)
   key list --account ID
   key revoke --key KEY_ID
@@ -127,7 +128,15 @@ const COMMANDS: Record<string, Handler> = {
   "account show": async (argv, s) => {
     const o = parseOptions(argv, { account: { type: "string" }, json: { type: "boolean" } });
     const a = await accountOrFail(s, required(o, "account"));
-    return { id: a.id, name: a.name, plan: a.plan, credit_balance: a.credit_balance, limits: s.accounts.limitsOf(a), usage: await s.accounts.usage(a.id) };
+    return {
+      id: a.id,
+      name: a.name,
+      plan: a.plan,
+      credit_balance: a.credit_balance,
+      low_balance_threshold: s.accounts.lowBalanceThresholdOf(a),
+      limits: s.accounts.limitsOf(a),
+      usage: await s.accounts.usage(a.id),
+    };
   },
   "account plan": async (argv, s) => {
     const o = parseOptions(argv, { account: { type: "string" }, plan: { type: "string" }, json: { type: "boolean" } });
@@ -145,6 +154,12 @@ const COMMANDS: Record<string, Handler> = {
       if (value !== undefined) overrides[key] = value === -1 ? null : value;
     }
     return { id: a.id, limits: await s.accounts.setLimits(a.id, overrides) };
+  },
+  "account low-balance": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, threshold: { type: "string" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    const threshold = integer(required(o, "threshold"), "threshold", -1)!;
+    return { id: a.id, low_balance_threshold: await s.accounts.setLowBalanceThreshold(a.id, threshold === -1 ? null : threshold) };
   },
   "key create": async (argv, s) => {
     const o = parseOptions(argv, { account: { type: "string" }, name: { type: "string" }, permissions: { type: "string" }, json: { type: "boolean" } });

@@ -8,6 +8,7 @@ import { AccountsRepository, type AccountRecord } from "../db/repositories/accou
 import { LIVE_CALL_STATUSES } from "../db/repositories/calls.js";
 import { LedgerRepository, type LedgerRecord } from "../db/repositories/ledger.js";
 import type { CursorCodec } from "./cursor-codec.js";
+import type { Outbox } from "./outbox.js";
 import { listPage, type ListQuery } from "./list-page.js";
 
 const MEDIA_TOKEN_PREFIX = "mt_";
@@ -23,6 +24,7 @@ export class AccountsService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly cursors: CursorCodec,
+    private readonly deps: { outbox: Outbox },
   ) {
     this.accounts = new AccountsRepository(db);
     this.ledger = new LedgerRepository(db);
@@ -128,9 +130,41 @@ export class AccountsService {
     });
   }
 
+  /** Where `credits.low` fires for this account: its own threshold, or the configured default. */
+  lowBalanceThresholdOf(account: Pick<AccountRecord, "low_balance_threshold">): number {
+    return account.low_balance_threshold ?? this.config.credits.lowBalanceThreshold;
+  }
+
+  /** Sets the account's own `credits.low` threshold (null: back to the configured default); returns the one in force. */
+  async setLowBalanceThreshold(accountId: string, threshold: number | null): Promise<number> {
+    await this.accounts.update(accountId, { low_balance_threshold: threshold }, nowIso());
+    return this.lowBalanceThresholdOf({ low_balance_threshold: threshold });
+  }
+
+  /**
+   * Moves the balance by a ledger line (in `db`'s transaction, or its own) and returns the
+   * balance after. A movement that takes it from at or above the account's threshold to below
+   * it writes `credits.low` with it: once per crossing, not on every charge below.
+   */
+  async recordLedger(entry: Omit<LedgerRecord, "balance_after">, db: Db = this.db): Promise<number> {
+    const run = async (trx: Db) => {
+      const after = await this.ledger.record(entry, trx);
+      if (entry.amount < 0) {
+        const account = await this.accounts.findById(entry.account_id, trx);
+        const threshold = account ? this.lowBalanceThresholdOf(account) : this.config.credits.lowBalanceThreshold;
+        if (after - entry.amount >= threshold && after < threshold) {
+          const data = { balance: after, threshold, call_id: entry.call_id };
+          await this.deps.outbox.append([{ accountId: entry.account_id, name: "credits.low", data }], trx);
+        }
+      }
+      return after;
+    };
+    return db.isTransaction ? run(db) : this.db.transaction().execute(run);
+  }
+
   /** Adds (or with a negative amount removes) credits; returns the new balance. */
   addCredits(accountId: string, amount: number, description: string | null = null): Promise<number> {
-    return this.ledger.record({
+    return this.recordLedger({
       id: newId("ledger"),
       account_id: accountId,
       amount,

@@ -13,6 +13,8 @@ import type { DestinationPolicy } from "./destination-policy.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
+import type { Outbox } from "./outbox.js";
+import { agentEventData } from "./resource-event-data.js";
 import type { VoiceCatalog } from "./voices.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 
@@ -33,7 +35,7 @@ export class AgentsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy },
+    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy; outbox: Outbox },
   ) {
     this.agents = new AgentsRepository(db);
     this.calls = new CallsRepository(db);
@@ -71,7 +73,10 @@ export class AgentsService {
       count: (trx) => this.agents.countLive(account.id, trx),
       refusal: () => new ApiError(402, "agent_limit_reached", `The ${account.plan} plan allows ${limit} agents; delete one or upgrade`),
     };
-    await insertWithinLimit(this.db, agentLimit, (trx) => this.agents.insert(agent, trx));
+    await insertWithinLimit(this.db, agentLimit, async (trx) => {
+      await this.agents.insert(agent, trx);
+      await this.deps.outbox.append([{ accountId: account.id, name: "agent.created", data: agentEventData(agent) }], trx);
+    });
     return agent;
   }
 
@@ -100,12 +105,16 @@ export class AgentsService {
     if (patch.language !== undefined) patch.language = next.language;
     const at = nextUpdatedAt(current.updated_at);
     next.updated_at = at;
-    await this.agents.update(id, { ...patch, updated_at: at });
+    await this.db.transaction().execute(async (trx) => {
+      await this.agents.update(id, { ...patch, updated_at: at }, trx);
+      const data = { ...agentEventData(next), changed: Object.keys(patch).sort() };
+      await this.deps.outbox.append([{ accountId, name: "agent.updated", data }], trx);
+    });
     return next;
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    await this.get(accountId, id);
+    const agent = await this.get(accountId, id);
     await this.db.transaction().execute(async (trx) => {
       const active = await this.calls.countActiveForAgent(id, trx);
       if (active > 0) {
@@ -114,6 +123,8 @@ export class AgentsService {
       const at = nowIso();
       await this.agents.softDelete(id, at, trx);
       await trx.updateTable("phone_numbers").set({ default_agent_id: null, updated_at: at }).where("default_agent_id", "=", id).execute();
+      const data = { ...agentEventData({ ...agent, status: "inactive", updated_at: at }), deleted: true, deleted_at: at };
+      await this.deps.outbox.append([{ accountId, name: "agent.deleted", data }], trx);
     });
   }
 

@@ -9,6 +9,8 @@ import type { UpdateAppointmentInput } from "../http/schemas/appointments.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
+import type { Outbox } from "./outbox.js";
+import { appointmentEventData } from "./resource-event-data.js";
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,
@@ -41,14 +43,14 @@ const NOT_FOUND = { code: "appointment_not_found", message: "No appointment with
 
 /**
  * Appointments booked during calls: created by the dialogue engine (`create`), read,
- * rescheduled and cancelled through the API. Events about them are a later issue.
+ * rescheduled and cancelled through the API; each change writes its event with it.
  */
 export class AppointmentsService {
   private readonly appointments: AppointmentsRepository;
 
   constructor(
-    db: Db,
-    private readonly deps: { cursors: CursorCodec },
+    private readonly db: Db,
+    private readonly deps: { cursors: CursorCodec; outbox: Outbox },
   ) {
     this.appointments = new AppointmentsRepository(db);
   }
@@ -79,7 +81,10 @@ export class AppointmentsService {
       created_at: at,
       updated_at: at,
     };
-    await this.appointments.insert(appointment);
+    await this.db.transaction().execute(async (trx) => {
+      await this.appointments.insert(appointment, trx);
+      await this.deps.outbox.append([{ accountId: appointment.account_id, name: "appointment.created", data: appointmentEventData(appointment, false) }], trx);
+    });
     return appointment;
   }
 
@@ -104,18 +109,29 @@ export class AppointmentsService {
     const current = await this.get(accountId, id);
     const patch: Partial<AppointmentRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     patch.updated_at = nextUpdatedAt(current.updated_at);
-    if (current.status === "cancelled" || !(await this.appointments.updateUnlessCancelled(id, patch))) {
+    const next = { ...current, ...patch };
+    if (current.status === "cancelled" || !(await this.changeUnlessCancelled(next, patch, "appointment.updated"))) {
       throw new ApiError(409, "appointment_already_cancelled", "The appointment is cancelled and can no longer be changed");
     }
-    return { ...current, ...patch };
+    return next;
   }
 
   async cancel(accountId: string, id: string): Promise<AppointmentRecord> {
     const current = await this.get(accountId, id);
     const patch = { status: "cancelled" as const, updated_at: nextUpdatedAt(current.updated_at) };
-    if (current.status === "cancelled" || !(await this.appointments.updateUnlessCancelled(id, patch))) {
+    const next = { ...current, ...patch };
+    if (current.status === "cancelled" || !(await this.changeUnlessCancelled(next, patch, "appointment.cancelled"))) {
       throw new ApiError(409, "appointment_already_cancelled", "The appointment is already cancelled");
     }
-    return { ...current, ...patch };
+    return next;
+  }
+
+  /** Applies `patch` with its event, unless the appointment was cancelled meanwhile (false then, and no event). */
+  private changeUnlessCancelled(next: AppointmentRecord, patch: Partial<AppointmentRecord>, name: "appointment.updated" | "appointment.cancelled"): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.appointments.updateUnlessCancelled(next.id, patch, trx))) return false;
+      await this.deps.outbox.append([{ accountId: next.account_id, name, data: appointmentEventData(next, true) }], trx);
+      return true;
+    });
   }
 }

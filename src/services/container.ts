@@ -15,6 +15,7 @@ import { CampaignsService } from "./campaigns.js";
 import { CreditReservations } from "./credit-reservations.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
 import { DestinationPolicy } from "./destination-policy.js";
+import { EventLog } from "./event-log.js";
 import { LiveCallsService } from "./live-calls.js";
 import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
@@ -45,6 +46,7 @@ export interface Services {
   /** Sends the outbox's deliveries (started by the composition root). */
   webhookDelivery: WebhookDeliveryWorker;
   webhookDeliveries: WebhookDeliveriesService;
+  eventLog: EventLog;
   campaigns: CampaignsService;
   appointments: AppointmentsService;
   phoneNumbers: PhoneNumbersService;
@@ -72,10 +74,10 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
   const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
   const outbox = new Outbox(db);
-  const accounts = new AccountsService(db, config, cursors);
+  const accounts = new AccountsService(db, config, cursors, { outbox });
   const apiKeys = new ApiKeysService(db);
   const destinations = new DestinationPolicy(db, config);
-  const agents = new AgentsService(db, { accounts, voices, cursors, destinations });
+  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox });
   const networkPolicy = webhookNetworkPolicy(config.webhooks, options.hostResolver);
   const targets = new WebhookTargets(config.webhooks, networkPolicy, new SocketProbe({ policy: networkPolicy, timeoutMs: config.webhooks.timeoutMs }));
   const webhooks = new WebhooksService(db, { accounts, cursors, targets });
@@ -87,13 +89,14 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     logger,
   });
   const webhookDeliveries = new WebhookDeliveriesService(db, { webhooks, outbox, worker: webhookDelivery, cursors });
+  const eventLog = new EventLog(db, { cursors });
   const campaigns = new CampaignsService(db, { accounts, cursors });
-  const appointments = new AppointmentsService(db, { cursors });
-  const phoneNumbers = new PhoneNumbersService(db, { agents, cursors });
+  const appointments = new AppointmentsService(db, { cursors, outbox });
+  const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
   const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, webhookDelivery, webhookDeliveries, campaigns, appointments };
+  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, webhookDelivery, webhookDeliveries, eventLog, campaigns, appointments };
 }

@@ -6,7 +6,6 @@ import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
-import { LedgerRepository } from "../db/repositories/ledger.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEndDetails, CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
@@ -40,7 +39,6 @@ export interface LiveCallEnd extends CallEndDetails {
  */
 export class LiveCallsService {
   private readonly calls: CallsRepository;
-  private readonly ledger: LedgerRepository;
 
   constructor(
     private readonly db: Db,
@@ -48,7 +46,6 @@ export class LiveCallsService {
     private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations },
   ) {
     this.calls = new CallsRepository(db);
-    this.ledger = new LedgerRepository(db);
   }
 
   /**
@@ -165,7 +162,7 @@ export class LiveCallsService {
       await this.calls.update(callId, patch, trx);
       await this.deps.events.entered({ ...call, ...patch }, "in_progress", trx, { transferNumber: end.transferNumber });
       if (credits > 0) {
-        await this.ledger.record(
+        await this.deps.accounts.recordLedger(
           { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },
           trx,
         );

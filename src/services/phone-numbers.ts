@@ -15,6 +15,8 @@ import type { AgentsService } from "./agents.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
+import type { Outbox } from "./outbox.js";
+import { phoneNumberEventData } from "./resource-event-data.js";
 
 export interface PhoneNumberStats {
   total_calls: number;
@@ -40,8 +42,8 @@ export class PhoneNumbersService {
   private readonly calls: CallsRepository;
 
   constructor(
-    db: Db,
-    private readonly deps: { agents: AgentsService; cursors: CursorCodec },
+    private readonly db: Db,
+    private readonly deps: { agents: AgentsService; cursors: CursorCodec; outbox: Outbox },
   ) {
     this.numbers = new PhoneNumbersRepository(db);
     this.calls = new CallsRepository(db);
@@ -75,7 +77,7 @@ export class PhoneNumbersService {
       created_at: at,
       updated_at: at,
     };
-    if (!(await this.numbers.insert(record))) throw await this.inUse(accountId, record.phone_number);
+    if (!(await this.write(null, record, (trx) => this.numbers.insert(record, trx)))) throw await this.inUse(accountId, record.phone_number);
     return record;
   }
 
@@ -123,8 +125,9 @@ export class PhoneNumbersService {
     const at = nextUpdatedAt(current.updated_at);
     // Re-activating a released number fails when another account holds it active since, or
     // this account has claimed it again meanwhile.
-    if (!(await this.numbers.update(id, { ...patch, updated_at: at }))) throw await this.inUse(accountId, current.phone_number);
-    return { ...current, ...patch, updated_at: at };
+    const next = { ...current, ...patch, updated_at: at };
+    if (!(await this.write(current, next, (trx) => this.numbers.update(id, { ...patch, updated_at: at }, trx)))) throw await this.inUse(accountId, current.phone_number);
+    return next;
   }
 
   /**
@@ -138,7 +141,7 @@ export class PhoneNumbersService {
     if (current.status === "active") return current;
     const at = nextUpdatedAt(current.updated_at);
     const patch = { status: "active", approved_at: at, updated_at: at } as const;
-    if (!(await this.numbers.update(id, patch))) {
+    if (!(await this.write(current, { ...current, ...patch }, (trx) => this.numbers.update(id, patch, trx)))) {
       const holder = await this.numbers.findActiveHolder(current.phone_number);
       if (holder) throw new ApiError(409, "phone_number_in_use", `${current.phone_number} is active in account ${holder.account_id} (${holder.id}); reject or release it there first`);
       throw await this.inUse(current.account_id, current.phone_number);
@@ -154,8 +157,25 @@ export class PhoneNumbersService {
     const current = await this.find(id);
     if (!current) throw new ApiError(404, NOT_FOUND.code, `No phone number ${id}`);
     const patch = { status: "inactive", approved_at: null, updated_at: nextUpdatedAt(current.updated_at) } as const;
-    await this.numbers.update(id, patch);
+    await this.write(current, { ...current, ...patch }, (trx) => this.numbers.update(id, patch, trx));
     return { ...current, ...patch };
+  }
+
+  /**
+   * Writes a number's change with its events, in one transaction: `phone_number.assigned` when it
+   * becomes active or, active, gets another default agent; `phone_number.released` when an active
+   * number stops being active. False (and no event) when the write was refused as a conflict.
+   */
+  private write(before: PhoneNumberRecord | null, after: PhoneNumberRecord, change: (trx: Db) => Promise<boolean>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await change(trx))) return false;
+      const wasActive = before?.status === "active";
+      const isActive = after.status === "active";
+      const newAgent = wasActive && isActive && after.default_agent_id !== null && after.default_agent_id !== before?.default_agent_id;
+      const name = (!wasActive && isActive) || newAgent ? "phone_number.assigned" : wasActive && !isActive ? "phone_number.released" : undefined;
+      if (name) await this.deps.outbox.append([{ accountId: after.account_id, name, data: phoneNumberEventData(after) }], trx);
+      return true;
+    });
   }
 
   /** Any account's number by id: the operator's lookup. */

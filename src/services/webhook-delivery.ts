@@ -14,8 +14,8 @@ import { WEBHOOK_HEADERS, webhookSignature } from "./webhook-signature.js";
 /** The reference: a webhook is disabled after 10 consecutive failures (counted per attempt). */
 export const DISABLE_AFTER_FAILURES = 10;
 
-/** How long past the attempt's timeout a claimed delivery stays with its worker (a crashed one's come back after it). */
-const LEASE_MARGIN_MS = 30_000;
+/** How long past the attempt's timeout (which the worker enforces) a claimed delivery stays with its worker: a crashed worker's come back after it. */
+const LEASE_MARGIN_MS = 5_000;
 /**
  * Longest sleep between polls. Appends and finished attempts wake the worker; this catches
  * events written by another process (the admin CLI) and deliveries whose host was busy.

@@ -101,6 +101,8 @@ describe("a service killed with SIGKILL in the middle of retries", () => {
       PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1",
       PARLEY_WEBHOOK_VERIFY_URL: "0",
       PARLEY_WEBHOOK_RETRY_SCHEDULE: "500ms,1s,1s,1s,1s",
+      // An attempt under way at the kill comes back after the timeout and a 5 s margin.
+      PARLEY_WEBHOOK_TIMEOUT_MS: "1000",
     };
     const receiver = await startWebhookReceiver();
     let healthy = false;

@@ -19,8 +19,8 @@ export class AccountsRepository {
     await this.db.insertInto("accounts").values({ ...record, limit_overrides: toJson(record.limit_overrides) }).execute();
   }
 
-  async findById(id: string): Promise<AccountRecord | undefined> {
-    const row = await this.db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  async findById(id: string, db: Db = this.db): Promise<AccountRecord | undefined> {
+    const row = await db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
     return row && accountFromRow(row);
   }
 
@@ -39,7 +39,7 @@ export class AccountsRepository {
     return rows.map(accountFromRow);
   }
 
-  async update(id: string, patch: Partial<Pick<AccountRecord, "name" | "plan" | "limit_overrides">>, updatedAt: string): Promise<void> {
+  async update(id: string, patch: Partial<Pick<AccountRecord, "name" | "plan" | "limit_overrides" | "low_balance_threshold">>, updatedAt: string): Promise<void> {
     const { limit_overrides, ...rest } = patch;
     await this.db
       .updateTable("accounts")

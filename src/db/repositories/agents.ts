@@ -86,8 +86,8 @@ export class AgentsRepository {
     return Number(row.n);
   }
 
-  async update(id: string, patch: Partial<AgentRecord>): Promise<void> {
-    await this.db.updateTable("agents").set(toRow(patch)).where("id", "=", id).execute();
+  async update(id: string, patch: Partial<AgentRecord>, db: Db = this.db): Promise<void> {
+    await db.updateTable("agents").set(toRow(patch)).where("id", "=", id).execute();
   }
 
   async softDelete(id: string, at: string, db: Db = this.db): Promise<void> {

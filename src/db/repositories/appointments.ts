@@ -25,8 +25,8 @@ function toRecord(row: AppointmentTable): AppointmentRecord {
 export class AppointmentsRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(record: AppointmentRecord): Promise<void> {
-    await this.db.insertInto("appointments").values(record).execute();
+  async insert(record: AppointmentRecord, db: Db = this.db): Promise<void> {
+    await db.insertInto("appointments").values(record).execute();
   }
 
   /** An appointment whatever its account: callers check ownership. */
@@ -56,8 +56,8 @@ export class AppointmentsRepository {
   }
 
   /** Applies `patch` unless the appointment is cancelled; says whether it applied. */
-  async updateUnlessCancelled(id: string, patch: Partial<AppointmentRecord>): Promise<boolean> {
-    const result = await this.db.updateTable("appointments").set(patch).where("id", "=", id).where("status", "<>", "cancelled").executeTakeFirst();
+  async updateUnlessCancelled(id: string, patch: Partial<AppointmentRecord>, db: Db = this.db): Promise<boolean> {
+    const result = await db.updateTable("appointments").set(patch).where("id", "=", id).where("status", "<>", "cancelled").executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
 }

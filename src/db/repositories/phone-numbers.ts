@@ -53,9 +53,9 @@ export class PhoneNumbersRepository {
   constructor(private readonly db: Db) {}
 
   /** Inserts the number; false when it would make a second active holder, or a second live row of the account. */
-  async insert(record: PhoneNumberRecord): Promise<boolean> {
+  async insert(record: PhoneNumberRecord, db: Db = this.db): Promise<boolean> {
     try {
-      await this.db.insertInto("phone_numbers").values(toRow(record) as PhoneNumberTable).execute();
+      await db.insertInto("phone_numbers").values(toRow(record) as PhoneNumberTable).execute();
       return true;
     } catch (err) {
       if (isHeldConflict(err)) return false;
@@ -64,9 +64,9 @@ export class PhoneNumbersRepository {
   }
 
   /** Applies the patch; false when it would make a second active holder, or a second live row of the account. */
-  async update(id: string, patch: Partial<PhoneNumberRecord>): Promise<boolean> {
+  async update(id: string, patch: Partial<PhoneNumberRecord>, db: Db = this.db): Promise<boolean> {
     try {
-      await this.db.updateTable("phone_numbers").set(toRow(patch)).where("id", "=", id).execute();
+      await db.updateTable("phone_numbers").set(toRow(patch)).where("id", "=", id).execute();
       return true;
     } catch (err) {
       if (isHeldConflict(err)) return false;

@@ -5,11 +5,12 @@ import { agentRoutes } from "./agents.js";
 import { appointmentRoutes } from "./appointments.js";
 import { callRoutes } from "./calls.js";
 import { campaignRoutes } from "./campaigns.js";
+import { eventRoutes } from "./events.js";
 import { phoneNumberRoutes } from "./phone-numbers.js";
 import { voiceRoutes } from "./voices.js";
 import { webhookRoutes } from "./webhooks.js";
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
 export function allRoutes(services: Services): RouteSpec[] {
-  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...campaignRoutes(services), ...appointmentRoutes(services)];
+  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...eventRoutes(services), ...campaignRoutes(services), ...appointmentRoutes(services)];
 }

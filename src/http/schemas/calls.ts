@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { parseIsoTimestamp } from "../../core/time.js";
 import { CALL_DIRECTIONS, CALL_STATUSES } from "../../db/repositories/calls.js";
 import { callListItemSchema } from "./calls-shared.js";
-import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { e164, includeQuery, isoDate, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 
 export const MAX_CALL_DURATION_SECONDS = 3600;
 
@@ -44,15 +43,6 @@ export const createCallBody = z
   .transform(({ to, phone_number, ...rest }) => ({ ...rest, phone_number: (phone_number ?? to)! }));
 
 export type CreateCallInput = z.output<typeof createCallBody>;
-
-const isoDate = z.string().transform((value, ctx) => {
-  const iso = parseIsoTimestamp(value);
-  if (iso === null) {
-    ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date or date-time, like 2026-01-31 or 2026-01-31T09:00:00Z" });
-    return z.NEVER;
-  }
-  return iso;
-});
 
 export const listCallsQuery = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isE164 } from "../../core/e164.js";
+import { parseIsoTimestamp } from "../../core/time.js";
 
 /** Shared pieces of request and response schemas. */
 
@@ -43,6 +44,16 @@ export function includeQuery<const T extends readonly [string, ...string[]]>(all
     .optional()
     .transform((v) => v ?? new Set<T[number]>());
 }
+
+/** An ISO 8601 date or date-time query value, normalised to UTC (time filters of lists). */
+export const isoDate = z.string().transform((value, ctx) => {
+  const iso = parseIsoTimestamp(value);
+  if (iso === null) {
+    ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date or date-time, like 2026-01-31 or 2026-01-31T09:00:00Z" });
+    return z.NEVER;
+  }
+  return iso;
+});
 
 export const idParam = <const N extends string>(name: N) =>
   z.object({ [name]: z.string().min(1) } as { [K in N]: z.ZodString }).strict();

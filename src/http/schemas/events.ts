@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { EVENT_NAMES } from "../../services/event-names.js";
+import { TEST_EVENT } from "../../services/outbox.js";
+import { isoDate, listEnvelope, listQueryShape } from "./common.js";
+
+const STORED_NAMES: readonly string[] = [...EVENT_NAMES, TEST_EVENT];
+
+export const listEventsQuery = z
+  .object({
+    ...listQueryShape,
+    name: z
+      .string()
+      .refine((n) => STORED_NAMES.includes(n), { message: `must be an event name: ${STORED_NAMES.join(", ")}` })
+      .optional(),
+    /** Events stored at or after this time. */
+    from_date: isoDate.optional(),
+    /** Events stored before this time. */
+    to_date: isoDate.optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.from_date !== undefined && value.to_date !== undefined && value.from_date > value.to_date) {
+      ctx.addIssue({ code: "custom", path: ["from_date"], message: "must not be later than to_date" });
+    }
+  });
+
+export const eventSchema = z.object({
+  id: z.string(),
+  event: z.string().describe("The event's name (call.started, not its alias call.initiated)"),
+  sequence: z.number().int().describe("Increases in the order events were stored"),
+  timestamp: z.string(),
+  call_id: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const eventListSchema = listEnvelope(eventSchema);
