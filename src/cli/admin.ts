@@ -20,7 +20,7 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   account plan --account ID --plan pro|agency
   account limits --account ID [--requests-per-minute N] [--agents N] [--webhooks N]
                  [--concurrent-calls N] [--queued-calls N]       (a value of -1 clears the override)
-  account low-balance --account ID --threshold N   (credits.low below N credits; -1: the default)
+  account low-balance --account ID --threshold N   (credits.low below N; --threshold=-1: the default)
   key create --account ID --name NAME [--permissions a,b,...]    (default: *)
   key list --account ID
   key revoke --key KEY_ID
