@@ -253,7 +253,7 @@ function defaults(): Config {
       // The reference's five retries: 1 s, 5 s, 30 s, 2 min, 10 min.
       retryScheduleMs: [1_000, 5_000, 30_000, 120_000, 600_000],
       concurrency: 32,
-      hostConcurrency: 4,
+      hostConcurrency: 8,
     },
     engine: {
       enabled: true,

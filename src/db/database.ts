@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
+import { withStatementCache } from "./statement-cache.js";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
@@ -32,7 +33,7 @@ export function openDatabase(file: string): Db {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 
 export interface MigrationReport {

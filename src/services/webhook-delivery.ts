@@ -81,6 +81,8 @@ export class WebhookDeliveryWorker {
   private readonly queue: PQueue;
   private readonly byHost: KeyedSlots;
   private readonly byAccount: KeyedSlots;
+  /** Receivers with attempts under way, with the host and account those hold places of. */
+  private readonly inFlightReceivers = new Map<string, { host: string; accountId: string; count: number }>();
   private readonly running = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
@@ -88,6 +90,7 @@ export class WebhookDeliveryWorker {
   private pollAgain = false;
   private wakeQueued = false;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -166,8 +169,8 @@ export class WebhookDeliveryWorker {
       // A wake-up during any await here sets pollAgain: the loop looks once more before sleeping.
       do {
         this.pollAgain = false;
-        const blocked = await this.claimAndStart();
-        if (!this.pollAgain) await this.sleepUntilNextDue(blocked);
+        const lookedAt = await this.claimAndStart();
+        if (!this.pollAgain) await this.sleepUntilNextDue(lookedAt);
       } while (this.pollAgain && !this.stopped);
     } catch (err) {
       if (this.stopped) return;
@@ -176,14 +179,15 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  /** Starts what is due and may start now; says whether due work had to wait (slots or its host busy). */
-  private async claimAndStart(): Promise<boolean> {
-    const { concurrency, hostConcurrency } = this.deps.settings;
-    const free = concurrency - this.running.size;
-    if (this.stopped) return false;
-    if (free <= 0) return true;
+  /**
+   * Starts what is due and may start now. Returns the time it looked for due work at (what was
+   * due then and is not started waits for a place), or undefined when it had no place to fill.
+   */
+  private async claimAndStart(): Promise<number | undefined> {
+    const free = this.deps.settings.concurrency - this.running.size;
+    if (this.stopped || free <= 0) return undefined;
     const now = Date.now();
-    const due = await this.deliveries.due(now, hostConcurrency, Math.max(free * 4, 200));
+    const due = await this.deliveries.due(now, this.busyReceivers(), Math.max(free * 4, 100));
     const chosen = new Map<string, Slot[]>();
     for (const candidate of due) {
       if (chosen.size >= free) break;
@@ -192,14 +196,30 @@ export class WebhookDeliveryWorker {
     }
     const claimed = await this.deliveries.claim([...chosen.keys()], now, now + this.leaseMs, nowIso());
     for (const delivery of claimed) {
-      this.launch(delivery, chosen.get(delivery.id)!);
+      const candidate = due.find((d) => d.id === delivery.id)!;
+      this.launch(delivery, chosen.get(delivery.id)!, { host: hostOf(candidate.targetUrl), accountId: candidate.accountId });
       chosen.delete(delivery.id);
     }
     // Claimed by another worker meanwhile: their places are free again.
     for (const slots of chosen.values()) for (const slot of slots) slot.release();
     // A full window may hide more due work behind it.
     if (claimed.length > 0 && claimed.length === free) this.pollAgain = true;
-    return claimed.length + chosen.size < due.length;
+    return now;
+  }
+
+  /** Receivers with attempts under way whose host or account has no place left: nothing more of theirs can start now. */
+  private busyReceivers(): string[] {
+    const busy: string[] = [];
+    const accountCap = this.accountCap;
+    for (const [receiver, where] of this.inFlightReceivers) {
+      if (this.byHost.held(where.host) >= this.deps.settings.hostConcurrency || this.byAccount.held(where.accountId) >= accountCap) busy.push(receiver);
+    }
+    return busy;
+  }
+
+  /** Most attempts of one account under way at once: half the worker's places. */
+  private get accountCap(): number {
+    return Math.max(1, Math.floor(this.deps.settings.concurrency / 2));
   }
 
   /**
@@ -210,7 +230,7 @@ export class WebhookDeliveryWorker {
   private takeSlots(accountId: string, host: string): Slot[] | undefined {
     const hostSlot = this.byHost.take(host, this.deps.settings.hostConcurrency);
     if (!("release" in hostSlot)) return undefined;
-    const accountSlot = this.byAccount.take(accountId, Math.max(1, Math.floor(this.deps.settings.concurrency / 2)));
+    const accountSlot = this.byAccount.take(accountId, this.accountCap);
     if (!("release" in accountSlot)) {
       hostSlot.release();
       return undefined;
@@ -218,7 +238,10 @@ export class WebhookDeliveryWorker {
     return [hostSlot, accountSlot];
   }
 
-  private launch(delivery: DeliveryRecord, slots: Slot[]): void {
+  private launch(delivery: DeliveryRecord, slots: Slot[], where: { host: string; accountId: string }): void {
+    const tracked = this.inFlightReceivers.get(delivery.receiver) ?? { ...where, count: 0 };
+    tracked.count += 1;
+    this.inFlightReceivers.set(delivery.receiver, tracked);
     const run = this.queue
       .add(() => this.attempt(delivery, "scheduled"))
       .then(
@@ -227,6 +250,7 @@ export class WebhookDeliveryWorker {
       )
       .finally(() => {
         for (const slot of slots) slot.release();
+        if (--tracked.count === 0) this.inFlightReceivers.delete(delivery.receiver);
         this.running.delete(run);
         this.wake();
       });
@@ -234,21 +258,34 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Sleeps until the next delivery falls due. One due already (it fell due since the claim)
-   * is looked at again at once, unless due work is waiting for a slot or its host: then a
-   * finishing attempt wakes the worker.
+   * Sleeps until the next delivery falls due. One that fell due after the last look is looked
+   * at again at once; one that was due then but not started waits for a place, and a finishing
+   * attempt wakes the worker for it.
    */
-  private async sleepUntilNextDue(blocked: boolean): Promise<void> {
+  private async sleepUntilNextDue(lookedAt: number | undefined): Promise<void> {
     if (this.stopped) return;
+    // While attempts are under way, each wakes the worker as it ends and sets the timer for its retry.
+    if (this.running.size > 0) return;
     const next = await this.deliveries.nextDueAt();
-    const delay = next === undefined ? MAX_IDLE_MS : next - Date.now();
-    if (delay <= 0 && !blocked) this.pollAgain = true;
-    else this.schedule(delay <= 0 ? MAX_IDLE_MS : Math.min(delay, MAX_IDLE_MS));
+    const waitingForPlace = next !== undefined && (lookedAt === undefined || next <= lookedAt);
+    const delay = next === undefined || waitingForPlace ? MAX_IDLE_MS : next - Date.now();
+    if (delay <= 0) this.pollAgain = true;
+    else this.schedule(Math.min(delay, MAX_IDLE_MS));
+  }
+
+  /** Polls at `at` (ms since the epoch) unless a poll is set for sooner. */
+  private scheduleAt(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    this.schedule(Math.max(0, Math.min(at - Date.now(), MAX_IDLE_MS)));
   }
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.poll(), delayMs);
+    this.timerAt = Date.now() + delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.poll();
+    }, delayMs);
     this.timer.unref();
   }
 
@@ -295,6 +332,7 @@ export class WebhookDeliveryWorker {
       );
       if (kept && mode === "scheduled" && webhook) await this.moveWebhookStatus(webhook, outcome, trx);
     });
+    if (patch.status === "pending" && patch.next_attempt_at) this.scheduleAt(patch.next_attempt_at);
     return { delivery: { ...delivery, ...patch }, outcome };
   }
 
@@ -313,7 +351,11 @@ export class WebhookDeliveryWorker {
 
   private async moveWebhookStatus(webhook: WebhookRecord, outcome: AttemptOutcome, trx: Db): Promise<void> {
     const at = nowIso();
-    if (isSuccess(outcome)) return this.webhooks.recordSuccess(webhook.id, at, trx);
+    if (isSuccess(outcome)) {
+      // The common case, an active webhook with no failures counted, has nothing to change.
+      if (webhook.status !== "active" || webhook.consecutive_failures > 0) await this.webhooks.recordSuccess(webhook.id, at, trx);
+      return;
+    }
     const status = await this.webhooks.recordFailure(webhook.id, outcome.statusCode === 410, DISABLE_AFTER_FAILURES, at, trx);
     if (status === "inactive") {
       await this.deliveries.skipPending(webhook.id, at, trx);

@@ -139,7 +139,7 @@ describe("loadConfig", () => {
 
   it("reads the webhook delivery settings: the reference's retry schedule by default, durations with units, or none", () => {
     const cwd = tmp();
-    expect(loadConfig({ env: {}, cwd }).webhooks).toMatchObject({ timeoutMs: 5000, retryScheduleMs: [1000, 5000, 30000, 120000, 600000], concurrency: 32, hostConcurrency: 4 });
+    expect(loadConfig({ env: {}, cwd }).webhooks).toMatchObject({ timeoutMs: 5000, retryScheduleMs: [1000, 5000, 30000, 120000, 600000], concurrency: 32, hostConcurrency: 8 });
     expect(loadConfig({ env: { PARLEY_WEBHOOK_RETRY_SCHEDULE: "250ms, 2s,1m,1h" }, cwd }).webhooks.retryScheduleMs).toEqual([250, 2000, 60000, 3600000]);
     expect(loadConfig({ env: { PARLEY_WEBHOOK_RETRY_SCHEDULE: "none" }, cwd }).webhooks.retryScheduleMs).toEqual([]);
     const file = path.join(cwd, "parley.config.json");

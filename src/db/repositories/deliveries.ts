@@ -57,22 +57,20 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Deliveries due at `now` (pending ones, and sending ones whose worker's lease ran out),
-   * oldest due first, at most `perReceiver` of each receiver: a receiver with a long backlog
-   * cannot fill the whole window.
+   * Deliveries due at `now`, oldest due first: sending ones whose worker's claim ran out, then
+   * pending ones, leaving out the receivers in `busy` (the worker cannot start more for them
+   * now, so their backlog must not fill the window). Both walk an index in due order.
    */
-  async due(now: number, perReceiver: number, limit: number): Promise<DueDelivery[]> {
-    const result = await sql<{ id: string; account_id: string; receiver: string; target_url: string | null }>`
-      SELECT id, account_id, receiver, target_url FROM (
-        SELECT d.id, d.account_id, d.receiver, COALESCE(d.url, w.url) AS target_url, d.next_attempt_at,
-               ROW_NUMBER() OVER (PARTITION BY d.receiver ORDER BY d.next_attempt_at, d.id) AS rank
-        FROM deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-        WHERE (d.status = 'pending' AND d.next_attempt_at <= ${now})
-           OR (d.status = 'sending' AND d.lease_until <= ${now})
-      ) WHERE rank <= ${perReceiver}
-      ORDER BY next_attempt_at, id
-      LIMIT ${limit}`.execute(this.db);
-    return result.rows.map((r) => ({ id: r.id, accountId: r.account_id, receiver: r.receiver, targetUrl: r.target_url }));
+  async due(now: number, busy: readonly string[], limit: number): Promise<DueDelivery[]> {
+    const select = this.db
+      .selectFrom("deliveries as d")
+      .leftJoin("webhooks as w", "w.id", "d.webhook_id")
+      .select(["d.id", "d.account_id", "d.receiver", (eb) => eb.fn.coalesce("d.url", "w.url").as("target_url")]);
+    const unclaimed = await select.where("d.status", "=", "sending").where("d.lease_until", "<=", now).orderBy("d.lease_until").limit(limit).execute();
+    let pending = select.where("d.status", "=", "pending").where("d.next_attempt_at", "<=", now);
+    if (busy.length > 0) pending = pending.where("d.receiver", "not in", busy);
+    const rows = [...unclaimed, ...(await pending.orderBy("d.next_attempt_at").limit(limit).execute())].slice(0, limit);
+    return rows.map((r) => ({ id: r.id, accountId: r.account_id, receiver: r.receiver, targetUrl: r.target_url }));
   }
 
   /**
@@ -111,13 +109,14 @@ export class DeliveriesRepository {
     return row && toRecord(row);
   }
 
-  /** When the next delivery falls due (a retry, or a lease running out); undefined: none waits. */
+  /** When the next delivery falls due (a retry, or a claim running out); undefined: none waits. */
   async nextDueAt(): Promise<number | undefined> {
-    const row = await sql<{ at: number | null }>`
-      SELECT MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
-      FROM deliveries WHERE status IN ('pending', 'sending')`.execute(this.db);
-    const at = row.rows[0]?.at;
-    return at === null || at === undefined ? undefined : Number(at);
+    const [pending, sending] = await Promise.all([
+      this.db.selectFrom("deliveries").select((eb) => eb.fn.min("next_attempt_at").as("at")).where("status", "=", "pending").executeTakeFirst(),
+      this.db.selectFrom("deliveries").select((eb) => eb.fn.min("lease_until").as("at")).where("status", "=", "sending").executeTakeFirst(),
+    ]);
+    const times = [pending?.at, sending?.at].filter((t): t is number => t !== null && t !== undefined).map(Number);
+    return times.length > 0 ? Math.min(...times) : undefined;
   }
 
   /**
