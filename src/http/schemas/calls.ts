@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CALL_DIRECTIONS, CALL_STATUSES } from "../../db/repositories/calls.js";
 import { callListItemSchema } from "./calls-shared.js";
-import { e164, includeQuery, isoDate, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { checkDateRange, dateRangeShape, e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 
 export const MAX_CALL_DURATION_SECONDS = 3600;
 
@@ -51,17 +51,10 @@ export const listCallsQuery = z
     agent_id: z.string().min(1, { message: "must not be empty" }).optional(),
     phone_number: e164("phone_number").optional(),
     direction: z.enum(CALL_DIRECTIONS, { error: `must be one of ${CALL_DIRECTIONS.join(", ")}` }).optional(),
-    /** Calls created at or after this time. */
-    from_date: isoDate.optional(),
-    /** Calls created before this time. */
-    to_date: isoDate.optional(),
+    ...dateRangeShape,
   })
   .strict()
-  .superRefine((value, ctx) => {
-    if (value.from_date !== undefined && value.to_date !== undefined && value.from_date > value.to_date) {
-      ctx.addIssue({ code: "custom", path: ["from_date"], message: "must not be later than to_date" });
-    }
-  });
+  .superRefine(checkDateRange);
 
 export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis"] as const) }).strict();
 

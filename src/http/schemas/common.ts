@@ -46,7 +46,7 @@ export function includeQuery<const T extends readonly [string, ...string[]]>(all
 }
 
 /** An ISO 8601 date or date-time query value, normalised to UTC (time filters of lists). */
-export const isoDate = z.string().transform((value, ctx) => {
+const isoDate = z.string().transform((value, ctx) => {
   const iso = parseIsoTimestamp(value);
   if (iso === null) {
     ctx.addIssue({ code: "custom", message: "must be an ISO 8601 date or date-time, like 2026-01-31 or 2026-01-31T09:00:00Z" });
@@ -54,6 +54,19 @@ export const isoDate = z.string().transform((value, ctx) => {
   }
   return iso;
 });
+
+/** A list's time filter: `from_date` (inclusive) and `to_date` (exclusive) on `created_at`. */
+export const dateRangeShape = {
+  from_date: isoDate.optional(),
+  to_date: isoDate.optional(),
+};
+
+/** Refuses a time filter whose start is after its end. */
+export function checkDateRange(value: { from_date?: string | undefined; to_date?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (value.from_date !== undefined && value.to_date !== undefined && value.from_date > value.to_date) {
+    ctx.addIssue({ code: "custom", path: ["from_date"], message: "must not be later than to_date" });
+  }
+}
 
 export const idParam = <const N extends string>(name: N) =>
   z.object({ [name]: z.string().min(1) } as { [K in N]: z.ZodString }).strict();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EVENT_NAMES } from "../../services/event-names.js";
 import { TEST_EVENT } from "../../services/outbox.js";
-import { isoDate, listEnvelope, listQueryShape } from "./common.js";
+import { checkDateRange, dateRangeShape, listEnvelope, listQueryShape } from "./common.js";
 
 const STORED_NAMES: readonly string[] = [...EVENT_NAMES, TEST_EVENT];
 
@@ -12,17 +12,10 @@ export const listEventsQuery = z
       .string()
       .refine((n) => STORED_NAMES.includes(n), { message: `must be an event name: ${STORED_NAMES.join(", ")}` })
       .optional(),
-    /** Events stored at or after this time. */
-    from_date: isoDate.optional(),
-    /** Events stored before this time. */
-    to_date: isoDate.optional(),
+    ...dateRangeShape,
   })
   .strict()
-  .superRefine((value, ctx) => {
-    if (value.from_date !== undefined && value.to_date !== undefined && value.from_date > value.to_date) {
-      ctx.addIssue({ code: "custom", path: ["from_date"], message: "must not be later than to_date" });
-    }
-  });
+  .superRefine(checkDateRange);
 
 export const eventSchema = z.object({
   id: z.string(),
