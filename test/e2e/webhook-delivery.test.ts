@@ -142,12 +142,16 @@ describe("a service killed with SIGKILL in the middle of retries", () => {
       const settled = Date.now() + 10_000;
       while (waiting().some((d) => d.status !== "delivered") && Date.now() < settled) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(waiting().map((d) => d.status)).toEqual(["delivered", "delivered", "delivered", "delivered"]);
-      // The log goes on from the attempts made before the kill.
-      const attempts = db.prepare("SELECT delivery_id, number, status_code FROM delivery_attempts ORDER BY delivery_id, number").all() as Array<{ delivery_id: string; number: number; status_code: number }>;
+      // The log goes on from the attempts made before the kill. An attempt in flight at the kill
+      // was counted when it was claimed but never logged, so a number may be missing: the gap
+      // records the lost attempt. Numbers never repeat or go backwards.
+      const attempts = db.prepare("SELECT delivery_id, number, status_code FROM delivery_attempts ORDER BY rowid").all() as Array<{ delivery_id: string; number: number; status_code: number }>;
       for (const d of before) {
-        const own = attempts.filter((a) => a.delivery_id === d.id);
-        expect(own.map((a) => a.number)).toEqual(own.map((_a, i) => i + 1));
-        expect(own.at(-1)!.status_code).toBe(200);
+        const numbers = attempts.filter((a) => a.delivery_id === d.id).map((a) => a.number);
+        expect(numbers.length).toBeGreaterThanOrEqual(1);
+        expect(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!)).toBe(true);
+        expect(numbers.at(-1)).toBeLessThanOrEqual(d.attempt_count + 1);
+        expect(attempts.filter((a) => a.delivery_id === d.id).at(-1)!.status_code).toBe(200);
       }
       expect(await server.stop("SIGTERM")).toBe(0);
     } finally {
