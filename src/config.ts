@@ -60,6 +60,12 @@ export interface Config {
     /** Delivery attempts in flight at once to one receiver host (one slow receiver holds no more). */
     hostConcurrency: number;
   };
+  campaigns: {
+    /** How often the runner looks for due work when nothing woke it (retries falling due, calling hours opening). */
+    pollMs: number;
+    /** The length of a minute in `retry_delay_minutes` (tests and demos shorten it; 60000 in service). */
+    minuteMs: number;
+  };
   engine: {
     /** Load the media engine (VAD, recognizers, TTS) and serve the media endpoints. */
     enabled: boolean;
@@ -177,6 +183,8 @@ const SETTINGS: Setting[] = [
   { key: "webhooks.allowNetworks", env: "PARLEY_WEBHOOK_ALLOW_NETWORKS", kind: "string" },
   { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
   { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
+  { key: "campaigns.pollMs", env: "PARLEY_CAMPAIGN_POLL_MS", kind: "int", min: 10, max: 60_000 },
+  { key: "campaigns.minuteMs", env: "PARLEY_CAMPAIGN_MINUTE_MS", kind: "int", min: 1, max: 60_000 },
   { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
   { key: "webhooks.hostConcurrency", env: "PARLEY_WEBHOOK_HOST_CONCURRENCY", kind: "int", min: 1, max: 1000 },
   { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
@@ -255,6 +263,7 @@ function defaults(): Config {
       concurrency: 32,
       hostConcurrency: 8,
     },
+    campaigns: { pollMs: 1_000, minuteMs: 60_000 },
     engine: {
       enabled: true,
       vad: "silero",

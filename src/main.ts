@@ -45,7 +45,7 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 }
 
 /** Composition root: config -> db -> services -> http. */
-export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel), options: Pick<ServiceOptions, "hostResolver"> = {}): Promise<Parley> {
+export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel), options: Pick<ServiceOptions, "hostResolver" | "clock"> = {}): Promise<Parley> {
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
@@ -64,6 +64,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     media = { engine, gateway, sip, dispatcher };
     services.calls.attachLiveControl(media.gateway);
     await dispatcher.kickAll();
+    // Campaigns are dialled only where calls can be placed: without the engine they stay scheduled.
+    services.campaignRunner.start();
   }
   // Deliveries left pending or mid-retry by the previous process resume on their schedule.
   services.webhookDelivery.start();
@@ -83,6 +85,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         clearInterval(sweeper);
         // No new calls; live ones may finish, then the rest are hung up, stored and billed while
         // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
+        await services.campaignRunner.stop();
         media?.dispatcher.stop();
         media?.sip?.stopAccepting();
         await media?.gateway.drain(options.graceMs ?? 0);

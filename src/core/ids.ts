@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   request: "req_",
   delivery: "dlv_",
   event: "evt_",
+  doNotCall: "dnc_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

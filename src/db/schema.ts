@@ -82,6 +82,8 @@ export interface CallTable {
   account_id: string;
   agent_id: string;
   campaign_id: string | null;
+  /** The campaign contact this call is an attempt for. */
+  contact_id: string | null;
   direction: string;
   status: string;
   /** Null on web calls, which have no phone numbers. */
@@ -127,6 +129,19 @@ export interface CampaignTable {
   retry_no_answer: number;
   schedule: string | null;
   contact_count: number;
+  /** The number calls are placed from; null: the account's oldest active number when each call is made. */
+  from_number: string | null;
+  /** Calls per contact at most when busy / no answer are retried. */
+  max_attempts: number;
+  retry_delay_minutes: number;
+  /** JSON {start, end, days}; null: DEFAULT_CALLING_HOURS. */
+  calling_hours: string | null;
+  /** The zone of contacts whose own zone is not known (IANA name). */
+  timezone: string | null;
+  /** Why a paused campaign is paused (`requested`, `insufficient_credits`, `agent_inactive`, ...). */
+  paused_reason: string | null;
+  started_at: string | null;
+  finished_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -140,7 +155,29 @@ export interface CampaignContactTable {
   status: string;
   call_id: string | null;
   attempts: number;
+  /** The contact's own IANA zone, as given. */
+  timezone: string | null;
+  /** The zone key its calling hours are read in (an IANA name or `country:XX`); null until resolved. */
+  zone: string | null;
+  /** When a retry may be made (ms since the epoch); null: now. */
+  next_attempt_at: number | null;
+  /** Attempts that ended `failed`. */
+  failures: number;
+  /** Why the contact ended as it did (e.g. `do_not_call` for a skipped contact). */
+  reason: string | null;
   updated_at: string;
+}
+
+/** An account's do-not-call list: numbers that no campaign or API call dials. */
+export interface DoNotCallTable {
+  id: string;
+  account_id: string;
+  phone_number: string;
+  /** `api` or `callee_request`. */
+  source: string;
+  /** The call on which the callee asked, for `callee_request`. */
+  call_id: string | null;
+  created_at: string;
 }
 
 export interface AppointmentTable {
@@ -254,4 +291,5 @@ export interface Database {
   events: EventTable;
   deliveries: DeliveryTable;
   delivery_attempts: DeliveryAttemptTable;
+  do_not_call: DoNotCallTable;
 }

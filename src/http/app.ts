@@ -47,6 +47,12 @@ function handle(spec: RouteSpec): RequestHandler {
       throw new ApiError(400, "invalid_request", "This operation takes no request body", { fields: [{ field: "(body)", message: "unexpected body" }] });
     }
     const result = await spec.handler({ auth: req.auth!, params, query, body, req, res } as Parameters<RouteSpec["handler"]>[0]);
+    if (spec.produces) {
+      res.status(spec.status).type(`${spec.produces}; charset=utf-8`);
+      if (spec.fileName) res.setHeader("Content-Disposition", `attachment; filename="${spec.fileName(params as Record<string, string>)}"`);
+      res.send(result as string);
+      return;
+    }
     res.status(spec.status).json(result);
   };
 }

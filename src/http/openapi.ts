@@ -57,7 +57,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
   for (const spec of routes) {
     const path = spec.path.replace(/:([a-z_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {
-      [String(spec.status)]: { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } },
+      [String(spec.status)]: { description: "Success", content: { [spec.produces ?? "application/json"]: { schema: jsonSchema(spec.response, "output") } } },
     };
     const byStatus = new Map<number, string[]>();
     for (const code of ["invalid_api_key", "rate_limit_exceeded", ...(spec.permission ? ["forbidden"] : []), ...spec.errors]) {

@@ -47,6 +47,10 @@ export interface RouteSpec<
    * `Idempotency-Key` replays, which would keep it in plain text for a day. The header is ignored.
    */
   secretInResponse?: true;
+  /** The response is this media type, not JSON: the handler returns its text (`response` is then a string schema). */
+  produces?: "text/csv";
+  /** The file name a client saving a `produces` response should use. */
+  fileName?: (params: Record<string, string>) => string;
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
 }
 

@@ -46,19 +46,33 @@ export interface CallEndDetails {
   failureReason?: string;
 }
 
+/** Told of a call's status change inside its transaction (see CallEvents.follow). */
+export type CallFollower = (call: CallRecord, from: CallStatus | null, trx: Db, details: CallEndDetails) => Promise<void>;
+
 /**
  * Stores call events in the outbox, inside the transaction that changes the call, so an
  * event exists exactly when its change does. A call created with `webhook_url` has its
  * events delivered there instead of to the account's webhooks.
  */
 export class CallEvents {
+  private readonly followers: CallFollower[] = [];
+
   constructor(
     private readonly outbox: Outbox,
     private readonly recordingLinks: RecordingLinks,
   ) {}
 
+  /**
+   * Runs `follower` on every status change of every call, inside the change's transaction:
+   * what depends on a call's status (a campaign contact's) then changes with it or not at all.
+   */
+  follow(follower: CallFollower): void {
+    this.followers.push(follower);
+  }
+
   /** Records the events of `call` (as stored after the change) entering its status from `from`. */
   async entered(call: CallRecord, from: CallStatus | null, trx: Db, details: CallEndDetails = {}): Promise<void> {
+    for (const follower of this.followers) await follower(call, from, trx, details);
     await this.outbox.append(
       callEventNames(from, call).map((name) => ({
         accountId: call.account_id,

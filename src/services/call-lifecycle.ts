@@ -1,10 +1,12 @@
+import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { CallsRepository, LIVE_CALL_STATUSES, type CallRecord } from "../db/repositories/calls.js";
 import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
-import type { CallEvents } from "./call-events.js";
+import type { CallEndDetails, CallEvents } from "./call-events.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { DestinationPolicy } from "./destination-policy.js";
+import type { DoNotCallService } from "./do-not-call.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 
@@ -24,7 +26,7 @@ export class CallLifecycle {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations; destinations: DestinationPolicy },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations; destinations: DestinationPolicy; doNotCall: DoNotCallService },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -54,6 +56,8 @@ export class CallLifecycle {
           .select("id")
           .where("account_id", "=", accountId)
           .where("status", "=", "queued")
+          // Calls made one by one go before campaign calls (the fairness rule, see CampaignRunner).
+          .orderBy(sql`campaign_id IS NOT NULL`)
           .orderBy("created_at")
           .orderBy("id")
           .executeTakeFirst();
@@ -84,12 +88,14 @@ export class CallLifecycle {
    * Why a queued call may not be dialled now, or null (then its first minute's credit is
    * reserved): its `from_number` is no longer an active number of the account
    * (`invalid_from_number`: released or revoked since), its destination is no longer allowed
-   * (`invalid_phone_number`: the number that allowed its country is gone), or the balance less
+   * (`invalid_phone_number`: the number that allowed its country is gone), it was put on the
+   * do-not-call list (`do_not_call`), or the balance less
    * what the account's calls under way hold no longer covers a minute (`insufficient_credits`).
    */
   private async refusalAtDial(account: AccountRecord, call: CallRecord, trx: Db): Promise<string | null> {
     if (call.from_number && !(await new PhoneNumbersRepository(trx).findActive(account.id, call.from_number))) return "invalid_from_number";
     if (call.phone_number && !(await this.deps.destinations.permits(account.id, call.phone_number, trx))) return "invalid_phone_number";
+    if (call.phone_number && (await this.deps.doNotCall.isListed(account.id, call.phone_number, trx))) return "do_not_call";
     if (!this.deps.reservations.tryReserveMinute(account, call.id)) return "insufficient_credits";
     return null;
   }
@@ -102,25 +108,30 @@ export class CallLifecycle {
     });
   }
 
-  /** `ringing` -> busy / no_answer / failed, ended now, nothing billed. */
-  async unanswered(callId: string, outcome: UnansweredOutcome): Promise<boolean> {
+  /** `ringing` -> busy / no_answer / failed, ended now, nothing billed; `failureReason` goes into its event. */
+  async unanswered(callId: string, outcome: UnansweredOutcome, failureReason?: string): Promise<boolean> {
     try {
-      return await this.move(callId, "ringing", () => {
-        const at = nowIso();
-        return { status: outcome, ended_at: at, updated_at: at };
-      });
+      return await this.move(
+        callId,
+        "ringing",
+        () => {
+          const at = nowIso();
+          return { status: outcome, ended_at: at, updated_at: at };
+        },
+        failureReason === undefined ? {} : { failureReason },
+      );
     } finally {
       this.deps.reservations.release(callId);
     }
   }
 
-  private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>): Promise<boolean> {
+  private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>, details: CallEndDetails = {}): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (call?.status !== from) return false;
       const change = patch();
       await this.calls.update(callId, change, trx);
-      await this.deps.events.entered({ ...call, ...change }, from, trx);
+      await this.deps.events.entered({ ...call, ...change }, from, trx, details);
       return true;
     });
   }

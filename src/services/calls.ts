@@ -19,6 +19,7 @@ import { findOwned } from "./ownership.js";
 import { requireCallCredit } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { WebhookTargets } from "./webhook-targets.js";
+import type { DoNotCallService } from "./do-not-call.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
@@ -57,6 +58,7 @@ export class CallsService {
       liveCalls: LiveCallsService;
       reservations: CreditReservations;
       targets: WebhookTargets;
+      doNotCall: DoNotCallService;
     },
   ) {
     this.calls = new CallsRepository(db);
@@ -67,7 +69,7 @@ export class CallsService {
   /**
    * Checks, in this order after validation: the agent (another account's agent is "not
    * found" too, as DESIGN decides for call creation), that it is active, the from number,
-   * credits, then the queued-call limit.
+   * the destination, the do-not-call list, credits, then the queued-call limit.
    */
   async create(account: AccountRecord, input: CreateCallInput): Promise<CallRecord> {
     // The URL rules depend on configuration, so they are checked here, before the other checks, as validation.
@@ -79,6 +81,7 @@ export class CallsService {
     }
     const fromNumber = await this.fromNumber(account.id, input.from_number);
     await this.deps.destinations.check(account.id, input.phone_number, "phone_number");
+    await this.deps.doNotCall.check(account.id, input.phone_number, "phone_number");
     requireCallCredit(account, this.config.credits);
     const at = nowIso();
     const call: CallRecord = {
@@ -86,6 +89,7 @@ export class CallsService {
       account_id: account.id,
       agent_id: agent.id,
       campaign_id: null,
+      contact_id: null,
       direction: "outbound",
       status: "queued",
       phone_number: input.phone_number,
@@ -110,8 +114,13 @@ export class CallsService {
         }),
     };
     await insertWithinLimit(this.db, queuedLimit, (trx) => this.calls.insert(call, trx));
-    for (const listener of this.queuedListeners) listener(account.id);
+    this.announceQueued(account.id);
     return call;
+  }
+
+  /** Tells the dispatcher the account has a call queued (campaign calls are queued by the CampaignRunner). */
+  announceQueued(accountId: string): void {
+    for (const listener of this.queuedListeners) listener(accountId);
   }
 
   /** Called with the account whenever a call is queued (the dispatcher places it when a slot is free). */

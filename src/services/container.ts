@@ -11,6 +11,10 @@ import { AppointmentsService } from "./appointments.js";
 import { CallEvents } from "./call-events.js";
 import { CallLifecycle } from "./call-lifecycle.js";
 import { CallsService } from "./calls.js";
+import { CampaignCallOutcomes } from "./campaign-call-outcomes.js";
+import { CampaignEvents } from "./campaign-events.js";
+import { CampaignRunner } from "./campaign-runner.js";
+import { DoNotCallService } from "./do-not-call.js";
 import { CampaignsService } from "./campaigns.js";
 import { CreditReservations } from "./credit-reservations.js";
 import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
@@ -48,6 +52,11 @@ export interface Services {
   webhookDeliveries: WebhookDeliveriesService;
   eventLog: EventLog;
   campaigns: CampaignsService;
+  /** Dials running campaigns (started by the composition root). */
+  campaignRunner: CampaignRunner;
+  doNotCall: DoNotCallService;
+  /** Every call status change goes through it (and its followers), in the change's transaction. */
+  callEvents: CallEvents;
   appointments: AppointmentsService;
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
@@ -65,12 +74,15 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Resolves webhook receivers' host names; the system's resolver by default. */
   hostResolver?: HostResolver;
+  /** The campaign runner's clock (ms since the epoch): tests move it through calling hours. */
+  clock?: () => number;
 }
 
 export function createServices(db: Db, config: Config, options: ServiceOptions = {}): Services {
   const logger = options.logger ?? pino({ level: "silent" });
   const dataSecret = loadCursorSecret(config.dataDir);
   const cursors = new CursorCodec(dataSecret);
+  const doNotCall = new DoNotCallService(db, { cursors });
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
   const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
   const outbox = new Outbox(db);
@@ -90,13 +102,48 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   });
   const webhookDeliveries = new WebhookDeliveriesService(db, { webhooks, outbox, worker: webhookDelivery, cursors });
   const eventLog = new EventLog(db, { cursors });
-  const campaigns = new CampaignsService(db, { accounts, cursors });
+  const campaignEvents = new CampaignEvents(outbox);
+  const campaigns = new CampaignsService(db, { accounts, cursors, events: campaignEvents });
   const appointments = new AppointmentsService(db, { cursors, outbox });
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
-  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations });
+  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
-  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets });
-  return { config, db, cursors, recordingLinks, voices, accounts, apiKeys, agents, phoneNumbers, calls, liveCalls, callLifecycle, destinations, outbox, reservations, webhooks, webhookDelivery, webhookDeliveries, eventLog, campaigns, appointments };
+  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
+  const clock = options.clock ?? Date.now;
+  const campaignRunner = new CampaignRunner(
+    db,
+    { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
+    { accounts, reservations, doNotCall, events: campaignEvents, queued: (accountId) => calls.announceQueued(accountId), logger },
+  );
+  const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onRetry: () => campaignRunner.wake() });
+  events.follow(outcomes.follow);
+  campaigns.onChanged(() => campaignRunner.wake());
+  return {
+    config,
+    db,
+    cursors,
+    recordingLinks,
+    voices,
+    accounts,
+    apiKeys,
+    agents,
+    phoneNumbers,
+    calls,
+    liveCalls,
+    callLifecycle,
+    destinations,
+    outbox,
+    reservations,
+    webhooks,
+    webhookDelivery,
+    webhookDeliveries,
+    eventLog,
+    campaigns,
+    campaignRunner,
+    doNotCall,
+    callEvents: events,
+    appointments,
+  };
 }

@@ -35,10 +35,13 @@ export const GUIDE_EVENTS = [
   "credits.low",
 ] as const;
 
-export type EventName = (typeof SUBSCRIPTION_EVENTS)[number] | (typeof GUIDE_EVENTS)[number];
+/** Parley's own events, which the reference does not list: a campaign's progress. */
+export const PARLEY_EVENTS = ["campaign.started", "campaign.paused", "campaign.completed", "campaign.cancelled"] as const;
 
-/** Every name a webhook can subscribe to: the union of both lists, subscription list first. */
-export const EVENT_NAMES: readonly EventName[] = [...new Set<EventName>([...SUBSCRIPTION_EVENTS, ...GUIDE_EVENTS])];
+export type EventName = (typeof SUBSCRIPTION_EVENTS)[number] | (typeof GUIDE_EVENTS)[number] | (typeof PARLEY_EVENTS)[number];
+
+/** Every name a webhook can subscribe to: the union of the reference's lists and Parley's own, subscription list first. */
+export const EVENT_NAMES: readonly EventName[] = [...new Set<EventName>([...SUBSCRIPTION_EVENTS, ...GUIDE_EVENTS, ...PARLEY_EVENTS])];
 
 /** Subscribes to every event (delivered under the subscription list's names). */
 export const ALL_EVENTS = "*";

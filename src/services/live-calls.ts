@@ -32,6 +32,9 @@ export interface LiveCallEnd extends CallEndDetails {
   recordingPath: string | null;
 }
 
+/** The failure reason of a call the previous process left live. */
+export const INTERRUPTED = "interrupted";
+
 /**
  * Calls that are connected as they start (web and inbound media streams): the row goes
  * straight to `in_progress`; at the end the call is closed and charged in one transaction,
@@ -68,6 +71,7 @@ export class LiveCallsService {
       account_id: account.id,
       agent_id: agent.id,
       campaign_id: null,
+      contact_id: null,
       direction: input.direction,
       status: "in_progress",
       phone_number: input.phoneNumber,
@@ -128,18 +132,21 @@ export class LiveCallsService {
    * At start-up: calls a previous process left `in_progress` (it crashed or was killed) are
    * closed `failed`, their duration counted from the answer to their last heartbeat, and
    * billed for that, once (closing needs `in_progress`, so a second pass finds nothing).
-   * Calls left `ringing` never connected: `failed`, not billed. Returns how many were closed.
+   * Calls left `ringing` never connected: `failed`, not billed. Both carry the reason
+   * `interrupted` (a campaign does not dial such a contact again: it may have been reached).
+   * Returns how many were closed.
    */
   async recoverInterrupted(): Promise<number> {
     let closed = 0;
     for (const call of await this.calls.allInStatus(["in_progress", "ringing"])) {
       if (call.status === "ringing") {
-        if (await this.deps.lifecycle.unanswered(call.id, "failed")) closed++;
+        if (await this.deps.lifecycle.unanswered(call.id, "failed", INTERRUPTED)) closed++;
         continue;
       }
       const lastAlive = call.updated_at;
       const durationMs = call.answered_at ? Math.max(0, Date.parse(lastAlive) - Date.parse(call.answered_at)) : 0;
-      if (await this.close(call.id, { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path }, lastAlive)) closed++;
+      const end = { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path, failureReason: INTERRUPTED } as const;
+      if (await this.close(call.id, end, lastAlive)) closed++;
     }
     return closed;
   }
@@ -160,7 +167,7 @@ export class LiveCallsService {
         billed_credits: credits,
       };
       await this.calls.update(callId, patch, trx);
-      await this.deps.events.entered({ ...call, ...patch }, "in_progress", trx, { transferNumber: end.transferNumber });
+      await this.deps.events.entered({ ...call, ...patch }, "in_progress", trx, { transferNumber: end.transferNumber, failureReason: end.failureReason });
       if (credits > 0) {
         await this.deps.accounts.recordLedger(
           { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },

@@ -390,7 +390,10 @@ export class MediaGateway implements LiveCallControl {
   }
 
   private async onEvent(call: CallRecord, setup: CallSetup, event: CallEvent): Promise<void> {
-    if (event.type !== "tool_call" || event.name !== "book_appointment") return;
+    if (event.type !== "tool_call") return;
+    // The callee asked not to be called again: the agent confirms and hangs up; the number is listed now.
+    if (event.name === "do_not_call") return this.services.doNotCall.calleeAsked(call);
+    if (event.name !== "book_appointment") return;
     const a = event.arguments;
     await this.services.appointments.create({
       account_id: call.account_id,

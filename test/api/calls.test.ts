@@ -225,7 +225,7 @@ describe("POST /v1/calls", () => {
 describe("POST /v1/calls without loopback http allowed", () => {
   it("refuses http:// webhook URLs, and any into the service's own networks", async () => {
     // Names resolve to a public address here (nothing connects to it: call creation does not probe).
-    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0" }, undefined, async () => [{ address: "93.184.216.34", family: 4 }]);
+    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0" }, undefined, { hostResolver: async () => [{ address: "93.184.216.34", family: 4 }] });
     try {
       const account = await strict.account();
       const agent = await strict.request("POST", "/v1/agents", { key: account.key, body: agentBody });

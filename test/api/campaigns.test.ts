@@ -8,7 +8,14 @@ let agentId: string;
 const agentBody = { name: "Caller", system_prompt: "You call customers to confirm appointments.", voice_id: "flite-slt" };
 const phone = (i: number) => `+1415555${String(i).padStart(4, "0")}`;
 const contacts = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ phone: phone(from + i) }));
-const CAMPAIGN_FIELDS = ["agent_id", "contacts", "created_at", "id", "name", "settings", "status", "updated_at"];
+const CAMPAIGN_FIELDS = [
+  "agent_id", "attempts", "contacts", "created_at", "estimated_finish_at", "finished_at", "id", "name", "paused_reason", "settings", "started_at", "status", "updated_at",
+];
+/** Contact counts: every status, zero unless given. */
+const counts = (given: Record<string, number>) => ({
+  pending: 0, calling: 0, completed: 0, no_answer: 0, busy: 0, failed: 0, skipped: 0, cancelled: 0, do_not_call: 0, ...given,
+});
+const DEFAULT_HOURS = { start: "08:00", end: "21:00", days: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] };
 
 async function newAgent(key: string): Promise<string> {
   const res = await app.request("POST", "/v1/agents", { key, body: agentBody });
@@ -43,8 +50,13 @@ describe("POST /v1/campaigns", () => {
       name: "Spring reminders",
       agent_id: agentId,
       status: "scheduled",
-      settings: { max_concurrent: 5, retry_no_answer: false, schedule: null },
-      contacts: { total: 3, pending: 3, in_progress: 0, completed: 0, failed: 0, cancelled: 0 },
+      paused_reason: null,
+      settings: { max_concurrent: 5, retry_no_answer: false, schedule: null, from_number: null, max_attempts: 3, retry_delay_minutes: 60, calling_hours: DEFAULT_HOURS, timezone: null },
+      contacts: counts({ total: 3, pending: 3 }),
+      attempts: 0,
+      started_at: null,
+      finished_at: null,
+      estimated_finish_at: null,
     });
     expect(campaign.updated_at).toBe(campaign.created_at);
 
@@ -66,7 +78,16 @@ describe("POST /v1/campaigns", () => {
       settings: { max_concurrent: 10, retry_no_answer: true, schedule: "2030-01-15T09:30:00+02:00" },
     });
     expect(res.status).toBe(201);
-    expect(res.body.settings).toEqual({ max_concurrent: 10, retry_no_answer: true, schedule: "2030-01-15T07:30:00.000Z" });
+    expect(res.body.settings).toEqual({
+      max_concurrent: 10,
+      retry_no_answer: true,
+      schedule: "2030-01-15T07:30:00.000Z",
+      from_number: null,
+      max_attempts: 3,
+      retry_delay_minutes: 60,
+      calling_hours: DEFAULT_HOURS,
+      timezone: null,
+    });
     expect(res.body.status).toBe("scheduled");
     const explicitNull = await create({ name: "Now", contacts: contacts(1), settings: { schedule: null } });
     expect(explicitNull.body.settings.schedule).toBeNull();
@@ -220,8 +241,8 @@ describe("GET /v1/campaigns", () => {
     expect(res.body.data.map((c: { name: string }) => c.name)).toEqual([...names].reverse());
     expect(Object.keys(res.body.data[0]).sort()).toEqual(CAMPAIGN_FIELDS);
     const byName = Object.fromEntries(res.body.data.map((c: { name: string; contacts: unknown }) => [c.name, c.contacts]));
-    expect(byName["Campaign 2"]).toEqual({ total: 3, pending: 3, in_progress: 0, completed: 0, failed: 0, cancelled: 0 });
-    expect(byName["Campaign 3"]).toEqual({ total: 4, pending: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 4 });
+    expect(byName["Campaign 2"]).toEqual(counts({ total: 3, pending: 3 }));
+    expect(byName["Campaign 3"]).toEqual(counts({ total: 4, cancelled: 4 }));
   });
 
   it("walks every page to the end in both orders", async () => {
@@ -275,8 +296,8 @@ describe("GET /v1/campaigns/{id} and its state changes", () => {
     expect(full.status).toBe(200);
     expect(full.body.contacts).toMatchObject({ total: 2, pending: 2 });
     expect(full.body.contacts.data).toEqual([
-      { id: expect.stringMatching(/^cc_/), phone: "+14155550201", context: { first: "Ana" }, status: "pending", call_id: null, attempts: 0 },
-      { id: expect.stringMatching(/^cc_/), phone: "+14155550202", context: {}, status: "pending", call_id: null, attempts: 0 },
+      { id: expect.stringMatching(/^cc_/), phone: "+14155550201", context: { first: "Ana" }, timezone: null, status: "pending", reason: null, call_id: null, attempts: 0, next_attempt_at: null },
+      { id: expect.stringMatching(/^cc_/), phone: "+14155550202", context: {}, timezone: null, status: "pending", reason: null, call_id: null, attempts: 0, next_attempt_at: null },
     ]);
 
     const bad = await app.request("GET", `/v1/campaigns/${created.id}?include=calls`, { key: acct.key });
@@ -313,12 +334,12 @@ describe("GET /v1/campaigns/{id} and its state changes", () => {
     const campaign = await campaignOf(4);
     const rows = await db().selectFrom("campaign_contacts").select("id").where("campaign_id", "=", campaign.id).orderBy("position").execute();
     await db().updateTable("campaign_contacts").set({ status: "completed", attempts: 1 }).where("id", "=", rows[0]!.id).execute();
-    await db().updateTable("campaign_contacts").set({ status: "in_progress", attempts: 1 }).where("id", "=", rows[1]!.id).execute();
+    await db().updateTable("campaign_contacts").set({ status: "calling", attempts: 1 }).where("id", "=", rows[1]!.id).execute();
 
     const cancelled = await act(campaign.id, "cancel");
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
-    expect(cancelled.body.contacts).toEqual({ total: 4, pending: 0, in_progress: 1, completed: 1, failed: 0, cancelled: 2 });
+    expect(cancelled.body.contacts).toEqual(counts({ total: 4, calling: 1, completed: 1, cancelled: 2 }));
 
     for (const action of ["pause", "resume", "cancel"]) {
       const res = await act(campaign.id, action);

@@ -440,7 +440,7 @@ describe("every attempt checks where it goes", () => {
     // Loopback is not allowed here; the resolver answers a public address first, then loopback.
     let rebound = false;
     const resolver = async () => [{ address: rebound ? "127.0.0.1" : "93.184.216.34", family: 4 }];
-    const guarded = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_RETRY_SCHEDULE: "none" }, undefined, resolver);
+    const guarded = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_RETRY_SCHEDULE: "none" }, undefined, { hostResolver: resolver });
     const r = await receiver();
     try {
       const acct = await guarded.account();

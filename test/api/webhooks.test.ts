@@ -77,7 +77,7 @@ describe("POST /v1/webhooks", () => {
       expect(res.body.url).toBe(url);
     }
     // Names resolve to a public address here (nothing connects to it: the probe is off, and no event is sent).
-    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" }, undefined, async () => [{ address: "93.184.216.34", family: 4 }]);
+    const strict = await startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" }, undefined, { hostResolver: async () => [{ address: "93.184.216.34", family: 4 }] });
     try {
       const owner = await strict.account();
       const res = await create({ ...minimal, url: "http://127.0.0.1:9/hook" }, owner.key, strict);
@@ -224,7 +224,7 @@ describe("webhook URLs into the service's own networks", () => {
   // Names resolve through this table: nothing is looked up, and nothing connects (the probe is off).
   const table: Record<string, string> = { "internal.example": "10.0.0.5", "loopback.example": "127.0.0.1", "metadata.example": "169.254.169.254", "hooks.example.com": "93.184.216.34" };
   const resolver = async (host: string) => [{ address: table[host] ?? "93.184.216.34", family: 4 }];
-  const start = (env: NodeJS.ProcessEnv = {}) => startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", ...env }, undefined, resolver);
+  const start = (env: NodeJS.ProcessEnv = {}) => startTestApp({}, { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0", ...env }, undefined, { hostResolver: resolver });
 
   it("are refused at creation and update with 400 invalid_url naming the reason, as literals and as names", async () => {
     const strict = await start();

@@ -14,6 +14,7 @@ export async function insertCallRow(
   const full: CallTable = {
     id: "call_" + randomBase62(20),
     campaign_id: null,
+    contact_id: null,
     direction: "outbound",
     status: "completed",
     phone_number: "+14155550123",

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from "../../src/config.js";
 import type { Plan } from "../../src/config.js";
 import { startParley, type Parley } from "../../src/main.js";
 import type { HostResolver } from "../../src/services/webhook-network-policy.js";
+import type { ServiceOptions } from "../../src/services/container.js";
 
 export interface TestAccount {
   id: string;
@@ -57,7 +58,7 @@ export async function startTestApp(
   overrides: Partial<Config> = {},
   env: NodeJS.ProcessEnv = {},
   logger: Logger = pino({ level: "silent" }),
-  hostResolver: HostResolver = loopbackResolver,
+  options: Pick<ServiceOptions, "hostResolver" | "clock"> = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
@@ -67,7 +68,7 @@ export async function startTestApp(
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
-  const parley = await startParley(config, logger, { hostResolver });
+  const parley = await startParley(config, logger, { hostResolver: loopbackResolver, ...options });
   const baseUrl = `http://127.0.0.1:${parley.http.port}`;
   const { accounts, apiKeys } = parley.services;
 

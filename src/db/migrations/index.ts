@@ -5,6 +5,7 @@ import * as events from "./003-events.js";
 import * as phoneNumberApproval from "./004-phone-number-approval.js";
 import * as hashedMediaToken from "./005-hashed-media-token.js";
 import * as webhookDeliveries from "./006-webhook-deliveries.js";
+import * as campaignRunner from "./007-campaign-runner.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "004-phone-number-approval": phoneNumberApproval,
   "005-hashed-media-token": hashedMediaToken,
   "006-webhook-deliveries": webhookDeliveries,
+  "007-campaign-runner": campaignRunner,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -151,6 +151,24 @@ export class CallsRepository {
     return Number(row.n);
   }
 
+  /** A campaign's calls in `statuses`. */
+  async countOfCampaign(campaignId: string, statuses: readonly CallStatus[], db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom("calls")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("campaign_id", "=", campaignId)
+      .where("status", "in", statuses)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The calls made for the given campaign contacts, oldest first. */
+  async ofContacts(contactIds: readonly string[]): Promise<CallRecord[]> {
+    if (contactIds.length === 0) return [];
+    const rows = await this.db.selectFrom("calls").selectAll().where("contact_id", "in", contactIds).orderBy("created_at").orderBy("id").execute();
+    return rows.map(callFromRow);
+  }
+
   private filtered(accountId: string, filters: CallFilters) {
     let q = this.db.selectFrom("calls").where("account_id", "=", accountId);
     if (filters.status) q = q.where("status", "=", filters.status);

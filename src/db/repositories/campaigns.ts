@@ -1,25 +1,32 @@
 import type { Db } from "../database.js";
 import type { CampaignTable } from "../schema.js";
+import type { CallingHours } from "../../services/calling-hours.js";
+import { parseJson, toJson } from "./json-column.js";
 import { fetchPage, type Page, type PageRequest } from "./keyset.js";
 
 /**
- * `scheduled` until the campaign runner starts it, then `running`, ending `completed` or
- * `cancelled`; `paused` on request.
+ * `scheduled` until its start time, then `running` (the runner dials it), ending `completed`
+ * (every contact final) or `cancelled`; `paused` on request or by the runner (`paused_reason`).
  */
 export const CAMPAIGN_STATUSES = ["scheduled", "running", "paused", "completed", "cancelled"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-export interface CampaignRecord extends Omit<CampaignTable, "retry_no_answer" | "status"> {
+export interface CampaignRecord extends Omit<CampaignTable, "retry_no_answer" | "status" | "calling_hours"> {
   status: CampaignStatus;
   retry_no_answer: boolean;
+  /** Null: the default hours. */
+  calling_hours: CallingHours | null;
 }
+
+/** What a status change may set besides the status. */
+export type CampaignChange = Partial<Pick<CampaignTable, "paused_reason" | "started_at" | "finished_at">>;
 
 export interface CampaignFilters {
   status?: CampaignStatus | undefined;
 }
 
 function toRecord(row: CampaignTable): CampaignRecord {
-  return { ...row, status: row.status as CampaignStatus, retry_no_answer: row.retry_no_answer === 1 };
+  return { ...row, status: row.status as CampaignStatus, retry_no_answer: row.retry_no_answer === 1, calling_hours: parseJson<CallingHours>(row.calling_hours) };
 }
 
 export class CampaignsRepository {
@@ -28,7 +35,7 @@ export class CampaignsRepository {
   async insert(record: CampaignRecord, db: Db = this.db): Promise<void> {
     await db
       .insertInto("campaigns")
-      .values({ ...record, retry_no_answer: record.retry_no_answer ? 1 : 0 })
+      .values({ ...record, retry_no_answer: record.retry_no_answer ? 1 : 0, calling_hours: record.calling_hours === null ? null : toJson(record.calling_hours) })
       .execute();
   }
 
@@ -55,13 +62,19 @@ export class CampaignsRepository {
   }
 
   /** Moves the campaign to `to` only if its status is one of `from`; says whether it moved. */
-  async transition(id: string, from: readonly CampaignStatus[], to: CampaignStatus, at: string, db: Db = this.db): Promise<boolean> {
+  async transition(id: string, from: readonly CampaignStatus[], to: CampaignStatus, at: string, db: Db = this.db, change: CampaignChange = {}): Promise<boolean> {
     const result = await db
       .updateTable("campaigns")
-      .set({ status: to, updated_at: at })
+      .set({ ...change, status: to, updated_at: at })
       .where("id", "=", id)
       .where("status", "in", from)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  /** Every campaign (of any account) in `status`, oldest first: the runner's work. */
+  async allInStatus(status: CampaignStatus): Promise<CampaignRecord[]> {
+    const rows = await this.db.selectFrom("campaigns").selectAll().where("status", "=", status).orderBy("created_at").orderBy("id").execute();
+    return rows.map(toRecord);
   }
 }

@@ -1,16 +1,26 @@
 import type { CampaignAction } from "../../services/campaigns.js";
 import type { Services } from "../../services/container.js";
-import { presentCampaign, presentCampaignContact } from "../presenters/campaign.js";
+import { presentCampaign, presentCampaignContact, presentContactAttempt } from "../presenters/campaign.js";
 import { defineRoute, type RouteSpec } from "../route.js";
-import { campaignListSchema, campaignReadSchema, campaignSchema, createCampaignBody, getCampaignQuery, listCampaignsQuery } from "../schemas/campaigns.js";
+import { z } from "zod";
+import {
+  campaignListSchema,
+  campaignReadSchema,
+  campaignSchema,
+  contactListSchema,
+  createCampaignBody,
+  getCampaignQuery,
+  listCampaignsQuery,
+  listContactsQuery,
+} from "../schemas/campaigns.js";
 import { idParam } from "../schemas/common.js";
 
 const campaignIdParam = idParam("campaign_id");
 
 const ACTION_SUMMARIES: Record<CampaignAction, string> = {
   pause: "Pause a scheduled or running campaign",
-  resume: "Resume a paused campaign (it becomes scheduled again)",
-  cancel: "Cancel a campaign; contacts not yet dialled are cancelled",
+  resume: "Resume a paused campaign (it becomes scheduled again, and running at once or at its start time)",
+  cancel: "Cancel a campaign; contacts not yet dialled or waiting for a retry are cancelled",
 };
 
 export function campaignRoutes({ campaigns }: Services): RouteSpec[] {
@@ -19,13 +29,13 @@ export function campaignRoutes({ campaigns }: Services): RouteSpec[] {
       method: "post",
       path: "/v1/campaigns",
       operationId: "createCampaign",
-      summary: "Create a campaign (scheduled; the campaign runner starts it)",
+      summary: "Create a campaign (scheduled; the runner starts dialling it at settings.schedule, or at once)",
       tag: "Campaigns",
       permission: "campaigns:write",
       body: createCampaignBody,
       response: campaignSchema,
       status: 201,
-      errors: ["invalid_request", "invalid_phone_number", "invalid_date_format", "agent_not_found", "agent_inactive"],
+      errors: ["invalid_request", "invalid_phone_number", "invalid_date_format", "invalid_from_number", "agent_not_found", "agent_inactive"],
       handler: async ({ auth, body }) => presentCampaign(await campaigns.create(auth.account, body)),
     }),
     defineRoute({
@@ -64,6 +74,39 @@ export function campaignRoutes({ campaigns }: Services): RouteSpec[] {
         const contacts = await campaigns.contactsOf(campaign);
         return { ...presented, contacts: { ...presented.contacts, data: contacts.map(presentCampaignContact) } };
       },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/v1/campaigns/:campaign_id/contacts",
+      operationId: "listCampaignContacts",
+      summary: "List a campaign's contacts in calling order, each with the calls made for it",
+      tag: "Campaigns",
+      permission: "campaigns:read",
+      params: campaignIdParam,
+      query: listContactsQuery,
+      response: contactListSchema,
+      status: 200,
+      errors: ["campaign_not_found", "unauthorized", "invalid_request", "invalid_cursor"],
+      handler: async ({ auth, params, query }) => {
+        const { status, ...page } = query;
+        const result = await campaigns.listContacts(auth.account.id, params.campaign_id, status, page);
+        return { ...result, data: result.data.map(({ contact, calls }) => ({ ...presentCampaignContact(contact), calls: calls.map(presentContactAttempt) })) };
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/v1/campaigns/:campaign_id/results.csv",
+      operationId: "getCampaignResults",
+      summary: "A campaign's results as CSV: one row per contact (status, attempts, last call, duration, outcome, extracted data)",
+      tag: "Campaigns",
+      permission: "campaigns:read",
+      params: campaignIdParam,
+      response: z.string(),
+      produces: "text/csv",
+      fileName: (params) => `${params.campaign_id}-results.csv`,
+      status: 200,
+      errors: ["campaign_not_found", "unauthorized"],
+      handler: async ({ auth, params }) => campaigns.resultsCsv(auth.account.id, params.campaign_id),
     }),
     ...(["pause", "resume", "cancel"] as const).map((action) =>
       defineRoute({

@@ -5,6 +5,7 @@ import { agentRoutes } from "./agents.js";
 import { appointmentRoutes } from "./appointments.js";
 import { callRoutes } from "./calls.js";
 import { campaignRoutes } from "./campaigns.js";
+import { doNotCallRoutes } from "./do-not-call.js";
 import { eventRoutes } from "./events.js";
 import { phoneNumberRoutes } from "./phone-numbers.js";
 import { voiceRoutes } from "./voices.js";
@@ -12,5 +13,5 @@ import { webhookRoutes } from "./webhooks.js";
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
 export function allRoutes(services: Services): RouteSpec[] {
-  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...eventRoutes(services), ...campaignRoutes(services), ...appointmentRoutes(services)];
+  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...eventRoutes(services), ...campaignRoutes(services), ...doNotCallRoutes(services), ...appointmentRoutes(services)];
 }

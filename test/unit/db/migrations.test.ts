@@ -13,7 +13,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -54,13 +54,13 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
       VALUES ('call_2', 'acct_1', 'agent_1', 'web', 'in_progress', NULL, NULL, '{}', '{}', 1, 3600, 't', 't')`.execute(db);
     const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND name LIKE 'calls_%'`.execute(db);
-    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_status", "calls_agent_status"]);
+    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_status", "calls_agent_status", "calls_campaign_status", "calls_contact"]);
     await db.destroy();
   });
 
@@ -105,7 +105,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
     const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
     expect(row).not.toHaveProperty("media_token");
     expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
@@ -127,7 +127,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner"]);
     await new EventsRepository(db).append([{ id: "evt_0", account_id: "acct_1", name: "call.ringing", call_id: null, data: {}, created_at: "u" }]);
     const rows = await db.selectFrom("events").select(["id", "seq"]).orderBy("seq").execute();
     expect(rows).toEqual([
@@ -136,6 +136,33 @@ describe("database migrations", () => {
       { id: "evt_b", seq: 3 },
       { id: "evt_0", seq: 4 },
     ]);
+    await db.destroy();
+  });
+
+  it("pause the campaigns stored before the runner (007) instead of dialling them on the upgrade; in_progress contacts become calling", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("006-webhook-deliveries")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(old);
+    for (const [id, status] of [["cmp_s", "scheduled"], ["cmp_r", "running"], ["cmp_c", "completed"]]) {
+      await sql`INSERT INTO campaigns (id, account_id, name, agent_id, status, max_concurrent, retry_no_answer, schedule, contact_count, created_at, updated_at)
+        VALUES (${id}, 'acct_1', 'C', 'agent_1', ${status}, 2, 0, NULL, 1, 't', 't')`.execute(old);
+    }
+    await sql`INSERT INTO campaign_contacts (id, campaign_id, position, phone, context, status, call_id, attempts, updated_at)
+      VALUES ('cc_1', 'cmp_r', 0, '+14155550100', '{}', 'in_progress', NULL, 1, 't')`.execute(old);
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner"]);
+    const campaigns = await db.selectFrom("campaigns").select(["id", "status", "paused_reason", "max_attempts", "retry_delay_minutes"]).orderBy("id").execute();
+    expect(campaigns).toEqual([
+      { id: "cmp_c", status: "completed", paused_reason: null, max_attempts: 3, retry_delay_minutes: 60 },
+      { id: "cmp_r", status: "paused", paused_reason: "upgrade", max_attempts: 3, retry_delay_minutes: 60 },
+      { id: "cmp_s", status: "paused", paused_reason: "upgrade", max_attempts: 3, retry_delay_minutes: 60 },
+    ]);
+    const contact = await db.selectFrom("campaign_contacts").selectAll().executeTakeFirstOrThrow();
+    expect(contact).toMatchObject({ status: "calling", zone: null, failures: 0, next_attempt_at: null });
     await db.destroy();
   });
 });

@@ -8,6 +8,7 @@ function call(status: CallStatus, ended: Partial<CallRecord> = {}): CallRecord {
     account_id: "acct_1",
     agent_id: "agent_1",
     campaign_id: null,
+    contact_id: null,
     direction: "outbound",
     status,
     phone_number: "+14155550123",

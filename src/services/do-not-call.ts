@@ -1,0 +1,95 @@
+import { ApiError } from "../core/api-error.js";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
+import { DoNotCallRepository, type DoNotCallRecord } from "../db/repositories/do-not-call.js";
+import type { CursorCodec } from "./cursor-codec.js";
+import { listPage, type ListQuery } from "./list-page.js";
+
+/** The call outcome (in `analysis.outcome`) of a callee who asked not to be called again; also a refusal reason. */
+export const DO_NOT_CALL_OUTCOME = "do_not_call";
+
+/** Entries one account may list (a number is a short row; the bound keeps a runaway script finite). */
+export const DO_NOT_CALL_LIMIT = 1_000_000;
+
+/**
+ * An account's do-not-call list: numbers that neither `POST /v1/calls` nor a campaign dials.
+ * Numbers are added through the API, or on a call where the callee asks not to be called
+ * again (the agent confirms and hangs up). The check is made when a call is created, again
+ * when a queued call is dialled, and for each campaign contact before its call is made.
+ */
+export class DoNotCallService {
+  private readonly entries: DoNotCallRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: { cursors: CursorCodec },
+  ) {
+    this.entries = new DoNotCallRepository(db);
+  }
+
+  /** Adds a number through the API; `added` false when it was listed already (the entry is unchanged). */
+  async add(accountId: string, phoneNumber: string): Promise<{ entry: DoNotCallRecord; added: boolean }> {
+    if ((await this.entries.count(accountId)) >= DO_NOT_CALL_LIMIT) {
+      throw new ApiError(409, "do_not_call_limit_reached", `The do-not-call list holds ${DO_NOT_CALL_LIMIT} numbers, its limit`);
+    }
+    return this.entries.add(this.entry(accountId, phoneNumber, "api", null));
+  }
+
+  /**
+   * The far end of `call` asked not to be called again: its number is listed and the call's
+   * outcome becomes `do_not_call`, in one transaction (the call's end keeps the outcome).
+   */
+  async calleeAsked(call: Pick<CallRecord, "id" | "account_id" | "phone_number">): Promise<void> {
+    const calls = new CallsRepository(this.db);
+    await this.db.transaction().execute(async (trx) => {
+      if (call.phone_number) await this.entries.add(this.entry(call.account_id, call.phone_number, "callee_request", call.id), trx);
+      const current = await calls.findById(call.id, trx);
+      if (current) await calls.update(call.id, { analysis: { ...(current.analysis ?? {}), outcome: DO_NOT_CALL_OUTCOME } }, trx);
+    });
+  }
+
+  async remove(accountId: string, phoneNumber: string): Promise<void> {
+    if (!(await this.entries.remove(accountId, phoneNumber))) {
+      throw new ApiError(404, "do_not_call_entry_not_found", `${phoneNumber} is not on the do-not-call list`);
+    }
+  }
+
+  async get(accountId: string, phoneNumber: string): Promise<DoNotCallRecord> {
+    const entry = await this.entries.find(accountId, phoneNumber);
+    if (!entry) throw new ApiError(404, "do_not_call_entry_not_found", `${phoneNumber} is not on the do-not-call list`);
+    return entry;
+  }
+
+  async isListed(accountId: string, phoneNumber: string, db?: Db): Promise<boolean> {
+    return (await this.entries.find(accountId, phoneNumber, db)) !== undefined;
+  }
+
+  /** Refuses creating a call to a listed number: 400 `phone_number_on_do_not_call_list`. */
+  async check(accountId: string, phoneNumber: string, field: string): Promise<void> {
+    if (await this.isListed(accountId, phoneNumber)) {
+      throw ApiError.field(
+        "phone_number_on_do_not_call_list",
+        field,
+        `${phoneNumber} is on the account's do-not-call list; DELETE /v1/do-not-call/${encodeURIComponent(phoneNumber)} removes it`,
+      );
+    }
+  }
+
+  list(accountId: string, query: ListQuery) {
+    return listPage({
+      codec: this.deps.cursors,
+      list: "do_not_call",
+      filters: {},
+      query,
+      fetch: (page) => this.entries.page(accountId, page),
+      count: () => this.entries.count(accountId),
+      present: (row: DoNotCallRecord) => row,
+    });
+  }
+
+  private entry(accountId: string, phoneNumber: string, source: DoNotCallRecord["source"], callId: string | null): DoNotCallRecord {
+    return { id: newId("doNotCall"), account_id: accountId, phone_number: phoneNumber, source, call_id: callId, created_at: nowIso() };
+  }
+}
