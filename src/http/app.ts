@@ -53,7 +53,8 @@ function handle(spec: RouteSpec): RequestHandler {
       res.send(result as string);
       return;
     }
-    res.status(spec.status).json(result);
+    // A handler may answer with another success status than the usual one (an idempotent create that created nothing: 200).
+    res.status(typeof res.locals.status === "number" ? res.locals.status : spec.status).json(result);
   };
 }
 

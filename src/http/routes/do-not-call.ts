@@ -38,7 +38,7 @@ export function doNotCallRoutes({ doNotCall }: Services): RouteSpec[] {
       errors: ["invalid_request", "do_not_call_limit_reached"],
       handler: async ({ auth, body, res }) => {
         const { entry, added } = await doNotCall.add(auth.account.id, body.phone_number);
-        if (!added) res.status(200);
+        if (!added) res.locals.status = 200;
         return present(entry);
       },
     }),

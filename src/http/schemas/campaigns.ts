@@ -184,9 +184,11 @@ export const campaignReadSchema = campaignSchema.extend({
 
 export const campaignListSchema = listEnvelope(campaignSchema);
 
+/** Contacts list in calling order unless `order=desc`. */
 export const listContactsQuery = z
   .object({
     ...listQueryShape,
+    order: z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("asc"),
     status: z.enum(CONTACT_STATUSES, { error: `must be one of ${CONTACT_STATUSES.join(", ")}` }).optional(),
   })
   .strict();

@@ -40,7 +40,14 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
   /** Hung up, or closed by the call. */
   private ended = false;
 
-  constructor(script: readonly string[] = CALLEE_SCRIPT) {
+  /**
+   * `script`: the lines it says; `hangUpAfterMs`: it hangs up this long after answering
+   * whatever is said (0: at once, a callee who picks up and puts the phone down).
+   */
+  constructor(
+    script: readonly string[] = CALLEE_SCRIPT,
+    private readonly hangUpAfterMs = MAX_CALL_MS,
+  ) {
     super();
     this.lines = script.map(loadLine);
   }
@@ -91,7 +98,7 @@ export class SimulatedCallee extends EventEmitter<TransportEvents> implements Me
       this.speech = this.lines[this.lineIndex++]!;
       this.speechAt = 0;
       this.agentSpoke = false;
-    } else if ((agentDone && this.lineIndex >= this.lines.length) || now - this.startedAt > MAX_CALL_MS) {
+    } else if ((agentDone && this.lineIndex >= this.lines.length) || now - this.startedAt >= this.hangUpAfterMs) {
       this.close();
       this.emit("hangup", "callee_hangup");
       return;

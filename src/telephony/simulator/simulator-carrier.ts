@@ -9,6 +9,23 @@ export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>
   "+15005550003": "failed",
 });
 
+/**
+ * Number families for dialler tests (1,000 numbers each, the last three digits free): the
+ * callee answers and hangs up at once, rings briefly and does not answer, is busy, or the
+ * call fails. None of them speaks, so a large campaign needs no speech on its calls.
+ */
+export const SIMULATOR_DIALLER_FAMILIES: Readonly<Record<string, "hangs_up" | UnansweredOutcome>> = Object.freeze({
+  "+15005551": "hangs_up",
+  "+15005552": "no_answer",
+  "+15005553": "busy",
+  "+15005554": "failed",
+});
+
+/** The dialler family of `to` (`+15005551234` is family `+15005551`), if any. */
+function dialerFamily(to: string): "hangs_up" | UnansweredOutcome | undefined {
+  return /^\+1500555[1-4]\d{3}$/.test(to) ? SIMULATOR_DIALLER_FAMILIES[to.slice(0, 9)] : undefined;
+}
+
 /** Ringing before a simulated callee answers, or before busy / failed come back. */
 const RING_MS = 500;
 /** How long the simulator rings an unanswered number before giving up. */
@@ -23,6 +40,8 @@ export class SimulatorCarrier implements Carrier {
   readonly name = "simulator";
 
   async dial(call: { to: string; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<DialResult> {
+    const family = dialerFamily(call.to);
+    if (family) return this.dialFamily(call.to, family, signal);
     const magic = SIMULATOR_MAGIC_NUMBERS[call.to];
     await sleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
@@ -30,6 +49,16 @@ export class SimulatorCarrier implements Carrier {
     const script = calleeScript(call.metadata.simulator_script);
     if (!script) return { outcome: "failed", reason: "metadata.simulator_script must list fixture lines (fixtures/audio)" };
     const callee = new SimulatedCallee(script);
+    callee.start();
+    return { outcome: "answered", transport: callee };
+  }
+
+  /** A dialler family's callee: a short ring, then its fixed outcome. */
+  private async dialFamily(to: string, family: "hangs_up" | UnansweredOutcome, signal: AbortSignal): Promise<DialResult> {
+    await sleep(RING_MS, signal);
+    if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
+    if (family !== "hangs_up") return { outcome: family, reason: `simulator dialler number ${to}` };
+    const callee = new SimulatedCallee([], 0);
     callee.start();
     return { outcome: "answered", transport: callee };
   }
