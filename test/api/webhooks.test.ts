@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { EVENT_NAMES, GUIDE_EVENTS, SUBSCRIPTION_EVENTS } from "../../src/services/event-names.js";
+import { EVENT_NAMES, GUIDE_EVENTS, PARLEY_EVENTS, SUBSCRIPTION_EVENTS } from "../../src/services/event-names.js";
 import { closedLoopbackPort, startLoopbackHttpServer, startSilentTcpServer } from "../helpers/loopback-peers.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -58,8 +58,8 @@ describe("POST /v1/webhooks", () => {
     expect(a.body.secret).not.toBe(b.body.secret);
   });
 
-  it("accepts every name of both event lists, and * alone", async () => {
-    expect(new Set(EVENT_NAMES)).toEqual(new Set([...SUBSCRIPTION_EVENTS, ...GUIDE_EVENTS]));
+  it("accepts every name of both event lists and Parley's campaign events, and * alone", async () => {
+    expect(new Set(EVENT_NAMES)).toEqual(new Set([...SUBSCRIPTION_EVENTS, ...GUIDE_EVENTS, ...PARLEY_EVENTS]));
     const all = await create({ ...minimal, events: [...EVENT_NAMES] });
     expect(all.status).toBe(201);
     // call.initiated is call.started under another name: listing both keeps the first.
