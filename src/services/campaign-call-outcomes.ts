@@ -30,7 +30,13 @@ type Next =
  */
 export class CampaignCallOutcomes {
   constructor(
-    private readonly deps: { events: CampaignEvents; now: () => number; minuteMs: number; onRetry: (campaignId: string) => void },
+    private readonly deps: {
+      events: CampaignEvents;
+      now: () => number;
+      minuteMs: number;
+      /** Told of every contact moved on (inside the transaction: act on it after, e.g. on a timer). */
+      onMoved: (campaignId: string) => void;
+    },
   ) {}
 
   readonly follow = async (call: CallRecord, _from: CallStatus | null, trx: Db, details: CallEndDetails): Promise<void> => {
@@ -60,10 +66,11 @@ export class CampaignCallOutcomes {
       if (next.undoAttempt && (await campaigns.transition(campaign.id, ["running", "scheduled"], "paused", at, trx, { paused_reason: "insufficient_credits" }))) {
         await this.deps.events.record("campaign.paused", (await campaigns.findById(campaign.id, trx))!, trx);
       }
-      if (!cancelled) this.deps.onRetry(campaign.id);
-      return;
+    } else {
+      await contacts.move(contact.id, "calling", { status: next.status, failures: contact.failures + (next.failed ? 1 : 0), reason: next.reason ?? null }, at, trx);
     }
-    await contacts.move(contact.id, "calling", { status: next.status, failures: contact.failures + (next.failed ? 1 : 0), reason: next.reason ?? null }, at, trx);
+    // A slot of the campaign is free (and it may be done).
+    this.deps.onMoved(campaign.id);
   };
 
   private next(call: CallRecord, details: CallEndDetails, contact: ContactRecord, campaign: CampaignRecord): Next {

@@ -117,7 +117,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
     { accounts, reservations, doNotCall, events: campaignEvents, queued: (accountId) => calls.announceQueued(accountId), logger },
   );
-  const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onRetry: () => campaignRunner.wake() });
+  const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
   campaigns.onChanged(() => campaignRunner.wake());
   return {

@@ -377,3 +377,51 @@ describe("GET /v1/campaigns/{id} and its state changes", () => {
     expect(errorOf(await act(campaign.id, "pause", reader)).code).toBe("forbidden");
   });
 });
+
+describe("campaign contacts, results and the do-not-call list: who can reach them", () => {
+  it("lists contacts with their calls, and refuses another account's campaign", async () => {
+    const created = (await create({ name: "Mine", contacts: contacts(3, 300) })).body;
+    const page = await app.request("GET", `/v1/campaigns/${created.id}/contacts?limit=2`, { key: acct.key });
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((c: { phone: string }) => c.phone)).toEqual([phone(300), phone(301)]);
+    expect(page.body.data[0].calls).toEqual([]);
+    expect(page.body.total).toBe(3);
+    const next = await app.request("GET", `/v1/campaigns/${created.id}/contacts?limit=2&cursor=${page.body.next_cursor}`, { key: acct.key });
+    expect(next.body.data.map((c: { phone: string }) => c.phone)).toEqual([phone(302)]);
+    expect(next.body.has_more).toBe(false);
+    const filtered = await app.request("GET", `/v1/campaigns/${created.id}/contacts?status=completed`, { key: acct.key });
+    expect(filtered.body).toMatchObject({ data: [], total: 0 });
+    expect((await app.request("GET", `/v1/campaigns/${created.id}/contacts?status=done`, { key: acct.key })).status).toBe(400);
+
+    const other = await app.account();
+    for (const path of [`/v1/campaigns/${created.id}/contacts`, `/v1/campaigns/${created.id}/results.csv`]) {
+      const res = await app.request("GET", path, { key: other.key });
+      expect(res.status).toBe(403);
+      expect(errorOf(res).code).toBe("unauthorized");
+    }
+    expect((await app.request("GET", "/v1/campaigns/cmp_nope/results.csv", { key: acct.key })).status).toBe(404);
+    const csv = await app.request("GET", `/v1/campaigns/${created.id}/results.csv`, { key: acct.key });
+    expect(csv.status).toBe(200);
+  });
+
+  it("keeps each account's do-not-call list its own, validates numbers, and needs the calls permissions", async () => {
+    const mine = await app.account();
+    const theirs = await app.account();
+    expect((await app.request("POST", "/v1/do-not-call", { key: mine.key, body: { phone_number: "+14155550199" } })).status).toBe(201);
+    expect((await app.request("GET", `/v1/do-not-call/${encodeURIComponent("+14155550199")}`, { key: theirs.key })).status).toBe(404);
+    expect((await app.request("GET", "/v1/do-not-call", { key: theirs.key })).body).toMatchObject({ data: [], total: 0 });
+    expect((await app.request("DELETE", `/v1/do-not-call/${encodeURIComponent("+14155550199")}`, { key: theirs.key })).status).toBe(404);
+    expect((await app.request("GET", "/v1/do-not-call", { key: mine.key })).body).toMatchObject({ total: 1, data: [{ phone_number: "+14155550199", source: "api" }] });
+
+    const bad = await app.request("POST", "/v1/do-not-call", { key: mine.key, body: { phone_number: "4155550199" } });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad).details.fields.map((f: { field: string }) => f.field)).toEqual(["phone_number"]);
+    expect((await app.request("GET", "/v1/do-not-call/not-a-number", { key: mine.key })).status).toBe(400);
+
+    const readOnly = await app.key(mine.id, ["calls:read"]);
+    expect((await app.request("GET", "/v1/do-not-call", { key: readOnly })).status).toBe(200);
+    const refused = await app.request("POST", "/v1/do-not-call", { key: readOnly, body: { phone_number: "+14155550198" } });
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused).code).toBe("forbidden");
+  });
+});
