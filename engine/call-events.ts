@@ -28,6 +28,8 @@ export const CALL_END_REASONS = [
   "agent_ended",
   /** The dialogue left a message on an answering machine and hung up. */
   "voicemail",
+  /** The callee asked not to be called again; the agent confirmed and hung up. */
+  "do_not_call",
   "transferred",
   "max_duration",
   /** Nobody spoke for the session's silence timeout: the agent said goodbye and hung up. */

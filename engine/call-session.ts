@@ -748,7 +748,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 }
 
 /** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */
-const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voicemail"]);
+const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voicemail", "do_not_call"]);
 
 function callEndReasonOf(dialogueReason: string): CallEndReason {
   return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";

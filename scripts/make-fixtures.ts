@@ -24,6 +24,7 @@ export const CALLER_LINES = {
   okay: "okay",
   "wait-stop": "wait stop please",
   goodbye: "goodbye",
+  "stop-calling": "please stop calling me and take me off your list",
   "voicemail-greeting": "hi you have reached john smith i cannot take your call right now please leave a message after the tone",
 } as const;
 

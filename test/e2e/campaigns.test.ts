@@ -10,6 +10,8 @@ const HANGS_UP = (i: number) => `+15005551${String(i).padStart(3, "0")}`;
 const NO_ANSWER = (i: number) => `+15005552${String(i).padStart(3, "0")}`;
 const BUSY = (i: number) => `+15005553${String(i).padStart(3, "0")}`;
 const FAILS = (i: number) => `+15005554${String(i).padStart(3, "0")}`;
+/** Answers and, after the agent's greeting, says "please stop calling me and take me off your list". */
+const ASKS_OFF = (i: number) => `+15005555${String(i).padStart(3, "0")}`;
 /** A "minute" of retry_delay_minutes in this file. */
 const MINUTE_MS = 300;
 const ENV = {
@@ -68,7 +70,10 @@ describe("the campaign runner with the simulator carrier", () => {
     const acct = await app.account({ credits: options.credits ?? 1000 });
     if (options.concurrentCalls) await app.parley.services.accounts.setLimits(acct.id, { concurrentCalls: options.concurrentCalls });
     await app.parley.services.phoneNumbers.add(acct.id, { phone_number: `+1650555${String(1000 + accounts++)}`, country: "US" } as never);
-    const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Ava", system_prompt: "You call customers.", voice_id: "flite-kal" } });
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Ava", system_prompt: "You call customers.", voice_id: "flite-kal", first_message: "Hello, this is Ava from Acme Dental." },
+    });
     expect(agent.status).toBe(201);
     return { acct, agentId: agent.body.id as string };
   }
@@ -77,12 +82,17 @@ describe("the campaign runner with the simulator carrier", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
-  const read = async (acct: TestAccount, id: string) => (await app.request("GET", `/v1/campaigns/${id}`, { key: acct.key })).body;
-  const finished = (acct: TestAccount, id: string, status = "completed", timeoutMs = 60_000) =>
-    until(`campaign ${id} ${status}`, async () => {
-      const campaign = await read(acct, id);
-      return campaign.status === status && campaign;
-    }, timeoutMs);
+  // Polled through the service, not HTTP: a poll every 25 ms would soon meet the account's request rate limit.
+  const progress = (acct: TestAccount, id: string) => app.parley.services.campaigns.get(acct.id, id);
+  const read = async (acct: TestAccount, id: string) => {
+    const res = await app.request("GET", `/v1/campaigns/${id}`, { key: acct.key });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const finished = async (acct: TestAccount, id: string, status = "completed", timeoutMs = 60_000) => {
+    await until(`campaign ${id} ${status}`, async () => (await progress(acct, id)).status === status, timeoutMs);
+    return read(acct, id);
+  };
   const allContacts = async (acct: TestAccount, id: string) => {
     const res = await app.request("GET", `/v1/campaigns/${id}/contacts?limit=100`, { key: acct.key });
     expect(res.status).toBe(200);
@@ -130,13 +140,11 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp({ concurrentCalls: 4 });
     const first = await createCampaign(acct, { name: "A", agent_id: agentId, contacts: Array.from({ length: 10 }, (_, i) => ({ phone: NO_ANSWER(100 + i) })), settings: { max_concurrent: 3 } });
     const second = await createCampaign(acct, { name: "B", agent_id: agentId, contacts: Array.from({ length: 10 }, (_, i) => ({ phone: NO_ANSWER(200 + i) })), settings: { max_concurrent: 3 } });
-    await until("both campaigns calling", async () => (await read(acct, first.id)).attempts > 0 && (await read(acct, second.id)).attempts > 0);
+    await until("both campaigns calling", async () => (await progress(acct, first.id)).attempts > 0 && (await progress(acct, second.id)).attempts > 0);
     const single = await app.request("POST", "/v1/calls", { key: acct.key, body: { phone_number: HANGS_UP(999), agent_id: agentId } });
     expect(single.status).toBe(200);
-    const singleDone = await until("the single call", async () => {
-      const call = (await app.request("GET", `/v1/calls/${single.body.id}`, { key: acct.key })).body;
-      return call.status === "completed" && call;
-    });
+    await until("the single call", async () => (await app.parley.services.calls.get(acct.id, single.body.id)).status === "completed");
+    const singleDone = (await app.request("GET", `/v1/calls/${single.body.id}`, { key: acct.key })).body;
     await Promise.all([finished(acct, first.id), finished(acct, second.id)]);
     expect(maxLive.get(acct.id)).toBe(4);
     expect(maxLive.get(first.id)).toBeLessThanOrEqual(3);
@@ -204,6 +212,25 @@ describe("the campaign runner with the simulator carrier", () => {
     expect((await app.request("POST", "/v1/calls", { key: acct.key, body: { phone_number: HANGS_UP(500), agent_id: agentId } })).status).toBe(200);
   }, 30_000);
 
+  it("lists a callee who asks not to be called again: the agent confirms and hangs up, the contact is do_not_call", async () => {
+    const { acct, agentId } = await setUp();
+    const campaign = await createCampaign(acct, { name: "Opt out", agent_id: agentId, contacts: [{ phone: ASKS_OFF(1) }, { phone: HANGS_UP(550) }] });
+    const done = await finished(acct, campaign.id, "completed", 90_000);
+    expect(done.contacts).toMatchObject({ do_not_call: 1, completed: 1 });
+    const [asked] = await allContacts(acct, campaign.id);
+    expect(asked).toMatchObject({ status: "do_not_call", attempts: 1 });
+    const callId = asked!.calls[0]!.call_id;
+    expect(asked!.calls[0]).toMatchObject({ status: "completed", outcome: "do_not_call" });
+    const entry = await app.request("GET", `/v1/do-not-call/${encodeURIComponent(ASKS_OFF(1))}`, { key: acct.key });
+    expect(entry.body).toMatchObject({ phone_number: ASKS_OFF(1), source: "callee_request", call_id: callId });
+    const call = (await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key })).body;
+    const agentSaid = call.transcript.filter((t: { role: string }) => t.role === "agent").map((t: { content: string }) => t.content).join(" ");
+    expect(agentSaid).toContain("taken your number off our calling list");
+    const [event] = (await eventsOf(acct, "call.completed")).filter((d) => d.call_id === callId);
+    expect(event).toMatchObject({ outcome: "do_not_call" });
+    expect((await app.request("POST", "/v1/calls", { key: acct.key, body: { phone_number: ASKS_OFF(1), agent_id: agentId } })).status).toBe(400);
+  }, 120_000);
+
   it("pauses when the credit cannot pay for a next call, fails nothing, and goes on only when resumed", async () => {
     const { acct, agentId } = await setUp({ credits: 2 });
     const contacts = Array.from({ length: 6 }, (_, i) => ({ phone: NO_ANSWER(600 + i) }));
@@ -211,10 +238,8 @@ describe("the campaign runner with the simulator carrier", () => {
     const paused = await finished(acct, campaign.id, "paused");
     expect(paused.paused_reason).toBe("insufficient_credits");
     // The calls under way finish; nothing failed, the rest wait.
-    const settled = await until("calls under way settled", async () => {
-      const campaignNow = await read(acct, campaign.id);
-      return campaignNow.contacts.calling === 0 && campaignNow;
-    });
+    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    const settled = await read(acct, campaign.id);
     expect(settled.contacts).toMatchObject({ failed: 0, no_answer: 2, pending: 4 });
     const [event] = await eventsOf(acct, "campaign.paused");
     expect(event).toMatchObject({ campaign_id: campaign.id, paused_reason: "insufficient_credits" });
@@ -232,24 +257,20 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp();
     const contacts = Array.from({ length: 12 }, (_, i) => ({ phone: NO_ANSWER(700 + i) }));
     const campaign = await createCampaign(acct, { name: "Controls", agent_id: agentId, contacts, settings: { max_concurrent: 2 } });
-    await until("first calls", async () => (await read(acct, campaign.id)).attempts >= 2);
+    await until("first calls", async () => (await progress(acct, campaign.id)).attempts >= 2);
     const paused = await app.request("POST", `/v1/campaigns/${campaign.id}/pause`, { key: acct.key });
     expect(paused.body).toMatchObject({ status: "paused", paused_reason: "requested" });
-    const settled = await until("calls under way settled", async () => {
-      const now = await read(acct, campaign.id);
-      return now.contacts.calling === 0 && now;
-    });
+    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    const settled = await read(acct, campaign.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await read(acct, campaign.id)).attempts).toBe(settled.attempts);
 
     expect((await app.request("POST", `/v1/campaigns/${campaign.id}/resume`, { key: acct.key })).status).toBe(200);
-    await until("calls again", async () => (await read(acct, campaign.id)).attempts > settled.attempts);
+    await until("calls again", async () => (await progress(acct, campaign.id)).attempts > settled.attempts);
     const cancelled = await app.request("POST", `/v1/campaigns/${campaign.id}/cancel`, { key: acct.key });
     expect(cancelled.body.status).toBe("cancelled");
-    const after = await until("cancelled contacts settled", async () => {
-      const now = await read(acct, campaign.id);
-      return now.contacts.calling === 0 && now;
-    });
+    await until("cancelled contacts settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    const after = await read(acct, campaign.id);
     expect(after.contacts.pending).toBe(0);
     expect(after.contacts.cancelled).toBeGreaterThan(0);
     expect(after.contacts.cancelled + after.contacts.no_answer).toBe(12);
@@ -262,7 +283,7 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp();
     const contacts = Array.from({ length: 8 }, (_, i) => ({ phone: NO_ANSWER(800 + i) }));
     const campaign = await createCampaign(acct, { name: "Agent off", agent_id: agentId, contacts, settings: { max_concurrent: 1 } });
-    await until("first call", async () => (await read(acct, campaign.id)).attempts >= 1);
+    await until("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
     expect((await app.request("PATCH", `/v1/agents/${agentId}`, { key: acct.key, body: { status: "inactive" } })).status).toBe(200);
     const paused = await finished(acct, campaign.id, "paused");
     expect(paused.paused_reason).toBe("agent_inactive");
@@ -318,7 +339,7 @@ describe("calling hours on a fake clock", () => {
     });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
-    const contacts = async () => ((await app.request("GET", `/v1/campaigns/${id}/contacts`, { key: acct.key })).body.data as Array<{ phone: string; status: string }>).map((c) => c.status);
+    const contacts = async () => (await app.parley.services.campaigns.contactsOf(await app.parley.services.campaigns.get(acct.id, id))).map((c) => c.status);
     // Only New York is open.
     await until("the New York contact called", async () => (await contacts())[1] === "completed");
     await new Promise((resolve) => setTimeout(resolve, 300));

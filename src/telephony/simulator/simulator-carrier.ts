@@ -9,21 +9,26 @@ export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>
   "+15005550003": "failed",
 });
 
+/** What a dialler test number's callee does. */
+type DiallerCallee = "hangs_up" | "asks_off" | UnansweredOutcome;
+
 /**
  * Number families for dialler tests (1,000 numbers each, the last three digits free): the
- * callee answers and hangs up at once, rings briefly and does not answer, is busy, or the
- * call fails. None of them speaks, so a large campaign needs no speech on its calls.
+ * callee answers and hangs up at once, rings briefly and does not answer, is busy, the call
+ * fails, or the callee answers and asks not to be called again (fixture line `stop-calling`).
+ * The first four speak nothing, so a large campaign needs no speech on its calls.
  */
-export const SIMULATOR_DIALLER_FAMILIES: Readonly<Record<string, "hangs_up" | UnansweredOutcome>> = Object.freeze({
+export const SIMULATOR_DIALLER_FAMILIES: Readonly<Record<string, DiallerCallee>> = Object.freeze({
   "+15005551": "hangs_up",
   "+15005552": "no_answer",
   "+15005553": "busy",
   "+15005554": "failed",
+  "+15005555": "asks_off",
 });
 
 /** The dialler family of `to` (`+15005551234` is family `+15005551`), if any. */
-function dialerFamily(to: string): "hangs_up" | UnansweredOutcome | undefined {
-  return /^\+1500555[1-4]\d{3}$/.test(to) ? SIMULATOR_DIALLER_FAMILIES[to.slice(0, 9)] : undefined;
+function dialerFamily(to: string): DiallerCallee | undefined {
+  return /^\+1500555[1-5]\d{3}$/.test(to) ? SIMULATOR_DIALLER_FAMILIES[to.slice(0, 9)] : undefined;
 }
 
 /** Ringing before a simulated callee answers, or before busy / failed come back. */
@@ -54,11 +59,11 @@ export class SimulatorCarrier implements Carrier {
   }
 
   /** A dialler family's callee: a short ring, then its fixed outcome. */
-  private async dialFamily(to: string, family: "hangs_up" | UnansweredOutcome, signal: AbortSignal): Promise<DialResult> {
+  private async dialFamily(to: string, family: DiallerCallee, signal: AbortSignal): Promise<DialResult> {
     await sleep(RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
-    if (family !== "hangs_up") return { outcome: family, reason: `simulator dialler number ${to}` };
-    const callee = new SimulatedCallee([], 0);
+    if (family !== "hangs_up" && family !== "asks_off") return { outcome: family, reason: `simulator dialler number ${to}` };
+    const callee = family === "hangs_up" ? new SimulatedCallee([], 0) : new SimulatedCallee(["stop-calling"]);
     callee.start();
     return { outcome: "answered", transport: callee };
   }

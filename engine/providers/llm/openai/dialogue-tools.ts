@@ -2,7 +2,7 @@ import type { AgentSettings } from "../../../types.js";
 import type { ChatTool } from "./chat-completions-wire.js";
 
 /** The tools the agent may call; the single source of their names. */
-export const DIALOGUE_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call"] as const;
+export const DIALOGUE_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call", "do_not_call"] as const;
 export type DialogueToolName = (typeof DIALOGUE_TOOL_NAMES)[number];
 
 const BOOK_APPOINTMENT: ChatTool = {
@@ -49,7 +49,17 @@ const END_CALL: ChatTool = {
   },
 };
 
+const DO_NOT_CALL: ChatTool = {
+  type: "function",
+  function: {
+    name: "do_not_call",
+    description:
+      "The caller asked not to be called again (stop calling, take me off your list): this puts their number on the do-not-call list. Then apologise briefly, confirm they will not be called again, say goodbye and call end_call with reason do_not_call.",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+  },
+};
+
 /** The tools offered to the model for `agent`: transfer only when the agent may transfer. */
 export function dialogueTools(agent: AgentSettings): ChatTool[] {
-  return agent.transferEnabled ? [BOOK_APPOINTMENT, TRANSFER_CALL, END_CALL] : [BOOK_APPOINTMENT, END_CALL];
+  return agent.transferEnabled ? [BOOK_APPOINTMENT, TRANSFER_CALL, END_CALL, DO_NOT_CALL] : [BOOK_APPOINTMENT, END_CALL, DO_NOT_CALL];
 }

@@ -36,6 +36,9 @@ export function toolCallOutcome(call: ChatToolCall, agent: AgentSettings): ToolC
       // Only offered when transfer is enabled; a model may still invent the call.
       if (!agent.transferEnabled) return refused("transfer is not available on this line");
       return { event: { type: "transfer" }, result: { status: "transferring" }, endsTurn: true };
+    case "do_not_call":
+      // Listed at once; the model goes on to confirm and hang up (end_call, reason do_not_call).
+      return { event: { type: "tool_call", name: "do_not_call", arguments: {} }, result: { status: "listed" }, endsTurn: false };
     case "end_call": {
       const reason = typeof args.reason === "string" && args.reason.trim() !== "" ? args.reason.trim() : "agent_ended";
       return { event: { type: "end_call", reason }, result: { status: "ending" }, endsTurn: true };

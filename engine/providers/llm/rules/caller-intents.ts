@@ -148,3 +148,18 @@ export function slotToChange(utterance: Utterance): BookingSlot | null {
   if (hasAnyPhrase(utterance, ["service", "type", "kind", "reason"])) return "service";
   return null;
 }
+
+/**
+ * Asking not to be called again: "stop calling me", "do not call me again", "take me off your
+ * list", "remove my number". "Wait, stop" and "call me back later" are not.
+ */
+const DO_NOT_CALL_PHRASES = [
+  "stop calling", "quit calling", "stop phoning", "do not call me", "do not call this number", "do not ever call", "never call me",
+  "never call this number", "no more calls", "not call me again", "not to call me", "do not want any more calls", "do not want more calls",
+  "do not want your calls", "do not want these calls", "do not call list", "do not call registry", "take me off", "take my number off",
+  "remove me", "remove my number", "delete my number", "off your list", "off your calling list", "off the list", "off your call list",
+] as const;
+
+export function isDoNotCallRequest(utterance: Utterance): boolean {
+  return hasAnyPhrase(utterance, DO_NOT_CALL_PHRASES);
+}

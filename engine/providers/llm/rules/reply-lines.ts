@@ -31,6 +31,7 @@ export const LINES = {
   giveUp: ["I'm sorry, I'm having trouble understanding you on this line.", "Please try calling again later.", "Goodbye."],
   confirmQuestion: "Shall I book it?",
   offerTransfer: "Would you like me to put you through to someone?",
+  doNotCall: ["I understand, and I'm sorry for the trouble.", "I've taken your number off our calling list, so we won't call you again.", "Goodbye."],
 } as const;
 
 /** The lines that depend on the agent's settings or on the booking. */

@@ -9,6 +9,7 @@ import {
   type Goodbye,
   isBookingRequest,
   isCancelRequest,
+  isDoNotCallRequest,
   isExistingAppointmentRequest,
   isGreeting,
   isHowAreYou,
@@ -70,6 +71,9 @@ const MAX_MISUNDERSTANDINGS = 3;
  * Three misunderstandings in a row: with transfer enabled the agent offers a transfer once
  * (one more miss then ends the call), without it the agent apologises and ends the call with
  * reason `not_understood`: a caller the recognizer cannot follow gains nothing from a loop.
+ *
+ * A caller asking not to be called again, whatever the state, gets a confirmation, the tool
+ * call `do_not_call` and the end of the call (reason `do_not_call`).
  *
  * An answering machine's greeting (see `isAnsweringMachineGreeting`), whatever the state, gets
  * the voicemail message and ends the call with reason `voicemail`. The reply comes when the
@@ -135,6 +139,8 @@ export class RulesDialogueSession implements DialogueSession {
     }
     // Before anything else: a greeting may well offer "press zero for the operator".
     if (isAnsweringMachineGreeting(utterance)) return this.leaveVoicemail();
+    // Whatever was being asked: a callee who wants no more calls is not kept on the line.
+    if (isDoNotCallRequest(utterance)) return this.optOut();
     if (isTransferRequest(utterance)) return this.transfer(now);
     if (isRepeatRequest(utterance) && this.lastReply) return { sentences: this.lastReply.sentences, expects: this.lastReply.expects };
     const goodbye = goodbyeKind(utterance, this.profile.endCallPhrases);
@@ -306,6 +312,11 @@ export class RulesDialogueSession implements DialogueSession {
 
   private goodbye(): Reply {
     return { sentences: this.lines.goodbye(), expects: null, action: { type: "end_call", reason: "caller_goodbye" } };
+  }
+
+  /** The control plane lists the number (tool `do_not_call`, before the words, as a booking is). */
+  private optOut(): Reply {
+    return { toolCall: { name: "do_not_call", arguments: {} }, sentences: LINES.doNotCall, expects: null, action: { type: "end_call", reason: "do_not_call" } };
   }
 
   private leaveVoicemail(): Reply {

@@ -206,8 +206,8 @@ describe("openai dialogue provider", () => {
     await say(open(peer, agent({ transferEnabled: false })), "hello");
     await say(open(peer, agent({ transferEnabled: true, transferNumber: "+15550001111" })), "hello");
     const [without, withTransfer] = peer.standin.requests();
-    expect(toolNames(without)).toEqual(["book_appointment", "end_call"]);
-    expect(toolNames(withTransfer)).toEqual(["book_appointment", "transfer_call", "end_call"]);
+    expect(toolNames(without)).toEqual(["book_appointment", "end_call", "do_not_call"]);
+    expect(toolNames(withTransfer)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
   });
 
   it("yields transfer after the reply text when the model calls transfer_call", async () => {
@@ -238,6 +238,21 @@ describe("openai dialogue provider", () => {
     expect(spoken(events)).toBe("Goodbye, have a nice day!");
     expect(events.at(-1)).toEqual({ type: "end_call", reason: "caller_goodbye" });
     expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("lists the caller at once on do_not_call, then lets the model confirm and hang up with reason do_not_call", async () => {
+    const peer = await startStandin({
+      reply: afterToolResult(
+        { toolCalls: [{ name: "do_not_call", arguments: {} }] },
+        { text: "Sorry for the trouble, you won't hear from us again. Goodbye.", toolCalls: [{ name: "end_call", arguments: { reason: "do_not_call" } }] },
+      ),
+    });
+    const events = await say(open(peer), "Stop calling me.");
+    expect(events[0]).toEqual({ type: "tool_call", name: "do_not_call", arguments: {} });
+    expect(spoken(events)).toBe("Sorry for the trouble, you won't hear from us again. Goodbye.");
+    expect(events.at(-1)).toEqual({ type: "end_call", reason: "do_not_call" });
+    const [, second] = peer.standin.requests();
+    expect(second!.messages.at(-1)).toMatchObject({ role: "tool", content: JSON.stringify({ status: "listed" }) });
   });
 
   it("keeps only what the caller heard of a reply cut off by a barge-in", async () => {

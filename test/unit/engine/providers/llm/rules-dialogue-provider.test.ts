@@ -189,6 +189,16 @@ describe("rules dialogue provider", () => {
     expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
   });
 
+  it("confirms and hangs up when the callee asks not to be called again, even in the middle of a booking", async () => {
+    const session = open();
+    await say(session, "i would like to book an appointment");
+    const events = await say(session, "actually please stop calling me and take me off your list");
+    expect(events[0]).toEqual({ type: "tool_call", name: "do_not_call", arguments: {} });
+    expect(spoken(events)).toBe("I understand, and I'm sorry for the trouble. I've taken your number off our calling list, so we won't call you again. Goodbye.");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "do_not_call" });
+    expect(toolCalls(events)).toHaveLength(1);
+  });
+
   it("leaves a default message on an answering machine and ends the call for reason voicemail", async () => {
     const events = await say(open(), "hi you have reached john smith i cannot take your call right now please leave a message after the tone");
     expect(spoken(events)).toBe("Hi, this is Bright Smile Dental calling. Please call us back at your convenience. Goodbye.");

@@ -6,6 +6,7 @@ import {
   isQuestion,
   isRepeatRequest,
   isTransferRequest,
+  isDoNotCallRequest,
   slotToChange,
   yesOrNo,
 } from "../../../../../../engine/providers/llm/rules/caller-intents.js";
@@ -39,6 +40,19 @@ describe("caller intents", () => {
     }
     expect(isIdentityQuestion(u("are you a robot"))).toBe(true);
     expect(isIdentityQuestion(u("are you able to transfer me to a human"))).toBe(false);
+  });
+
+  it("hears a callee asking not to be called again, and not a pause or a call-back", () => {
+    for (const text of [
+      "please stop calling me", "stop calling me", "take me off your list", "take me off your calling list", "remove me from your list",
+      "remove my number", "don't call me again", "never call me again", "put me on the do not call list", "i don't want any more calls",
+      "please stop calling me and take me off your list",
+    ]) {
+      expect(isDoNotCallRequest(u(text)), text).toBe(true);
+    }
+    for (const text of ["wait stop please", "stop", "can you call me back tomorrow", "please call me later", "don't book it", "i don't want a cleaning", "hello"]) {
+      expect(isDoNotCallRequest(u(text)), text).toBe(false);
+    }
   });
 
   it("hears booking requests", () => {
