@@ -161,6 +161,11 @@ export class CampaignRunner {
   private async fillAccount(accountId: string, campaigns: CampaignRecord[], now: number): Promise<void> {
     const account = await this.deps.accounts.find(accountId);
     if (!account) return;
+    // An account at its limit has nothing to queue: no need to look at each campaign.
+    if ((await this.calls.countInStatus(account.id, ACTIVE_CALL_STATUSES)) >= this.deps.accounts.limitsOf(account).concurrentCalls) {
+      for (const campaign of campaigns) await this.completeIfDone(campaign);
+      return;
+    }
     const active = new Set<CampaignRecord>();
     for (const campaign of campaigns) if (await this.ready(campaign)) active.add(campaign);
     const openZones = new Map<string, string[]>();

@@ -122,6 +122,8 @@ describe("the campaign runner with the simulator carrier", () => {
     expect(listed.every((c) => c.attempts === 1 && c.calls.length === 1)).toBe(true);
     const call = (await app.request("GET", `/v1/calls/${listed[0]!.calls[0]!.call_id}`, { key: acct.key })).body;
     expect(call).toMatchObject({ status: "completed", phone_number: HANGS_UP(0), from_number: "+16505551000", metadata: { campaign_id: campaign.id, contact_id: expect.stringMatching(/^cc_/) } });
+    // The contact's context goes to the agent as the call's context.
+    expect((await app.parley.services.calls.get(acct.id, call.id)).context).toEqual({ first_name: "Ann 0" });
 
     expect((await eventsOf(acct, "campaign.started")).map((d) => d.campaign_id)).toEqual([campaign.id]);
     const [completed] = await eventsOf(acct, "campaign.completed");
@@ -267,6 +269,10 @@ describe("the campaign runner with the simulator carrier", () => {
 
     expect((await app.request("POST", `/v1/campaigns/${campaign.id}/resume`, { key: acct.key })).status).toBe(200);
     await until("calls again", async () => (await progress(acct, campaign.id)).attempts > settled.attempts);
+    // Running, with contacts done in the last minutes: an estimate of when it will finish.
+    const running = await read(acct, campaign.id);
+    expect(running.status).toBe("running");
+    expect(Date.parse(running.estimated_finish_at)).toBeGreaterThan(Date.parse(running.started_at));
     const cancelled = await app.request("POST", `/v1/campaigns/${campaign.id}/cancel`, { key: acct.key });
     expect(cancelled.body.status).toBe("cancelled");
     await until("cancelled contacts settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
@@ -287,6 +293,20 @@ describe("the campaign runner with the simulator carrier", () => {
     expect((await app.request("PATCH", `/v1/agents/${agentId}`, { key: acct.key, body: { status: "inactive" } })).status).toBe(200);
     const paused = await finished(acct, campaign.id, "paused");
     expect(paused.paused_reason).toBe("agent_inactive");
+  }, 30_000);
+
+  it("pauses a campaign whose agent was deleted", async () => {
+    const { acct, agentId } = await setUp();
+    const contacts = Array.from({ length: 4 }, (_, i) => ({ phone: NO_ANSWER(850 + i) }));
+    const campaign = await createCampaign(acct, { name: "Agent gone", agent_id: agentId, contacts, settings: { max_concurrent: 1 } });
+    await until("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
+    expect((await app.request("POST", `/v1/campaigns/${campaign.id}/pause`, { key: acct.key })).status).toBe(200);
+    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    expect((await app.request("DELETE", `/v1/agents/${agentId}`, { key: acct.key })).status).toBe(200);
+    expect((await app.request("POST", `/v1/campaigns/${campaign.id}/resume`, { key: acct.key })).status).toBe(200);
+    const paused = await finished(acct, campaign.id, "paused");
+    expect(paused.paused_reason).toBe("agent_deleted");
+    expect(paused.contacts.pending).toBeGreaterThan(0);
   }, 30_000);
 
   it("rejects bad settings, naming the field", async () => {
