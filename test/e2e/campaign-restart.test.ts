@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runCliJson, startServer } from "../../scripts/parley-process.js";
+import { cliAccount } from "../helpers/cli-account.js";
 
 // A service process killed with SIGKILL while a campaign runs, then started again: every
 // contact ends called exactly once, none lost, and the calls live at the kill are settled by
@@ -13,13 +14,8 @@ describe("a campaign across a SIGKILL of the service", () => {
   it("calls every contact exactly once", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
     const env = { PARLEY_DATA_DIR: dataDir, PARLEY_ENGINE: "1", PARLEY_CAMPAIGN_POLL_MS: "50" };
-    const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro", "--credits", "100"], env);
-    const key = (await runCliJson(["admin", "key", "create", "--account", account.id, "--name", "dev"], env)).key as string;
-    await runCliJson(["admin", "number", "add", "--account", account.id, "--number", "+16505551234", "--country", "US"], env);
-    const api = async (baseUrl: string, method: string, urlPath: string, body?: unknown) => {
-      const res = await fetch(baseUrl + urlPath, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const { id: accountId, api } = await cliAccount(env, { credits: 100 });
+    await runCliJson(["admin", "number", "add", "--account", accountId, "--number", "+16505551234", "--country", "US"], env);
     const db = new Database(path.join(dataDir, "parley.db"), { readonly: true, fileMustExist: true });
     try {
       let server = await startServer(env);

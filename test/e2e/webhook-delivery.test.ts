@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCliJson, startServer } from "../../scripts/parley-process.js";
+import { startServer } from "../../scripts/parley-process.js";
+import { cliAccount } from "../helpers/cli-account.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, verifyParleySignature, type ReceivedWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -107,12 +108,7 @@ describe("a service killed with SIGKILL in the middle of retries", () => {
     const receiver = await startWebhookReceiver();
     let healthy = false;
     receiver.answer(() => (healthy ? { status: 200 } : { status: 500 }));
-    const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro", "--credits", "10"], env);
-    const key = (await runCliJson(["admin", "key", "create", "--account", account.id, "--name", "dev"], env)).key as string;
-    const api = async (baseUrl: string, method: string, urlPath: string, body?: unknown) => {
-      const res = await fetch(baseUrl + urlPath, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const { api } = await cliAccount(env);
     const db = new Database(path.join(dataDir, "parley.db"), { readonly: true, fileMustExist: true });
     try {
       let server = await startServer(env);

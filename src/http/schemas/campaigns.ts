@@ -7,7 +7,11 @@ import { CAMPAIGN_LIMITS } from "../../services/campaigns.js";
 import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 
 const L = CAMPAIGN_LIMITS;
-const maxConcurrentMessage = `must be an integer from 1 to ${L.maxConcurrent}`;
+/** An integer setting from `min` to `max`, every mistake told with the same message. */
+function intSetting(min: number, max: number) {
+  const message = `must be an integer from ${min} to ${max}`;
+  return z.number({ error: message }).int({ message }).min(min, { message }).max(max, { message });
+}
 
 const timeZoneField = z
   .string({ error: "must be an IANA time zone name such as America/New_York" })
@@ -81,27 +85,12 @@ export const createCampaignBody = z
     settings: z
       .object(
         {
-          max_concurrent: z
-            .number({ error: maxConcurrentMessage })
-            .int({ message: maxConcurrentMessage })
-            .min(1, { message: maxConcurrentMessage })
-            .max(L.maxConcurrent, { message: maxConcurrentMessage })
-            .optional(),
+          max_concurrent: intSetting(1, L.maxConcurrent).optional(),
           retry_no_answer: z.boolean({ error: "must be true or false" }).optional(),
           schedule: scheduleField.optional(),
           from_number: e164("from_number").optional(),
-          max_attempts: z
-            .number({ error: `must be an integer from 1 to ${L.maxAttempts}` })
-            .int({ message: `must be an integer from 1 to ${L.maxAttempts}` })
-            .min(1, { message: `must be an integer from 1 to ${L.maxAttempts}` })
-            .max(L.maxAttempts, { message: `must be an integer from 1 to ${L.maxAttempts}` })
-            .optional(),
-          retry_delay_minutes: z
-            .number({ error: `must be an integer from 0 to ${L.retryDelayMinutes}` })
-            .int({ message: `must be an integer from 0 to ${L.retryDelayMinutes}` })
-            .min(0, { message: `must be an integer from 0 to ${L.retryDelayMinutes}` })
-            .max(L.retryDelayMinutes, { message: `must be an integer from 0 to ${L.retryDelayMinutes}` })
-            .optional(),
+          max_attempts: intSetting(1, L.maxAttempts).optional(),
+          retry_delay_minutes: intSetting(0, L.retryDelayMinutes).optional(),
           calling_hours: callingHoursField.optional(),
           timezone: timeZoneField.nullable().optional(),
         },
