@@ -157,7 +157,7 @@ const DO_NOT_CALL_PHRASES = [
   "stop calling", "quit calling", "stop phoning", "do not call me", "do not call this number", "do not ever call", "never call me",
   "never call this number", "no more calls", "not call me again", "not to call me", "do not want any more calls", "do not want more calls",
   "do not want your calls", "do not want these calls", "do not call list", "do not call registry", "take me off", "take my number off",
-  "remove me", "remove my number", "delete my number", "off your list", "off your calling list", "off the list", "off your call list",
+  "remove me", "remove my number", "delete my number", "lose my number", "off your list", "off your calling list", "off the list", "off your call list",
 ] as const;
 
 export function isDoNotCallRequest(utterance: Utterance): boolean {

@@ -46,7 +46,7 @@ describe("caller intents", () => {
     for (const text of [
       "please stop calling me", "stop calling me", "take me off your list", "take me off your calling list", "remove me from your list",
       "remove my number", "don't call me again", "never call me again", "put me on the do not call list", "i don't want any more calls",
-      "please stop calling me and take me off your list",
+      "please stop calling me and take me off your list", "i am not interested lose my number",
     ]) {
       expect(isDoNotCallRequest(u(text)), text).toBe(true);
     }
