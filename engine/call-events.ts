@@ -1,4 +1,5 @@
 /** Everything a call session reports, as one typed union (the control plane stores them). */
+import type { ToolResult } from "./tools.js";
 
 export interface TranscriptSegment {
   role: "agent" | "user";
@@ -51,7 +52,8 @@ export type CallEvent =
   | { type: "partial_transcript"; text: string }
   | { type: "interruption"; turnId: number; playedMs: number; heardText: string }
   | { type: "turn_metrics"; metrics: TurnMetrics }
-  | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
+  /** A tool the agent used, with what it came to. */
+  | { type: "tool_call"; name: string; arguments: Record<string, unknown>; result: ToolResult }
   | { type: "transfer"; number: string | null }
   | { type: "dtmf"; digit: string }
   | { type: "recording"; path: string; durationMs: number }

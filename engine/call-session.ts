@@ -21,6 +21,7 @@ import type { MediaTransport } from "./transports/transport.js";
 import { BargeInPolicy } from "./turn/barge-in-policy.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import { SpeechDetector } from "./turn/speech-detector.js";
+import { NO_TOOLS, type ToolExecutor, type ToolResult } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 import type { VadFactory } from "./vad/vad-factory.js";
 import type { Vad } from "./vad/vad.js";
@@ -57,6 +58,8 @@ export interface CallSessionOptions {
   preRollMs?: number;
   /** Drives pacing and metrics (tests use a fake one). */
   clock?: Clock;
+  /** What the agent may do on this call (booking, transfer, ...), run by the control plane. Default: nothing. */
+  tools?: ToolExecutor;
 }
 
 export interface CallSessionEvents {
@@ -96,6 +99,8 @@ interface AgentTurn {
   /** What to do once this reply has been heard in full: listen, transfer, or end the call for this reason. */
   after: "listen" | "transfer" | { endCall: CallEndReason };
   text: string;
+  /** Says `line` now, ahead of the rest of the reply (a tool is taking long). */
+  hold?: (line: string) => void;
   /** For the rest of a reply said after a false interruption: what was heard before the cut. */
   resumesAfter?: string;
 }
@@ -118,6 +123,12 @@ export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
 export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
 /** How long the silence goodbye may take before the call is hung up anyway. */
 const SILENCE_GOODBYE_MAX_MS = 10_000;
+/** What the agent says while a tool keeps the reply waiting longer than TOOL_HOLD_AFTER_MS. */
+export const TOOL_HOLD_LINE = "One moment, please.";
+/** About when a pause in a conversation starts to feel like something went wrong. */
+const TOOL_HOLD_AFTER_MS = 700;
+/** A tool that has not answered by then has failed (the dialogue says it could not do it). */
+const TOOL_TIMEOUT_MS = 10_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -164,6 +175,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private droppingInput = false;
   private utterance: Utterance | undefined;
   private speaking: AgentTurn | undefined;
+  /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
+  private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
   private turnCounter = 0;
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
@@ -206,7 +219,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.vad = providers.vad.createVad(transport.inputSampleRate);
-    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context });
+    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.callTools(this.options.tools ?? NO_TOOLS) });
     if (this.options.recordingPath) {
       this.recorderOpening = this.openRecorder(this.options.recordingPath);
       await this.recorderOpening;
@@ -444,23 +457,70 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     };
   }
 
-  /** Streams the dialogue's reply as sentences, noting tool calls and end decisions. */
-  private async *reply(turn: AgentTurn, userText: string): AsyncIterable<string> {
+  /**
+   * Streams the dialogue's reply as sentences, noting end decisions. While a tool the dialogue
+   * waits for runs longer than TOOL_HOLD_AFTER_MS, the caller hears TOOL_HOLD_LINE.
+   */
+  private reply(turn: AgentTurn, userText: string): AsyncIterable<string> {
+    const out = new AsyncQueue<string>();
     const splitter = new SentenceSplitter();
-    for await (const event of this.dialogue!.respond(userText, turn.abort.signal)) {
-      if (turn.abort.signal.aborted) return;
-      if (event.type === "text") {
-        turn.metrics.firstTokenAt ??= this.clock.now();
-        yield* splitter.push(event.text);
-      } else if (event.type === "tool_call") {
-        this.emitEvent({ type: "tool_call", name: event.name, arguments: event.arguments });
-      } else if (event.type === "transfer") {
-        turn.after = "transfer";
-      } else {
-        turn.after = { endCall: callEndReasonOf(event.reason) };
+    this.replying = turn;
+    turn.hold = (line) => {
+      for (const sentence of splitter.flush()) out.push(sentence);
+      out.push(line);
+    };
+    const pump = async () => {
+      for await (const event of this.dialogue!.respond(userText, turn.abort.signal)) {
+        if (turn.abort.signal.aborted) return;
+        if (event.type === "text") {
+          turn.metrics.firstTokenAt ??= this.clock.now();
+          for (const sentence of splitter.push(event.text)) out.push(sentence);
+        } else if (event.type === "transfer") {
+          turn.after = "transfer";
+        } else {
+          turn.after = { endCall: callEndReasonOf(event.reason) };
+        }
       }
-    }
-    yield* splitter.flush();
+      for (const sentence of splitter.flush()) out.push(sentence);
+    };
+    pump().then(
+      () => out.end(),
+      (err: unknown) => out.fail(err),
+    );
+    return out;
+  }
+
+  /**
+   * The control plane's tools as the dialogue uses them: each run waits at most
+   * TOOL_TIMEOUT_MS (then it failed, and the dialogue says so), a run still going after
+   * TOOL_HOLD_AFTER_MS has the agent say TOOL_HOLD_LINE, and every run is reported as a
+   * `tool_call` event with its result.
+   */
+  private callTools(tools: ToolExecutor): ToolExecutor {
+    return {
+      definitions: tools.definitions,
+      execute: async (name, args, signal) => {
+        const turn = this.replying;
+        const hold = this.clock.setTimeout(() => {
+          if (turn && !turn.abort.signal.aborted) turn.hold?.(TOOL_HOLD_LINE);
+        }, TOOL_HOLD_AFTER_MS);
+        let timer: TimerHandle | undefined;
+        const timeout = new Promise<ToolResult>((resolve) => {
+          timer = this.clock.setTimeout(() => resolve({ ok: false, error: `${name} did not answer within ${TOOL_TIMEOUT_MS / 1000} s` }), TOOL_TIMEOUT_MS);
+        });
+        let result: ToolResult;
+        try {
+          result = await Promise.race([tools.execute(name, args, signal), timeout]);
+        } catch (err) {
+          result = { ok: false, error: `${name} failed: ${(err as Error).message}` };
+        } finally {
+          this.clock.clearTimeout(hold);
+          this.clock.clearTimeout(timer);
+        }
+        this.emitEvent({ type: "tool_call", name, arguments: args, result });
+        return result;
+      },
+    };
   }
 
   /** Synthesises `sentences` and queues the audio for paced sending. */

@@ -2,6 +2,7 @@
  * The engine's public surface: the only module the control plane imports.
  */
 export type { AgentSettings } from "./types.js";
+export { NO_TOOLS, type ToolDefinition, type ToolExecutor, type ToolResult } from "./tools.js";
 export type { VoiceInfo } from "./providers/tts/voice.js";
 export type { CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from "./call-events.js";
 export type { CallSession, CallSummary } from "./call-session.js";

@@ -11,6 +11,7 @@ import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
 import { appointmentEventData } from "./resource-event-data.js";
+import { addDays, bookingRefusal, nearestFreeTimes, type BookingHours } from "./booking-calendar.js";
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,
@@ -41,6 +42,43 @@ export interface NewAppointment {
 
 const NOT_FOUND = { code: "appointment_not_found", message: "No appointment with this id" };
 
+/** Free times offered when a booking is refused. */
+const OFFERED_TIMES = 2;
+/** Appointments read to find free times: the asked day and the two weeks after. */
+const BOOKING_LOOKAHEAD_DAYS = 15;
+
+/** What a booking came to: stored, or refused with the free times to offer. */
+export type BookingOutcome = { booked: AppointmentRecord } | { refused: "slot_taken" | "outside_booking_hours"; alternatives: Array<{ date: string; time: string }> };
+
+/** A new `scheduled` appointment; throws on values the dialogue should never have produced. */
+function newAppointment(input: NewAppointment): AppointmentRecord {
+  const duration = input.duration_minutes ?? APPOINTMENT_LIMITS.defaultDurationMinutes;
+  // The caller extracted these from speech; a bad value is its bug, not the API client's.
+  if (!isCalendarDate(input.date)) throw new Error(`appointment date must be YYYY-MM-DD, got '${input.date}'`);
+  if (!isClockTime(input.time)) throw new Error(`appointment time must be HH:MM, got '${input.time}'`);
+  if (!Number.isInteger(duration) || duration < APPOINTMENT_LIMITS.minDurationMinutes || duration > APPOINTMENT_LIMITS.maxDurationMinutes) {
+    throw new Error(`appointment duration must be ${APPOINTMENT_LIMITS.minDurationMinutes} to ${APPOINTMENT_LIMITS.maxDurationMinutes} minutes, got ${duration}`);
+  }
+  const at = nowIso();
+  return {
+    id: newId("appointment"),
+    account_id: input.account_id,
+    call_id: input.call_id ?? null,
+    agent_id: input.agent_id ?? null,
+    customer_name: input.customer_name ?? null,
+    customer_phone: input.customer_phone ?? null,
+    customer_email: input.customer_email ?? null,
+    date: input.date,
+    time: input.time,
+    service: input.service ?? null,
+    duration_minutes: duration,
+    notes: input.notes ?? null,
+    status: "scheduled",
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /**
  * Appointments booked during calls: created by the dialogue engine (`create`), read,
  * rescheduled and cancelled through the API; each change writes its event with it.
@@ -55,37 +93,34 @@ export class AppointmentsService {
     this.appointments = new AppointmentsRepository(db);
   }
 
+  /** Stores an appointment as given (no calendar check: see `book` for what a call books). */
   async create(input: NewAppointment): Promise<AppointmentRecord> {
-    const duration = input.duration_minutes ?? APPOINTMENT_LIMITS.defaultDurationMinutes;
-    // The caller extracted these from speech; a bad value is its bug, not the API client's.
-    if (!isCalendarDate(input.date)) throw new Error(`appointment date must be YYYY-MM-DD, got '${input.date}'`);
-    if (!isClockTime(input.time)) throw new Error(`appointment time must be HH:MM, got '${input.time}'`);
-    if (!Number.isInteger(duration) || duration < APPOINTMENT_LIMITS.minDurationMinutes || duration > APPOINTMENT_LIMITS.maxDurationMinutes) {
-      throw new Error(`appointment duration must be ${APPOINTMENT_LIMITS.minDurationMinutes} to ${APPOINTMENT_LIMITS.maxDurationMinutes} minutes, got ${duration}`);
-    }
-    const at = nowIso();
-    const appointment: AppointmentRecord = {
-      id: newId("appointment"),
-      account_id: input.account_id,
-      call_id: input.call_id ?? null,
-      agent_id: input.agent_id ?? null,
-      customer_name: input.customer_name ?? null,
-      customer_phone: input.customer_phone ?? null,
-      customer_email: input.customer_email ?? null,
-      date: input.date,
-      time: input.time,
-      service: input.service ?? null,
-      duration_minutes: duration,
-      notes: input.notes ?? null,
-      status: "scheduled",
-      created_at: at,
-      updated_at: at,
-    };
-    await this.db.transaction().execute(async (trx) => {
-      await this.appointments.insert(appointment, trx);
-      await this.deps.outbox.append([{ accountId: appointment.account_id, name: "appointment.created", data: appointmentEventData(appointment, false) }], trx);
-    });
+    const appointment = newAppointment(input);
+    await this.db.transaction().execute((trx) => this.store(appointment, trx));
     return appointment;
+  }
+
+  /**
+   * Books what a call asked for, if the agent's calendar allows it: inside its booking hours
+   * and overlapping none of its scheduled appointments. Otherwise nothing is stored and the
+   * nearest free times are returned to offer instead. Checked and stored in one transaction,
+   * so two calls cannot book the same time.
+   */
+  async book(input: NewAppointment & { agent_id: string }, hours: BookingHours): Promise<BookingOutcome> {
+    const appointment = newAppointment(input);
+    const wanted = { date: appointment.date, time: appointment.time, duration_minutes: appointment.duration_minutes };
+    return this.db.transaction().execute(async (trx) => {
+      const taken = await this.appointments.scheduledOfAgent(input.agent_id, wanted.date, addDays(wanted.date, BOOKING_LOOKAHEAD_DAYS), trx);
+      const refusal = bookingRefusal(hours, taken, wanted);
+      if (refusal) return { refused: refusal, alternatives: nearestFreeTimes(hours, taken, wanted, OFFERED_TIMES) };
+      await this.store(appointment, trx);
+      return { booked: appointment };
+    });
+  }
+
+  private async store(appointment: AppointmentRecord, trx: Db): Promise<void> {
+    await this.appointments.insert(appointment, trx);
+    await this.deps.outbox.append([{ accountId: appointment.account_id, name: "appointment.created", data: appointmentEventData(appointment, false) }], trx);
   }
 
   async get(accountId: string, id: string): Promise<AppointmentRecord> {

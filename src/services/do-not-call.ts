@@ -41,10 +41,12 @@ export class DoNotCallService {
    * The far end of `call` asked not to be called again: its number is listed and the call's
    * outcome becomes `do_not_call`, in one transaction (the call's end keeps the outcome).
    */
-  async calleeAsked(call: Pick<CallRecord, "id" | "account_id" | "phone_number">): Promise<void> {
+  async calleeAsked(call: Pick<CallRecord, "id" | "account_id" | "direction" | "phone_number" | "from_number">): Promise<void> {
     const calls = new CallsRepository(this.db);
+    // The far end: whom an outbound call dialled, or who called in (an inbound call's phone_number is ours).
+    const farEnd = call.direction === "outbound" ? call.phone_number : call.from_number;
     await this.db.transaction().execute(async (trx) => {
-      if (call.phone_number) await this.entries.add(this.entry(call.account_id, call.phone_number, "callee_request", call.id), trx);
+      if (farEnd) await this.entries.add(this.entry(call.account_id, farEnd, "callee_request", call.id), trx);
       const current = await calls.findById(call.id, trx);
       if (current) await calls.update(call.id, { analysis: { ...(current.analysis ?? {}), outcome: DO_NOT_CALL_OUTCOME } }, trx);
     });

@@ -10,7 +10,6 @@ import {
   NativeTransport,
   TwilioTransport,
   type CallEndReason,
-  type CallEvent,
   type CallSession,
   type Engine,
   type MediaTransport,
@@ -28,6 +27,7 @@ import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
+import { CallTools } from "./call-tools.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
 import { KeyedSlots } from "../core/keyed-slots.js";
@@ -358,11 +358,11 @@ export class MediaGateway implements LiveCallControl {
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
+      tools: new CallTools(this.services, call, setup.agent, agent, log),
     });
     session.on("event", (event) => {
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.
       if (event.type === "error") log.warn({ error: event.message, recovered: event.recovered }, "call error");
-      void this.onEvent(call, setup, event).catch((err: unknown) => log.error({ err }, "call event not stored"));
     });
     return session;
   }
@@ -387,25 +387,6 @@ export class MediaGateway implements LiveCallControl {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
-  }
-
-  private async onEvent(call: CallRecord, setup: CallSetup, event: CallEvent): Promise<void> {
-    if (event.type !== "tool_call") return;
-    // The callee asked not to be called again: the agent confirms and hangs up; the number is listed now.
-    if (event.name === "do_not_call") return this.services.doNotCall.calleeAsked(call);
-    if (event.name !== "book_appointment") return;
-    const a = event.arguments;
-    await this.services.appointments.create({
-      account_id: call.account_id,
-      call_id: call.id,
-      agent_id: call.agent_id,
-      customer_name: typeof a.customer_name === "string" ? a.customer_name : null,
-      customer_phone: setup.fromNumber,
-      date: String(a.date),
-      time: String(a.time),
-      service: typeof a.service === "string" ? a.service : null,
-      ...(typeof a.duration_minutes === "number" ? { duration_minutes: a.duration_minutes } : {}),
-    });
   }
 }
 

@@ -30,23 +30,29 @@ let agentId: string;
 let wsBase: string;
 /** The account's media token for /media/twilio, as the rotation showed it. */
 let mediaToken: string;
+let secondAgentId: string;
 
 beforeAll(async () => {
   app = await startTestApp({}, { PARLEY_ENGINE: "1" });
   wsBase = app.baseUrl.replace(/^http/, "ws");
   acct = await app.account({ credits: 100 });
-  const agent = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: {
-      name: "Acme front desk",
-      system_prompt: "You book appointments for Acme Dental.",
-      voice_id: "flite-slt",
-      first_message: GREETING,
-      metadata: { business_name: "Acme Dental", services: ["cleaning", "checkup"] },
-    },
-  });
-  expect(agent.status).toBe(201);
-  agentId = agent.body.id;
+  const newAgent = async (name: string) => {
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: {
+        name,
+        system_prompt: "You book appointments for Acme Dental.",
+        voice_id: "flite-slt",
+        first_message: GREETING,
+        metadata: { business_name: "Acme Dental", services: ["cleaning", "checkup"] },
+      },
+    });
+    expect(agent.status).toBe(201);
+    return agent.body.id as string;
+  };
+  agentId = await newAgent("Acme front desk");
+  // The two booking calls below ask for the same time: each books in its own agent's calendar.
+  secondAgentId = await newAgent("Acme second desk");
   const rotated = await app.request("POST", "/v1/account/media-token/rotate", { key: acct.key });
   expect(rotated.status).toBe(200);
   mediaToken = rotated.body.media_token;
@@ -126,7 +132,7 @@ describe("booking calls over both protocols at once", () => {
   }, 120_000);
 
   it.concurrent("twilio: books an appointment from 8 kHz mu-law audio", async () => {
-    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId });
+    const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: secondAgentId });
     await bookingConversation(client, 8);
     client.hangUp();
     await client.closed;

@@ -8,6 +8,13 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 const GREETING = "Hello, this is Ava from Acme Dental.";
 const ENDED = ["completed", "transferred", "failed", "no_answer", "busy"];
 
+/** The date "tuesday" means in the fixture line day-and-time (the next Tuesday, never today). */
+function nextTuesday(): string {
+  const d = new Date();
+  const ahead = (2 - d.getUTCDay() + 7) % 7 || 7;
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + ahead)).toISOString().slice(0, 10);
+}
+
 let app: TestApp;
 
 beforeAll(async () => {
@@ -146,6 +153,20 @@ describe.concurrent("outbound calls through the simulator", () => {
     expect(call.transcript.map((s: any) => s.content).join(" ")).toMatch(/can't transfer you/);
     expect((await events(call.id)).map((e) => e.name)).not.toContain("call.transferred");
   }, 90_000);
+
+  it("refuse a booking whose time the agent's calendar has taken, offering the nearest free times instead", async () => {
+    const who = await caller();
+    const taken = await app.parley.services.appointments.create({ account_id: who.id, agent_id: who.agentId, date: nextTuesday(), time: "15:00", customer_name: "Someone Else" });
+    const script = ["book-appointment", "service-cleaning", "day-and-time", "my-name", "yes-please", "goodbye"];
+    const res = await app.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550129", agent_id: who.agentId, metadata: { simulator_script: script } } });
+    const call = await until(who, res.body.id, (c) => ENDED.includes(c.status), 90_000);
+    const agentSaid = call.transcript.filter((s: any) => s.role === "agent").map((s: any) => s.content).join(" ");
+    expect(agentSaid).toMatch(/at 3:00 PM isn't available\. The nearest free times are .* at 3:30 PM or .* at 4:00 PM\./);
+    expect(agentSaid).not.toMatch(/is booked for/);
+    // Nothing was stored for this call; the appointment that held the time is untouched.
+    expect((await app.request("GET", `/v1/appointments?call_id=${call.id}`, { key: who.key })).body.total).toBe(0);
+    expect((await app.parley.services.appointments.get(who.id, taken.id)).status).toBe("scheduled");
+  }, 120_000);
 
   it("fail a call whose simulator script names no fixture line", async () => {
     const who = await caller();

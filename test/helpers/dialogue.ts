@@ -1,3 +1,4 @@
+import type { ToolExecutor, ToolResult } from "../../engine/tools.js";
 import type { DialogueEvent, DialogueSession } from "../../engine/providers/llm/dialogue-provider.js";
 import type { AgentSettings } from "../../engine/types.js";
 
@@ -34,4 +35,26 @@ export async function say(session: DialogueSession, text: string, signal = new A
 /** The reply text of a turn's events, joined as the call session speaks it. */
 export function spoken(events: readonly DialogueEvent[]): string {
   return events.map((e) => (e.type === "text" ? e.text : "")).join("");
+}
+
+/** A tool executor for dialogue tests: records each call and answers as `answer` says (by default, every tool works). */
+export function recordingTools(answer: (name: string, args: Record<string, unknown>) => ToolResult | Promise<ToolResult> = defaultAnswer) {
+  const calls: Array<{ name: string; arguments: Record<string, unknown> }> = [];
+  const tools: ToolExecutor & { calls: typeof calls; take(): typeof calls } = {
+    definitions: [],
+    calls,
+    async execute(name, args) {
+      calls.push({ name, arguments: args });
+      return answer(name, args);
+    },
+    /** The calls since the last `take`. */
+    take: () => calls.splice(0),
+  };
+  return tools;
+}
+
+function defaultAnswer(name: string, args: Record<string, unknown>): ToolResult {
+  if (name === "transfer_call") return { ok: true, data: { status: "transferring" }, then: "transfer" };
+  if (name === "end_call") return { ok: true, data: { status: "ending" }, then: { endCall: String(args.reason ?? "agent_ended") } };
+  return { ok: true, data: { status: name === "book_appointment" ? "booked" : "ok" } };
 }

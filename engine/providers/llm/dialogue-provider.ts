@@ -1,11 +1,10 @@
+import type { ToolExecutor } from "../../tools.js";
 import type { AgentSettings } from "../../types.js";
 
 /** What a dialogue turn streams back, in order. */
 export type DialogueEvent =
   /** Reply text, in pieces as they come (tokens or whole sentences). */
   | { type: "text"; text: string }
-  /** A tool the agent calls, e.g. `book_appointment` with `{name, date, time, service}`. */
-  | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
   /** Hand the caller to a human (after the reply text has been spoken). */
   | { type: "transfer" }
   /** End the call (after the reply text has been spoken). */
@@ -26,5 +25,9 @@ export interface DialogueSession {
 
 export interface DialogueProvider {
   readonly name: string;
-  open(options: { agent: AgentSettings; context: Record<string, unknown> }): DialogueSession;
+  /**
+   * `tools`: what the agent may do on this call, run by the control plane; a turn that uses one
+   * waits for its result before saying what happened.
+   */
+  open(options: { agent: AgentSettings; context: Record<string, unknown>; tools: ToolExecutor }): DialogueSession;
 }

@@ -29,7 +29,7 @@ export type NativeServerMessage =
   | { type: "partial_transcript"; text: string }
   | { type: "interruption"; turn_id: number; played_ms: number; heard_text: string }
   | { type: "turn_metrics"; [key: string]: unknown }
-  | { type: "tool_call"; name: string; arguments: Record<string, unknown> }
+  | { type: "tool_call"; name: string; arguments: Record<string, unknown>; ok: boolean; data?: Record<string, unknown>; error?: string }
   | { type: "transfer"; number: string | null }
   | { type: "ended"; reason: string; duration_ms: number }
   /** The call was refused after the socket opened (instead of `connected`); the close follows. */
@@ -70,7 +70,9 @@ export function toNativeMessage(event: CallEvent): NativeServerMessage | null {
       };
     }
     case "tool_call":
-      return { type: "tool_call", name: event.name, arguments: event.arguments };
+      return event.result.ok
+        ? { type: "tool_call", name: event.name, arguments: event.arguments, ok: true, data: event.result.data }
+        : { type: "tool_call", name: event.name, arguments: event.arguments, ok: false, error: event.result.error, ...(event.result.data ? { data: event.result.data } : {}) };
     case "transfer":
       return { type: "transfer", number: event.number };
     case "ended":

@@ -55,6 +55,18 @@ export class AppointmentsRepository {
     return Number(row.n);
   }
 
+  /** The agent's scheduled appointments dated `fromDate` to `toDate` (inclusive). */
+  async scheduledOfAgent(agentId: string, fromDate: string, toDate: string, db: Db = this.db): Promise<Array<Pick<AppointmentRecord, "date" | "time" | "duration_minutes">>> {
+    return db
+      .selectFrom("appointments")
+      .select(["date", "time", "duration_minutes"])
+      .where("agent_id", "=", agentId)
+      .where("status", "=", "scheduled")
+      .where("date", ">=", fromDate)
+      .where("date", "<=", toDate)
+      .execute();
+  }
+
   /** Applies `patch` unless the appointment is cancelled; says whether it applied. */
   async updateUnlessCancelled(id: string, patch: Partial<AppointmentRecord>, db: Db = this.db): Promise<boolean> {
     const result = await db.updateTable("appointments").set(patch).where("id", "=", id).where("status", "<>", "cancelled").executeTakeFirst();

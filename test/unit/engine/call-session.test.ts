@@ -5,7 +5,17 @@ import { EventEmitter } from "eventemitter3";
 import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../engine/audio/audio-frame.js";
 import type { CallEvent } from "../../../engine/call-events.js";
-import { ASR_FALLBACK_LINE, CallSession, REPLY_FALLBACK_LINE, SILENCE_TIMEOUT_LINE, type CallProviders, type CallSessionOptions, type CallSummary } from "../../../engine/call-session.js";
+import {
+  ASR_FALLBACK_LINE,
+  CallSession,
+  REPLY_FALLBACK_LINE,
+  SILENCE_TIMEOUT_LINE,
+  TOOL_HOLD_LINE,
+  type CallProviders,
+  type CallSessionOptions,
+  type CallSummary,
+} from "../../../engine/call-session.js";
+import type { ToolExecutor, ToolResult } from "../../../engine/tools.js";
 import { AsrError } from "../../../engine/providers/asr/asr-error.js";
 import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
@@ -200,7 +210,7 @@ function plannedAsr(results: Array<string | Error>): AsrProvider {
 const unavailable = () => new ChatCompletionsError("http_status", "chat completions request failed with HTTP 503", { status: 503, retryable: true });
 
 /** A call on a fake clock that the test drives utterance by utterance. */
-async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}, options: Pick<CallSessionOptions, "silenceTimeoutMs"> = {}) {
+async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}, options: Pick<CallSessionOptions, "silenceTimeoutMs" | "tools"> = {}) {
   const clock = new FakeClock();
   const transport = new RecordingTransport();
   const fallbackTts = recordingTts(FLITE_VOICES);
@@ -560,5 +570,55 @@ describe("call session: ending calls nobody speaks in, and ending them politely"
     expect(call.summary()).toBeUndefined();
     await call.caller(200);
     expect(call.summary()?.reason).toBe("credit_exhausted");
+  });
+});
+
+describe("call session: tools the dialogue waits for", () => {
+  /** Runs `tool` for every caller turn and says what it came to. */
+  const toolUser: DialogueProvider = {
+    name: "tool-user",
+    open: ({ tools }) => ({
+      async *respond(_text: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+        const result = await tools.execute("book_appointment", { date: "2025-03-04" }, signal);
+        yield { type: "text", text: result.ok ? "You're booked." : "Sorry, I couldn't book that." };
+      },
+      truncateLastReply: () => {},
+    }),
+  };
+  const answerAfter = (ms: number, result: ToolResult, clockOf: () => FakeClock): ToolExecutor => ({
+    definitions: [],
+    execute: () => new Promise((resolve) => clockOf().setTimeout(() => resolve(result), ms)),
+  });
+
+  it("says nothing extra for a quick tool, and reports it with its result", async () => {
+    let call: Awaited<ReturnType<typeof startCall>> | undefined;
+    const tools = answerAfter(200, { ok: true, data: { status: "booked" } }, () => call!.clock);
+    call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools });
+    await call.say();
+    expect(call.transcript()).toEqual(["user: book it", "agent: You're booked."]);
+    expect(call.transport.events.find((e) => e.type === "tool_call")).toEqual({
+      type: "tool_call",
+      name: "book_appointment",
+      arguments: { date: "2025-03-04" },
+      result: { ok: true, data: { status: "booked" } },
+    });
+  });
+
+  it("says 'one moment' while a tool takes longer than 700 ms, then what it came to", async () => {
+    let call: Awaited<ReturnType<typeof startCall>> | undefined;
+    const tools = answerAfter(2000, { ok: true, data: { status: "booked" } }, () => call!.clock);
+    call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools });
+    await call.say();
+    expect(call.transcript()).toEqual(["user: book it", `agent: ${TOOL_HOLD_LINE} You're booked.`]);
+  });
+
+  it("gives up on a tool that does not answer within 10 s and lets the dialogue say so", async () => {
+    const never: ToolExecutor = { definitions: [], execute: () => new Promise(() => {}) };
+    const call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools: never });
+    await call.say();
+    await call.caller(11_000);
+    expect(call.transcript()).toEqual(["user: book it", `agent: ${TOOL_HOLD_LINE} Sorry, I couldn't book that.`]);
+    const reported = call.transport.events.find((e) => e.type === "tool_call");
+    expect(reported).toMatchObject({ result: { ok: false, error: "book_appointment did not answer within 10 s" } });
   });
 });

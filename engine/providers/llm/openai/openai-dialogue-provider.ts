@@ -3,7 +3,6 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../provider-retry.js"
 import type { DialogueProvider, DialogueSession } from "../dialogue-provider.js";
 import { ChatCompletionsClient } from "./chat-completions-client.js";
 import { ChatHistory } from "./chat-history.js";
-import { dialogueTools } from "./dialogue-tools.js";
 import { OpenAiDialogueSession } from "./openai-dialogue-session.js";
 import { systemPrompt } from "./system-prompt.js";
 
@@ -30,7 +29,7 @@ export interface OpenAiDialogueConfig {
 
 /**
  * Dialogue through any OpenAI-compatible `/v1/chat/completions` server (OpenAI, Ollama, vLLM,
- * llama.cpp server), streamed, with tools for booking, transfer and hang-up.
+ * llama.cpp server), streamed, with the tools the control plane gives each call.
  */
 export class OpenAiDialogueProvider implements DialogueProvider {
   readonly name = "openai";
@@ -50,13 +49,13 @@ export class OpenAiDialogueProvider implements DialogueProvider {
     });
   }
 
-  open({ agent, context }: Parameters<DialogueProvider["open"]>[0]): DialogueSession {
+  open({ agent, context, tools }: Parameters<DialogueProvider["open"]>[0]): DialogueSession {
     const history = new ChatHistory(systemPrompt(agent, context, this.#config.now()), HISTORY_LIMIT);
     // The call session speaks the first message itself; the model must know it was said.
     const greeting = agent.firstMessage ? fillTemplate(agent.firstMessage, { ...agent.metadata, ...context }) : "";
     if (greeting) history.push({ role: "assistant", content: greeting });
     const model = this.#config.models[agent.model] ?? agent.model;
-    return new OpenAiDialogueSession(this.#client, history, agent, model, dialogueTools(agent));
+    return new OpenAiDialogueSession(this.#client, history, agent, model, tools);
   }
 }
 

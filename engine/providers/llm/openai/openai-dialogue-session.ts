@@ -1,19 +1,20 @@
+import type { ToolExecutor, ToolResult } from "../../../tools.js";
 import type { AgentSettings } from "../../../types.js";
 import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
 import type { ChatCompletionsClient } from "./chat-completions-client.js";
-import type { AssistantMessage, ChatCompletionRequest, ChatTool } from "./chat-completions-wire.js";
+import type { AssistantMessage, ChatCompletionRequest, ChatToolCall } from "./chat-completions-wire.js";
 import type { ChatHistory } from "./chat-history.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
-import { toolCallOutcome } from "./tool-call-outcome.js";
 
 /** Requests per caller turn: the reply, and after tool results up to two more (a booking, then its confirmation). */
 export const MAX_ROUNDS_PER_TURN = 3;
 
 /**
  * One call with a chat-completions model. Each caller turn sends the history and streams the
- * reply's text as it arrives. Tool calls are acted on when their request finishes: a booking
- * is reported and answered with a tool result, then the model is asked again so it can speak
- * the confirmation; a transfer or hang-up ends the turn.
+ * reply's text as it arrives. Tool calls are run when their request finishes (the control
+ * plane's tools, one after another) and their real results go back to the model, which is
+ * asked again so it can say what happened; a tool whose result asks for a transfer or a
+ * hang-up ends the turn.
  */
 export class OpenAiDialogueSession implements DialogueSession {
   constructor(
@@ -21,7 +22,7 @@ export class OpenAiDialogueSession implements DialogueSession {
     private readonly history: ChatHistory,
     private readonly agent: AgentSettings,
     private readonly model: string,
-    private readonly tools: readonly ChatTool[],
+    private readonly tools: ToolExecutor,
   ) {}
 
   async *respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
@@ -61,18 +62,15 @@ export class OpenAiDialogueSession implements DialogueSession {
 
       reply.tool_calls = toolCalls;
       if (content === "") reply.content = null;
-      const events: DialogueEvent[] = [];
       let answered = false;
       for (const call of toolCalls) {
-        const outcome = toolCallOutcome(call, this.agent);
-        this.history.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(outcome.result) });
-        if (outcome.endsTurn) ending ??= outcome.event;
-        else {
-          if (outcome.event) events.push(outcome.event);
-          answered = true;
-        }
+        const result = await this.run(call, signal);
+        if (signal.aborted) return;
+        this.history.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(toolMessage(result)) });
+        const then = result.ok ? result.then : undefined;
+        if (then) ending ??= then === "transfer" ? { type: "transfer" } : { type: "end_call", reason: then.endCall };
+        else answered = true;
       }
-      yield* events;
       if (!answered) break;
     }
     if (ending?.type === "transfer" && spoken.trim() === "" && this.agent.transferMessage.trim() !== "") {
@@ -94,7 +92,32 @@ export class OpenAiDialogueSession implements DialogueSession {
       stream: true,
       temperature: this.agent.temperature,
       max_tokens: this.agent.maxTokens,
-      tools: [...this.tools],
+      ...(this.tools.definitions.length > 0
+        ? { tools: this.tools.definitions.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+        : {}),
     };
+  }
+
+  /** Runs one tool call; arguments that are not a JSON object (cut off by `max_tokens`, malformed) are refused unrun. */
+  private run(call: ChatToolCall, signal: AbortSignal): Promise<ToolResult> {
+    const args = parseArguments(call.function.arguments);
+    if (!args) return Promise.resolve({ ok: false, error: "the arguments were not a valid JSON object" });
+    return this.tools.execute(call.function.name, args, signal);
+  }
+}
+
+/** What the model reads of a tool's result. */
+function toolMessage(result: ToolResult): Record<string, unknown> {
+  return result.ok ? { status: "ok", ...result.data } : { status: "error", error: result.error, ...result.data };
+}
+
+/** Tools without parameters may come with empty arguments rather than `{}`. */
+function parseArguments(text: string): Record<string, unknown> | null {
+  if (text.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

@@ -31,6 +31,8 @@ export const LINES = {
   giveUp: ["I'm sorry, I'm having trouble understanding you on this line.", "Please try calling again later.", "Goodbye."],
   confirmQuestion: "Shall I book it?",
   offerTransfer: "Would you like me to put you through to someone?",
+  couldNotBook: ["I'm sorry, I wasn't able to book that appointment just now."],
+  doNotCallFailed: ["I understand, and I'm sorry for the trouble.", "I wasn't able to update our calling list just now, so please contact us and we'll take your number off.", "Goodbye."],
   doNotCall: ["I understand, and I'm sorry for the trouble.", "I've taken your number off our calling list, so we won't call you again.", "Goodbye."],
 } as const;
 

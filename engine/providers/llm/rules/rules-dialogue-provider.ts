@@ -10,7 +10,8 @@ export interface RulesDialogueOptions {
 
 /**
  * The embedded dialogue engine: no model, no network, microseconds per turn. It greets, answers
- * FAQ entries from `metadata.faq`, books appointments (`book_appointment` tool call), transfers,
+ * FAQ entries from `metadata.faq`, books appointments (the control plane's `book_appointment`
+ * tool, whose answer it reports: booked, or the free times offered instead), transfers,
  * leaves a message on answering machines (`metadata.voicemail_message`) and ends calls. The
  * call's `context.customer_name`, when given, is the caller's name.
  */
@@ -18,10 +19,10 @@ export function createRulesDialogueProvider(options: RulesDialogueOptions = {}):
   const now = options.now ?? (() => new Date());
   return {
     name: "rules",
-    open({ agent, context }) {
+    open({ agent, context, tools }) {
       const profile = readAgentProfile(agent, context);
       const name = typeof context.customer_name === "string" && context.customer_name.trim() !== "" ? context.customer_name.trim() : null;
-      return new RulesDialogueSession(profile, new ReplyLines(profile), now, name);
+      return new RulesDialogueSession(profile, new ReplyLines(profile), now, name, tools);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { isAnsweringMachineGreeting } from "./answering-machine.js";
 import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
-import { compareDates, compareTimes } from "./calendar.js";
+import { compareDates, compareTimes, type CalendarDate, type ClockTime } from "./calendar.js";
 import {
   asksForSlot,
   goodbyeKind,
@@ -31,14 +31,19 @@ import { LINES, type ReplyLines } from "./reply-lines.js";
 import { findService, type Service } from "./service-extraction.js";
 import { toUtterance, type Utterance } from "./utterance.js";
 import type { WallClock } from "./wall-clock.js";
+import type { ToolExecutor, ToolResult } from "../../../tools.js";
+import { spokenDate, spokenTime } from "./spoken-date-time.js";
 
 /** What the agent's last question asked for: it decides how a short answer ("yes", "john smith") reads. */
 type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer";
 
 /** One planned agent turn. */
 interface Reply {
-  /** Sent before the text, so a booking stands even if the caller cuts the "booked" line short. */
-  toolCall?: { name: string; arguments: Record<string, unknown> };
+  /**
+   * A tool run before anything is said; the reply is then what `then` makes of its result (the
+   * agent says "booked" only once the booking is stored).
+   */
+  tool?: { name: string; arguments: Record<string, unknown>; then: (result: ToolResult) => Reply };
   sentences: readonly string[];
   /** What the last sentence asks; armed only once that sentence has gone out. */
   expects: Expectation | null;
@@ -92,15 +97,20 @@ export class RulesDialogueSession implements DialogueSession {
     private readonly lines: ReplyLines,
     private readonly now: () => Date,
     callerName: string | null,
+    private readonly tools: ToolExecutor,
   ) {
     this.callerName = callerName;
   }
 
   async *respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
     if (signal.aborted) return;
-    const reply = this.decide(toUtterance(userText));
+    let reply = this.decide(toUtterance(userText));
+    if (reply.tool) {
+      const result = await this.tools.execute(reply.tool.name, reply.tool.arguments, signal);
+      if (signal.aborted) return;
+      reply = reply.tool.then(result);
+    }
     this.lastReply = reply;
-    if (reply.toolCall) yield { type: "tool_call", ...reply.toolCall };
     for (const [index, sentence] of reply.sentences.entries()) {
       if (signal.aborted) return;
       if (index === reply.sentences.length - 1) this.expectation = reply.expects;
@@ -285,13 +295,34 @@ export class RulesDialogueSession implements DialogueSession {
     return { sentences: [...prefix, this.lines.summary(draft, now.date), LINES.confirmQuestion], expects: "confirmation" };
   }
 
+  /** Books the draft; what the agent says depends on what the booking really came to. */
   private book(now: WallClock, thenGoodbye: boolean): Reply {
     const draft = this.draft!;
     this.draft = null;
-    const toolCall = { name: "book_appointment", arguments: bookingArguments(draft) };
-    const booked = this.lines.booked(draft, now.date);
-    if (!thenGoodbye) return { toolCall, sentences: [...booked, ...LINES.anythingElse], expects: "anything_else" };
-    return { ...this.goodbye(), toolCall, sentences: [...booked, ...this.lines.goodbye()] };
+    const then = (result: ToolResult): Reply => {
+      if (!result.ok) return this.notBooked(draft, result, now);
+      const booked = this.lines.booked(draft, now.date);
+      if (!thenGoodbye) return { sentences: [...booked, ...LINES.anythingElse], expects: "anything_else" };
+      return { ...this.goodbye(), sentences: [...booked, ...this.lines.goodbye()] };
+    };
+    return { tool: { name: "book_appointment", arguments: bookingArguments(draft), then }, sentences: [], expects: null };
+  }
+
+  /**
+   * The booking was refused: with free times offered (the slot is taken, or outside the
+   * agent's hours), the agent names them and asks again for a day and time; otherwise it says
+   * it could not book and drops the booking.
+   */
+  private notBooked(draft: BookingDraft, result: Extract<ToolResult, { ok: false }>, now: WallClock): Reply {
+    const asked = `${spokenDate(draft.date!, now.date)} at ${spokenTime(draft.time!)}`;
+    const offered = freeTimes(result.data?.alternatives);
+    if (offered.length === 0) return { sentences: [...LINES.couldNotBook, ...LINES.anythingElse], expects: "anything_else" };
+    this.draft = { ...draft, date: null, time: null };
+    const spoken = offered.map((slot) => `${spokenDate(slot.date, now.date)} at ${spokenTime(slot.time)}`);
+    return {
+      sentences: [`I'm sorry, ${asked} isn't available.`, `The nearest free ${spoken.length === 1 ? "time is" : "times are"} ${orList(spoken)}.`, "Which day and time would suit you?"],
+      expects: "date",
+    };
   }
 
   private dropBooking(): Reply {
@@ -314,9 +345,11 @@ export class RulesDialogueSession implements DialogueSession {
     return { sentences: this.lines.goodbye(), expects: null, action: { type: "end_call", reason: "caller_goodbye" } };
   }
 
-  /** The control plane lists the number (tool `do_not_call`, before the words, as a booking is). */
+  /** The control plane lists the number (tool `do_not_call`) before the agent says it has. */
   private optOut(): Reply {
-    return { toolCall: { name: "do_not_call", arguments: {} }, sentences: LINES.doNotCall, expects: null, action: { type: "end_call", reason: "do_not_call" } };
+    const end = { type: "end_call", reason: "do_not_call" } as const;
+    const then = (result: ToolResult): Reply => ({ sentences: result.ok ? LINES.doNotCall : LINES.doNotCallFailed, expects: null, action: end });
+    return { tool: { name: "do_not_call", arguments: {}, then }, sentences: [], expects: null };
   }
 
   private leaveVoicemail(): Reply {
@@ -362,4 +395,21 @@ export class RulesDialogueSession implements DialogueSession {
     if (this.draft) return this.nextBookingStep(now, prefix);
     return { sentences: [...prefix, ...this.lines.helpPrompt()], expects: null };
   }
+}
+
+/** The free times a refused booking offers (`alternatives: [{date, time}]`), the readable ones, at most three. */
+function freeTimes(value: unknown): Array<{ date: CalendarDate; time: ClockTime }> {
+  if (!Array.isArray(value)) return [];
+  const slots: Array<{ date: CalendarDate; time: ClockTime }> = [];
+  for (const item of value) {
+    const date = typeof item?.date === "string" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(item.date) : null;
+    const time = typeof item?.time === "string" ? /^(\d{2}):(\d{2})$/.exec(item.time) : null;
+    if (date && time) slots.push({ date: { year: +date[1]!, month: +date[2]!, day: +date[3]! }, time: { hour: +time[1]!, minute: +time[2]! } });
+  }
+  return slots.slice(0, 3);
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }

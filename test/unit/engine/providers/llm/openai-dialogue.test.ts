@@ -8,7 +8,8 @@ import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "../../../../.
 import { readServerSentEvents } from "../../../../../engine/providers/llm/openai/server-sent-events.js";
 import { ToolCallAssembler } from "../../../../../engine/providers/llm/openai/tool-call-assembler.js";
 import type { AgentSettings } from "../../../../../engine/types.js";
-import { say, spoken, testAgent } from "../../../../helpers/dialogue.js";
+import { NO_TOOLS, type ToolDefinition } from "../../../../../engine/tools.js";
+import { recordingTools, say, spoken, testAgent } from "../../../../helpers/dialogue.js";
 import {
   chatCompletionsStandin,
   DEFAULT_STANDIN_REPLY,
@@ -79,9 +80,24 @@ async function startStandin(options: Partial<ChatStandinOptions> = {}): Promise<
   return peer;
 }
 
-function open(peer: Standin, settings: AgentSettings = agent(), options: { context?: Record<string, unknown>; config?: Partial<OpenAiDialogueConfig> } = {}): DialogueSession {
+/** Tools as the control plane would offer them (their names and shapes are its business). */
+const TOOL_DEFINITIONS: ToolDefinition[] = ["book_appointment", "transfer_call", "end_call", "do_not_call"].map((name) => ({
+  name,
+  description: `The ${name} tool.`,
+  parameters: { type: "object", properties: {}, additionalProperties: true },
+}));
+
+/** The tools of the session `open` made last. */
+let tools = recordingTools();
+
+function open(
+  peer: Standin,
+  settings: AgentSettings = agent(),
+  options: { context?: Record<string, unknown>; config?: Partial<OpenAiDialogueConfig>; tools?: ReturnType<typeof recordingTools> } = {},
+): DialogueSession {
   const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, retry: NO_WAIT, ...options.config });
-  return provider.open({ agent: settings, context: options.context ?? {} });
+  tools = options.tools ?? recordingTools();
+  return provider.open({ agent: settings, context: options.context ?? {}, tools: { ...tools, definitions: TOOL_DEFINITIONS, execute: tools.execute } });
 }
 
 function lastMessage(request: ChatRequest | undefined): ChatMessage | undefined {
@@ -144,8 +160,7 @@ describe("openai dialogue provider", () => {
     const peer = await startStandin({ reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }, { text: confirmation }) });
     const events = await say(open(peer), "Yes, book it.");
 
-    expect(events.filter((e) => e.type === "tool_call")).toEqual([{ type: "tool_call", name: "book_appointment", arguments: BOOKING }]);
-    expect(events[0]!.type).toBe("tool_call");
+    expect(tools.calls).toEqual([{ name: "book_appointment", arguments: BOOKING }]);
     expect(spoken(events)).toBe(confirmation);
 
     const requests = peer.standin.requests();
@@ -178,36 +193,39 @@ describe("openai dialogue provider", () => {
       reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: '{"customer_name": "Jane' }] }, { text: "Sorry, could you repeat that?" }),
     });
     const events = await say(open(peer), "Book it.");
-    expect(events.some((e) => e.type === "tool_call")).toBe(false);
+    expect(tools.calls).toEqual([]);
     expect(spoken(events)).toBe("Sorry, could you repeat that?");
     const result = lastMessage(peer.standin.requests()[1]);
     expect(result?.role).toBe("tool");
     expect(JSON.parse(result!.content as string)).toMatchObject({ status: "error" });
   });
 
-  it("refuses a booking whose date is not YYYY-MM-DD", async () => {
+  it("gives the model a refused tool's error and data, and lets it say so", async () => {
+    const refusal = { ok: false, error: "that time is already taken", data: { alternatives: [{ date: "2025-03-04", time: "15:30" }] } } as const;
     const peer = await startStandin({
-      reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: { ...BOOKING, date: "next Tuesday" } }] }, { text: "Which date was that?" }),
+      reply: afterToolResult({ toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }, { text: "That time is taken; how about 3:30?" }),
     });
-    const events = await say(open(peer), "Book it.");
-    expect(events.some((e) => e.type === "tool_call")).toBe(false);
-    expect(lastMessage(peer.standin.requests()[1])?.content).toContain("YYYY-MM-DD");
+    const events = await say(open(peer, agent(), { tools: recordingTools(() => refusal) }), "Book it.");
+    expect(spoken(events)).toBe("That time is taken; how about 3:30?");
+    expect(JSON.parse(lastMessage(peer.standin.requests()[1])!.content as string)).toEqual({ status: "error", error: refusal.error, alternatives: refusal.data.alternatives });
   });
 
   it("stops asking again after three rounds of tool calls", async () => {
     const peer = await startStandin({ reply: () => ({ toolCalls: [{ name: "book_appointment", arguments: BOOKING }] }) });
     const events = await say(open(peer), "Book it.");
     expect(peer.standin.requests()).toHaveLength(3);
-    expect(events.filter((e) => e.type === "tool_call")).toHaveLength(3);
+    expect(events).toEqual([]);
+    expect(tools.calls).toHaveLength(3);
   });
 
-  it("offers transfer_call only when transfer is enabled", async () => {
+  it("offers the model the tools the control plane gave the call, and none when it gave none", async () => {
     const peer = await startStandin();
-    await say(open(peer, agent({ transferEnabled: false })), "hello");
-    await say(open(peer, agent({ transferEnabled: true, transferNumber: "+15550001111" })), "hello");
-    const [without, withTransfer] = peer.standin.requests();
-    expect(toolNames(without)).toEqual(["book_appointment", "end_call", "do_not_call"]);
-    expect(toolNames(withTransfer)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
+    await say(open(peer), "hello");
+    const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, retry: NO_WAIT });
+    await say(provider.open({ agent: agent(), context: {}, tools: NO_TOOLS }), "hello");
+    const [offered, none] = peer.standin.requests();
+    expect(toolNames(offered)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
+    expect(none!.tools).toBeUndefined();
   });
 
   it("yields transfer after the reply text when the model calls transfer_call", async () => {
@@ -225,9 +243,10 @@ describe("openai dialogue provider", () => {
     expect(events).toEqual([{ type: "text", text: settings.transferMessage }, { type: "transfer" }]);
   });
 
-  it("does not transfer when transfer is disabled, even if the model calls transfer_call", async () => {
+  it("does not transfer when the control plane refuses the transfer", async () => {
     const peer = await startStandin({ reply: afterToolResult({ toolCalls: [{ name: "transfer_call", arguments: {} }] }, { text: "I can't transfer you, sorry." }) });
-    const events = await say(open(peer, agent({ transferEnabled: false })), "A human, please.");
+    const refusing = recordingTools(() => ({ ok: false, error: "transfer is not available on this line" }));
+    const events = await say(open(peer, agent({ transferEnabled: false }), { tools: refusing }), "A human, please.");
     expect(events.some((e) => e.type === "transfer")).toBe(false);
     expect(spoken(events)).toBe("I can't transfer you, sorry.");
   });
@@ -247,8 +266,9 @@ describe("openai dialogue provider", () => {
         { text: "Sorry for the trouble, you won't hear from us again. Goodbye.", toolCalls: [{ name: "end_call", arguments: { reason: "do_not_call" } }] },
       ),
     });
-    const events = await say(open(peer), "Stop calling me.");
-    expect(events[0]).toEqual({ type: "tool_call", name: "do_not_call", arguments: {} });
+    const listing = recordingTools((name, args) => (name === "do_not_call" ? { ok: true, data: { status: "listed" } } : { ok: true, data: {}, then: { endCall: String(args.reason) } }));
+    const events = await say(open(peer, agent(), { tools: listing }), "Stop calling me.");
+    expect(listing.calls[0]).toEqual({ name: "do_not_call", arguments: {} });
     expect(spoken(events)).toBe("Sorry for the trouble, you won't hear from us again. Goodbye.");
     expect(events.at(-1)).toEqual({ type: "end_call", reason: "do_not_call" });
     const [, second] = peer.standin.requests();
@@ -328,7 +348,7 @@ describe("openai dialogue provider", () => {
   it("fails a connection refused with a retryable network error", async () => {
     const port = await closedLoopbackPort();
     const provider = new OpenAiDialogueProvider({ url: `http://127.0.0.1:${port}`, models: MODELS, retry: NO_WAIT });
-    const error = await say(provider.open({ agent: agent(), context: {} }), "hello").catch((e: unknown) => e);
+    const error = await say(provider.open({ agent: agent(), context: {}, tools: NO_TOOLS }), "hello").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "network", retryable: true, status: null });
   });
 
@@ -407,7 +427,7 @@ describe("openai dialogue provider: retries", () => {
       res.writeHead(429, { "content-type": "application/json", "retry-after": "120" }).end(JSON.stringify({ error: { message: "Rate limit reached." } }));
     });
     const provider = new OpenAiDialogueProvider({ url: server.url, models: MODELS });
-    const error = await say(provider.open({ agent: agent(), context: {} }), "hello").catch((e: unknown) => e);
+    const error = await say(provider.open({ agent: agent(), context: {}, tools: NO_TOOLS }), "hello").catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 120_000 });
     expect(server.requests()).toBe(1);
   });
@@ -436,7 +456,7 @@ describe("openai dialogue provider: retries", () => {
     const provider = new OpenAiDialogueProvider({ url: server.url, models: MODELS, retry: NO_WAIT });
     const events: DialogueEvent[] = [];
     const failure = (async () => {
-      for await (const event of provider.open({ agent: agent(), context: {} }).respond("hello", new AbortController().signal)) events.push(event);
+      for await (const event of provider.open({ agent: agent(), context: {}, tools: NO_TOOLS }).respond("hello", new AbortController().signal)) events.push(event);
     })();
     await expect(failure).rejects.toMatchObject({ code: "network", retryable: true });
     expect(events).toEqual([{ type: "text", text: "Sure," }]);

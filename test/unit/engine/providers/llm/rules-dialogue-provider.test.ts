@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueEvent, DialogueSession } from "../../../../../engine/providers/llm/dialogue-provider.js";
 import { createRulesDialogueProvider } from "../../../../../engine/providers/llm/rules/rules-dialogue-provider.js";
+import type { ToolResult } from "../../../../../engine/tools.js";
 import type { AgentSettings } from "../../../../../engine/types.js";
-import { say, spoken, testAgent } from "../../../../helpers/dialogue.js";
+import { recordingTools, say, spoken, testAgent } from "../../../../helpers/dialogue.js";
 
 /** Saturday, March 1, 2025, 10:00 UTC. */
 const NOW = new Date("2025-03-01T10:00:00Z");
@@ -17,13 +18,18 @@ function agent(overrides: Partial<AgentSettings> = {}, metadata: Record<string, 
   return testAgent({ systemPrompt: "You book dental appointments.", metadata: { business_name: "Bright Smile Dental", faq: FAQ, ...metadata }, ...overrides });
 }
 
-function open(settings: AgentSettings = agent(), options: { now?: Date; context?: Record<string, unknown> } = {}): DialogueSession {
+/** The tools of the session `open` made last. */
+let tools = recordingTools();
+
+function open(settings: AgentSettings = agent(), options: { now?: Date; context?: Record<string, unknown>; tools?: ReturnType<typeof recordingTools> } = {}): DialogueSession {
   const now = options.now ?? NOW;
-  return createRulesDialogueProvider({ now: () => now }).open({ agent: settings, context: options.context ?? {} });
+  tools = options.tools ?? recordingTools();
+  return createRulesDialogueProvider({ now: () => now }).open({ agent: settings, context: options.context ?? {}, tools });
 }
 
-function toolCalls(events: readonly DialogueEvent[]) {
-  return events.filter((e) => e.type === "tool_call");
+/** The tools called since the last look (the turn just said: `_events` names it for the reader). */
+function toolCalls(_events?: readonly DialogueEvent[]) {
+  return tools.take().map((call) => ({ type: "tool_call", ...call }));
 }
 
 /** Says each line in turn; returns the events of the last one. */
@@ -47,11 +53,11 @@ describe("rules dialogue provider", () => {
     expect(spoken(seen[0]!)).toBe("Hi, thanks for calling Bright Smile Dental. How can I help you today?");
     expect(spoken(seen[1]!)).toContain("What is the appointment for?");
     expect(spoken(seen[2]!)).toContain("Thanks, John.");
-    expect(seen.flat().some((e) => e.type === "tool_call")).toBe(false);
+    expect(toolCalls()).toEqual([]);
     expect(spoken(seen[4]!)).toContain("So that's a cleaning for John Smith on Tuesday, March 4 at 3:00 PM. Shall I book it?");
 
     const booked = await say(session, "yes");
-    expect(booked[0]).toEqual({
+    expect(toolCalls(booked)[0]).toEqual({
       type: "tool_call",
       name: "book_appointment",
       arguments: { customer_name: "John Smith", date: "2025-03-04", time: "15:00", service: "cleaning" },
@@ -193,10 +199,45 @@ describe("rules dialogue provider", () => {
     const session = open();
     await say(session, "i would like to book an appointment");
     const events = await say(session, "actually please stop calling me and take me off your list");
-    expect(events[0]).toEqual({ type: "tool_call", name: "do_not_call", arguments: {} });
+    expect(toolCalls(events)).toEqual([{ type: "tool_call", name: "do_not_call", arguments: {} }]);
     expect(spoken(events)).toBe("I understand, and I'm sorry for the trouble. I've taken your number off our calling list, so we won't call you again. Goodbye.");
     expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "do_not_call" });
-    expect(toolCalls(events)).toHaveLength(1);
+  });
+
+  it("does not claim the number was listed when listing it failed", async () => {
+    const session = open(agent(), { tools: recordingTools(() => ({ ok: false, error: "do_not_call failed on our side; nothing was done" })) });
+    const events = await say(session, "stop calling me");
+    expect(spoken(events)).not.toContain("taken your number off");
+    expect(spoken(events)).toContain("wasn't able to update our calling list");
+    expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "do_not_call" });
+  });
+
+  it("says booked only once the booking is stored, and offers the free times when the slot is taken", async () => {
+    const answers: Array<(name: string) => ToolResult> = [
+      () => ({ ok: false, error: "that time is already taken", data: { reason: "slot_taken", alternatives: [{ date: "2025-03-04", time: "15:30" }, { date: "2025-03-05", time: "09:00" }] } }),
+      () => ({ ok: true, data: { status: "booked" } }),
+    ];
+    const session = open(agent(), { tools: recordingTools((name) => answers.shift()!(name)) });
+    await say(session, "i'd like a cleaning on tuesday at three pm my name is jane doe");
+    const refused = await say(session, "yes");
+    expect(toolCalls(refused)).toHaveLength(1);
+    expect(spoken(refused)).toBe(
+      "I'm sorry, Tuesday, March 4 at 3:00 PM isn't available. The nearest free times are Tuesday, March 4 at 3:30 PM or Wednesday, March 5 at 9:00 AM. Which day and time would suit you?",
+    );
+    expect(spoken(refused)).not.toContain("booked");
+    // The caller picks one: the agent confirms it with the service and name kept, then books it.
+    const again = await say(session, "wednesday at nine am");
+    expect(spoken(again)).toContain("So that's a cleaning for Jane Doe on Wednesday, March 5 at 9:00 AM. Shall I book it?");
+    const booked = await say(session, "yes");
+    expect(toolCalls(booked)[0]).toMatchObject({ arguments: { date: "2025-03-05", time: "09:00", customer_name: "Jane Doe" } });
+    expect(spoken(booked)).toContain("booked for Wednesday, March 5 at 9:00 AM");
+  });
+
+  it("says it could not book when the booking fails, and drops it", async () => {
+    const session = open(agent(), { tools: recordingTools(() => ({ ok: false, error: "book_appointment failed on our side; nothing was done" })) });
+    await say(session, "i'd like a cleaning on tuesday at three pm my name is jane doe");
+    const failed = await say(session, "yes");
+    expect(spoken(failed)).toBe("I'm sorry, I wasn't able to book that appointment just now. Is there anything else I can help you with?");
   });
 
   it("leaves a default message on an answering machine and ends the call for reason voicemail", async () => {
@@ -307,7 +348,7 @@ describe("rules dialogue provider", () => {
     const session = open();
     await say(session, "i'd like a cleaning tomorrow at three pm my name is jane doe");
     const events = await say(session, "okay great thanks bye");
-    expect(events[0]).toMatchObject({ type: "tool_call", name: "book_appointment" });
+    expect(toolCalls(events)[0]).toMatchObject({ type: "tool_call", name: "book_appointment" });
     expect(spoken(events)).toContain("Your cleaning is booked for Sunday, March 2 at 3:00 PM. Thanks for calling Bright Smile Dental.");
     expect(events[events.length - 1]).toEqual({ type: "end_call", reason: "caller_goodbye" });
   });

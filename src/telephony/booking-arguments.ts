@@ -1,4 +1,4 @@
-/** `book_appointment` arguments as the control plane stores them (the `rules` provider emits the same shape). */
+/** `book_appointment` arguments as the control plane stores them (the `rules` dialogue sends the same shape). */
 export interface BookingArguments {
   customer_name: string;
   /** YYYY-MM-DD. */

@@ -1,0 +1,33 @@
+/**
+ * Tools the agent may use on a call. The control plane declares them and runs them; the engine
+ * keeps no list of its own. A dialogue calls a tool, waits for its real result, and says what
+ * really happened ("booked" only once the booking is stored).
+ */
+
+/** A tool offered to the agent: its name, what it does, and its parameters as JSON Schema. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * What a tool did. `data` is what the dialogue reads (an OpenAI-compatible model gets it as
+ * the tool message). `then` asks the call to transfer or to end once the reply is spoken.
+ */
+export type ToolResult =
+  | { ok: true; data: Record<string, unknown>; then?: "transfer" | { endCall: string } }
+  | { ok: false; error: string; data?: Record<string, unknown> };
+
+/** Runs one call's tools (given by the control plane when it starts the call). */
+export interface ToolExecutor {
+  readonly definitions: readonly ToolDefinition[];
+  /** Never rejects for a tool's own failure: that is `{ok: false}`; aborting `signal` gives up. */
+  execute(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+}
+
+/** A call without tools (a test call, or an agent that may do nothing but talk). */
+export const NO_TOOLS: ToolExecutor = Object.freeze({
+  definitions: [],
+  execute: async (name: string) => ({ ok: false, error: `there is no tool named ${name}` }) as ToolResult,
+});

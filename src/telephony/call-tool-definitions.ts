@@ -1,0 +1,54 @@
+import type { AgentSettings, ToolDefinition } from "../../engine/index.js";
+
+// The tools an agent is offered on a call, as a model reads them. The executor (CallTools)
+// runs them; the names here are the single source.
+
+export const CALL_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call", "do_not_call"] as const;
+export type CallToolName = (typeof CALL_TOOL_NAMES)[number];
+
+const BOOK_APPOINTMENT: ToolDefinition = {
+  name: "book_appointment",
+  description:
+    "Book an appointment for the caller. Call it only after the caller has confirmed the name, service, date and time you read back to them. The result says whether it was booked; if the time is taken or outside opening hours it lists the nearest free times to offer instead.",
+  parameters: {
+    type: "object",
+    properties: {
+      customer_name: { type: "string", description: "The caller's full name." },
+      date: { type: "string", description: "The appointment date, YYYY-MM-DD." },
+      time: { type: "string", description: "The appointment start time, 24-hour HH:MM." },
+      service: { type: "string", description: "What the appointment is for." },
+      duration_minutes: { type: "integer", description: "Length of the appointment in minutes, if the business lists one for the service." },
+    },
+    required: ["customer_name", "date", "time", "service"],
+    additionalProperties: false,
+  },
+};
+
+const TRANSFER_CALL: ToolDefinition = {
+  name: "transfer_call",
+  description: "Transfer the caller to a human member of staff, when they ask for one or you cannot help. Tell the caller first.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+
+const END_CALL: ToolDefinition = {
+  name: "end_call",
+  description: "Hang up, once the conversation is over and you have said goodbye.",
+  parameters: {
+    type: "object",
+    properties: { reason: { type: "string", description: "Why the call ends, in a few words, e.g. caller_goodbye or wrong_number." } },
+    required: ["reason"],
+    additionalProperties: false,
+  },
+};
+
+const DO_NOT_CALL: ToolDefinition = {
+  name: "do_not_call",
+  description:
+    "The caller asked not to be called again (stop calling, take me off your list): this puts their number on the do-not-call list. Then apologise briefly, confirm they will not be called again, say goodbye and call end_call with reason do_not_call.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+
+/** The tools offered for `agent`: transfer only when the agent may transfer. */
+export function callToolDefinitions(agent: Pick<AgentSettings, "transferEnabled">): ToolDefinition[] {
+  return agent.transferEnabled ? [BOOK_APPOINTMENT, TRANSFER_CALL, END_CALL, DO_NOT_CALL] : [BOOK_APPOINTMENT, END_CALL, DO_NOT_CALL];
+}
