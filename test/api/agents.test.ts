@@ -88,6 +88,7 @@ describe("POST /v1/agents", () => {
     [{ ...minimal, endpointing_ms: 50 }, 400, "invalid_request", "endpointing_ms"],
     [{ ...minimal, end_call_phrases: "bye" }, 400, "invalid_request", "end_call_phrases"],
     [{ ...minimal, metadata: [1, 2] }, 400, "invalid_request", "metadata"],
+    [{ ...minimal, metadata: { booking_hours: { start: "17:00", end: "09:00" } } }, 400, "invalid_request", "metadata.booking_hours"],
     [{ ...minimal, colour: "blue" }, 400, "invalid_request", "colour"],
     [{ ...minimal, status: "inactive" }, 400, "invalid_request", "status"],
     [{ ...minimal, transfer_enabled: true }, 400, "invalid_request", "transfer_number"],

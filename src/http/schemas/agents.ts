@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
+import { bookingHoursOf } from "../../services/booking-calendar.js";
 import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 import { callListItemSchema } from "./calls-shared.js";
 
@@ -20,7 +21,11 @@ const agentFields = {
   max_tokens: z.number({ error: `must be an integer from 1 to ${L.maxTokens}` }).int({ message: `must be an integer from 1 to ${L.maxTokens}` }).min(1, { message: `must be an integer from 1 to ${L.maxTokens}` }).max(L.maxTokens, { message: `must be an integer from 1 to ${L.maxTokens}` }),
   interruption_threshold: z.number({ error: "must be a number from 0.0 to 1.0" }).min(0, { message: "must be from 0.0 to 1.0" }).max(1, { message: "must be from 0.0 to 1.0" }),
   end_call_phrases: z.array(nonBlank(L.endCallPhrase)).max(L.endCallPhrases, { message: `at most ${L.endCallPhrases} phrases` }),
-  metadata: metadataSchema,
+  // `booking_hours` in metadata governs bookings (see booking-calendar.ts): a bad one is refused here, not at the first booking.
+  metadata: metadataSchema.superRefine((metadata, ctx) => {
+    const hours = bookingHoursOf(metadata);
+    if ("problem" in hours) ctx.addIssue({ code: "custom", path: ["booking_hours"], message: hours.problem });
+  }),
   transfer_enabled: z.boolean({ error: "must be true or false" }),
   transfer_number: e164("transfer_number").nullable(),
   transfer_message: nonBlank(L.transferMessage),
