@@ -21,7 +21,21 @@ export interface TurnMetrics {
   firstFrameSentAt: number | null;
   /** First frame sent minus end of caller speech (greeting: minus connection). */
   voiceToVoiceMs: number | null;
+  /** The caller cut the turn short (barge-in). */
+  interrupted: boolean;
 }
+
+/**
+ * Something the agent did on the call, in order, for the call's analysis: a tool it used (with
+ * what it came to), a question it answered, a callback it agreed to, a hand-off, or the end it
+ * decided on (the dialogue's own reason, e.g. `caller_goodbye`, `not_interested`).
+ */
+export type CallAction =
+  | { type: "tool_call"; name: string; arguments: Record<string, unknown>; result: ToolResult }
+  | { type: "answered_question"; question: string }
+  | { type: "callback_requested"; date: string | null; time: string | null }
+  | { type: "transfer" }
+  | { type: "end_call"; reason: string };
 
 export const CALL_END_REASONS = [
   "caller_hangup",

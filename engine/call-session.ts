@@ -8,7 +8,7 @@ import { FrameChunker } from "./audio/frame-chunker.js";
 import { FrameClock } from "./audio/frame-clock.js";
 import { rms } from "./audio/pcm16.js";
 import { Resampler } from "./audio/resampler.js";
-import type { CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
+import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { isRetryable } from "./providers/provider-error.js";
@@ -73,6 +73,8 @@ export interface CallSummary {
   transcript: TranscriptSegment[];
   recording: { path: string; durationMs: number } | null;
   turns: TurnMetrics[];
+  /** What the agent did, in order (tools and their results, answers, hand-off, its end decision). */
+  actions: CallAction[];
 }
 
 /** When the caller's turn ended, as the agent turn that answers it records it. */
@@ -156,6 +158,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly detector: SpeechDetector;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
+  private readonly actions: CallAction[] = [];
   private readonly preRoll: AudioFrame[] = [];
   private readonly preRollFrames: number;
   private vad: Vad | undefined;
@@ -446,6 +449,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         firstTtsAudioAt: null,
         firstFrameSentAt: null,
         voiceToVoiceMs: null,
+        interrupted: false,
       },
       sentences: [],
       queuedFrames: 0,
@@ -475,11 +479,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         if (event.type === "text") {
           turn.metrics.firstTokenAt ??= this.clock.now();
           for (const sentence of splitter.push(event.text)) out.push(sentence);
-        } else if (event.type === "transfer") {
-          turn.after = "transfer";
-        } else {
-          turn.after = { endCall: callEndReasonOf(event.reason) };
+          continue;
         }
+        this.actions.push(event.type === "transfer" ? { type: "transfer" } : event);
+        if (event.type === "transfer") turn.after = "transfer";
+        else if (event.type === "end_call") turn.after = { endCall: callEndReasonOf(event.reason) };
       }
       for (const sentence of splitter.flush()) out.push(sentence);
     };
@@ -517,6 +521,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           this.clock.clearTimeout(hold);
           this.clock.clearTimeout(timer);
         }
+        this.actions.push({ type: "tool_call", name, arguments: args, result });
         this.emitEvent({ type: "tool_call", name, arguments: args, result });
         return result;
       },
@@ -700,6 +705,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.silence(turn);
     const playedMs = turn.playedFrames * FRAME_MS;
     const heard = heardText(turn.sentences, turn.playedFrames);
+    turn.metrics.interrupted = true;
     this.dialogue?.truncateLastReply(heard.text);
     this.emitEvent({ type: "interruption", turnId: turn.id, playedMs, heardText: heard.text });
     this.finishTurn(turn, heard.text);
@@ -779,7 +785,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
     }
     this.setState("ended");
-    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns] };
+    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], actions: [...this.actions] };
     this.emitEvent({ type: "ended", reason, durationMs, transcript: summary.transcript });
     this.transport.close(reason);
     this.endedResolve(summary);

@@ -4,7 +4,19 @@
 export type { AgentSettings } from "./types.js";
 export { NO_TOOLS, type ToolDefinition, type ToolExecutor, type ToolResult } from "./tools.js";
 export type { VoiceInfo } from "./providers/tts/voice.js";
-export type { CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from "./call-events.js";
+export type { CallAction, CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from "./call-events.js";
+export {
+  ANALYSIS_FIELD_TYPES,
+  CALL_OUTCOMES,
+  type AnalysisField,
+  type AnalysisFieldType,
+  type AnalysisInput,
+  type CallAnalysis,
+  type CallOutcome,
+  type FieldValue,
+} from "./analysis/call-analysis.js";
+export { CallAnalyzer, DEFAULT_ANALYSIS_TIMEOUT_MS, type CallAnalyzerOptions } from "./analysis/call-analyzer.js";
+export { BUILT_IN_DATA_KEYS } from "./analysis/rules-call-analysis.js";
 export type { CallSession, CallSummary } from "./call-session.js";
 export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";

@@ -63,7 +63,7 @@ export function chatCompletionsStandin(options: ChatStandinOptions): ChatComplet
     if (typeof request === "string") return sendError(res, 400, request, "invalid_request_error");
     accepted.push(request);
 
-    const reply = options.reply?.(request) ?? { text: DEFAULT_STANDIN_REPLY };
+    const reply = options.reply?.(request) ?? defaultReply(request);
     if ("error" in reply) return sendError(res, reply.error.status, reply.error.message, reply.error.status >= 500 ? "server_error" : "invalid_request_error");
 
     const closed = new AbortController();
@@ -117,6 +117,38 @@ export function chatCompletionsStandin(options: ChatStandinOptions): ChatComplet
     },
     requests: () => [...accepted],
   };
+}
+
+/**
+ * The canned answer: for a structured-output request (`response_format` with a JSON schema,
+ * as the post-call analysis sends), the simplest JSON that follows the schema; else
+ * DEFAULT_STANDIN_REPLY.
+ */
+function defaultReply(request: ChatRequest): StandinReply {
+  const schema = request.response_format?.json_schema.schema;
+  return { text: schema ? JSON.stringify(instanceOf(schema, "answer")) : DEFAULT_STANDIN_REPLY };
+}
+
+/** A value that follows `schema`: objects with every property, the first enum value, null where allowed, "stand-in <name>" for text. */
+function instanceOf(schema: Record<string, unknown>, name: string): unknown {
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  if (types.includes("null")) return null;
+  switch (types[0]) {
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      return Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, instanceOf(sub, key)]));
+    }
+    case "array":
+      return [];
+    case "number":
+    case "integer":
+      return 0.5;
+    case "boolean":
+      return false;
+    default:
+      return `stand-in ${name}`;
+  }
 }
 
 /** The request, or what is wrong with it (OpenAI's wording where it has one). */

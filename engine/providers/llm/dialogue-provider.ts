@@ -8,7 +8,11 @@ export type DialogueEvent =
   /** Hand the caller to a human (after the reply text has been spoken). */
   | { type: "transfer" }
   /** End the call (after the reply text has been spoken). */
-  | { type: "end_call"; reason: string };
+  | { type: "end_call"; reason: string }
+  /** The reply answers the caller's question (for the call's analysis: information was given). */
+  | { type: "answered_question"; question: string }
+  /** The caller asked to be called back, at this day (YYYY-MM-DD) and time (HH:MM) when they said one. */
+  | { type: "callback_requested"; date: string | null; time: string | null };
 
 /**
  * One call's conversation state. `respond` runs one agent turn for the caller's words and

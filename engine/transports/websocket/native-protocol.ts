@@ -67,6 +67,7 @@ export function toNativeMessage(event: CallEvent): NativeServerMessage | null {
         first_tts_audio_at: m.firstTtsAudioAt,
         first_frame_sent_at: m.firstFrameSentAt,
         voice_to_voice_ms: m.voiceToVoiceMs,
+        interrupted: m.interrupted,
       };
     }
     case "tool_call":

@@ -175,6 +175,41 @@ describe("call session: how a dialogue's end of the call is reported", () => {
   });
 });
 
+describe("call session: what the agent did and how each turn went, for the call's record", () => {
+  it("lists the agent's actions in the summary: an answered question, then its end decision", async () => {
+    const faq = [{ question: "What are your opening hours?", answer: "We open at nine." }];
+    const call = await startCall({ asr: plannedAsr(["what are your opening hours"]), dialogue: createRulesDialogueProvider() }, { metadata: { faq } });
+    await call.say();
+    await call.session.stop();
+    expect(call.summary()!.actions).toEqual([{ type: "answered_question", question: "What are your opening hours?" }]);
+    const goodbye = await callWhereCallerSays("okay goodbye");
+    expect(goodbye.summary.actions).toEqual([{ type: "end_call", reason: "caller_goodbye" }]);
+  });
+
+  it("marks the turn the caller cut short as interrupted, and the others not", async () => {
+    const longReply: DialogueProvider = {
+      name: "long",
+      open: () => ({
+        async *respond(): AsyncIterable<DialogueEvent> {
+          for (let i = 1; i <= 30; i++) yield { type: "text", text: ` Sentence ${i}.` };
+        },
+        truncateLastReply: () => {},
+      }),
+    };
+    const call = await startCall({ asr: plannedAsr(["tell me everything", "stop"]), dialogue: longReply }, { firstMessage: "Hello." });
+    await call.caller(400);
+    await call.caller(400, 500);
+    // The turn ends 500 ms into the silence; 300 ms into the 3 s reply the caller speaks over it for 600 ms.
+    await call.caller(800);
+    await call.caller(600, 500);
+    await call.caller(1000);
+    await call.session.stop();
+    const turns = call.summary()!.turns;
+    expect(turns.map((t) => t.interrupted)).toEqual([false, true, false]);
+    expect(call.transport.events.find((e) => e.type === "interruption")).toMatchObject({ turnId: 2 });
+  });
+});
+
 /** A dialogue whose turns go as `plan` says, in order: a reply "Reply <n>.", or the error thrown. */
 function plannedDialogue(plan: Array<"ok" | Error>): DialogueProvider {
   let turn = 0;
@@ -602,6 +637,8 @@ describe("call session: tools the dialogue waits for", () => {
       arguments: { date: "2025-03-04" },
       result: { ok: true, data: { status: "booked" } },
     });
+    await call.session.stop();
+    expect(call.summary()!.actions).toEqual([{ type: "tool_call", name: "book_appointment", arguments: { date: "2025-03-04" }, result: { ok: true, data: { status: "booked" } } }]);
   });
 
   it("says 'one moment' while a tool takes longer than 700 ms, then what it came to", async () => {

@@ -31,6 +31,8 @@ export interface ChatCompletionRequest {
   temperature?: number;
   max_tokens?: number;
   tools?: ChatTool[];
+  /** Structured output: the reply is JSON that follows `schema` (OpenAI's `json_schema` form, which vLLM, llama.cpp and Ollama accept too). */
+  response_format?: { type: "json_schema"; json_schema: { name: string; strict: boolean; schema: Record<string, unknown> } };
 }
 
 /** One piece of a streamed tool call: the first names it, the next ones carry argument text. */

@@ -3,6 +3,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../../provider-retry.js"
 import type { DialogueProvider, DialogueSession } from "../dialogue-provider.js";
 import { ChatCompletionsClient } from "./chat-completions-client.js";
 import { ChatHistory } from "./chat-history.js";
+import { completionsEndpoint } from "./completions-endpoint.js";
 import { OpenAiDialogueSession } from "./openai-dialogue-session.js";
 import { systemPrompt } from "./system-prompt.js";
 
@@ -57,19 +58,4 @@ export class OpenAiDialogueProvider implements DialogueProvider {
     const model = this.#config.models[agent.model] ?? agent.model;
     return new OpenAiDialogueSession(this.#client, history, agent, model, tools);
   }
-}
-
-function completionsEndpoint(base: string): string {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw new Error(`openai dialogue: url is not a URL: ${base}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`openai dialogue: url must be http or https, got ${url.protocol}`);
-  if (url.username || url.password) throw new Error("openai dialogue: put credentials in apiKey, not in the url");
-  const path = url.pathname.replace(/\/+$/, "");
-  url.pathname = path.endsWith("/v1") ? `${path}/chat/completions` : `${path}/v1/chat/completions`;
-  url.hash = "";
-  return url.toString();
 }

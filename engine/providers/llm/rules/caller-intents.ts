@@ -163,3 +163,25 @@ const DO_NOT_CALL_PHRASES = [
 export function isDoNotCallRequest(utterance: Utterance): boolean {
   return hasAnyPhrase(utterance, DO_NOT_CALL_PHRASES);
 }
+
+/** Declining what the call offers: "i am not interested", "not for me". */
+const NOT_INTERESTED = ["not interested", "no interest", "not for me", "i will pass", "i do not need it", "i do not need that", "we do not need"] as const;
+
+export function isNotInterested(utterance: Utterance): boolean {
+  return hasAnyPhrase(utterance, NOT_INTERESTED);
+}
+
+/**
+ * Asking to be called back: "call me back tomorrow", "i am busy right now", "not a good time".
+ * "Can I call you back" (the caller will call) is not; "do not call me back" is the
+ * do-not-call list's, checked before this.
+ */
+const CALLBACK_PHRASES = [
+  "call me back", "call me later", "call me again later", "call me tomorrow", "call me another time", "call back later", "call back tomorrow",
+  "ring me back", "try me later", "try me again", "try again later", "not a good time", "bad time", "busy right now", "busy at the moment",
+  "in a meeting", "driving right now",
+] as const;
+
+export function isCallbackRequest(utterance: Utterance): boolean {
+  return hasAnyPhrase(utterance, CALLBACK_PHRASES);
+}

@@ -34,6 +34,7 @@ export const LINES = {
   couldNotBook: ["I'm sorry, I wasn't able to book that appointment just now."],
   doNotCallFailed: ["I understand, and I'm sorry for the trouble.", "I wasn't able to update our calling list just now, so please contact us and we'll take your number off.", "Goodbye."],
   doNotCall: ["I understand, and I'm sorry for the trouble.", "I've taken your number off our calling list, so we won't call you again.", "Goodbye."],
+  notInterested: ["I understand. Thank you for your time.", "Goodbye."],
 } as const;
 
 /** The lines that depend on the agent's settings or on the booking. */

@@ -2,12 +2,13 @@ import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { isAnsweringMachineGreeting } from "./answering-machine.js";
 import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
-import { compareDates, compareTimes, type CalendarDate, type ClockTime } from "./calendar.js";
+import { compareDates, compareTimes, isoDate, isoTime, type CalendarDate, type ClockTime } from "./calendar.js";
 import {
   asksForSlot,
   goodbyeKind,
   type Goodbye,
   isBookingRequest,
+  isCallbackRequest,
   isCancelRequest,
   isDoNotCallRequest,
   isExistingAppointmentRequest,
@@ -15,6 +16,7 @@ import {
   isHowAreYou,
   isIdentityQuestion,
   isNothingElse,
+  isNotInterested,
   isQuestion,
   isRepeatRequest,
   isThanks,
@@ -25,7 +27,7 @@ import {
   type YesNo,
 } from "./caller-intents.js";
 import { findDateTime } from "./date-time-extraction.js";
-import { matchFaq } from "./faq-matcher.js";
+import { matchFaq, type FaqEntry } from "./faq-matcher.js";
 import { findName } from "./name-extraction.js";
 import { LINES, type ReplyLines } from "./reply-lines.js";
 import { findService, type Service } from "./service-extraction.js";
@@ -49,6 +51,8 @@ interface Reply {
   expects: Expectation | null;
   /** Sent after the text. */
   action?: { type: "transfer" } | { type: "end_call"; reason: string };
+  /** What the reply did, for the call's analysis: sent after the text, before the action. */
+  note?: Extract<DialogueEvent, { type: "answered_question" | "callback_requested" }>;
   /** This turn did not understand the caller. */
   missed?: boolean;
 }
@@ -116,6 +120,7 @@ export class RulesDialogueSession implements DialogueSession {
       if (index === reply.sentences.length - 1) this.expectation = reply.expects;
       yield { type: "text", text: index === 0 ? sentence : ` ${sentence}` };
     }
+    if (reply.note && !signal.aborted) yield reply.note;
     if (reply.action && !signal.aborted) yield reply.action;
   }
 
@@ -152,6 +157,8 @@ export class RulesDialogueSession implements DialogueSession {
     // Whatever was being asked: a callee who wants no more calls is not kept on the line.
     if (isDoNotCallRequest(utterance)) return this.optOut();
     if (isTransferRequest(utterance)) return this.transfer(now);
+    // "I'm busy, call me back tomorrow": a day in it is the callback's, not a booking's.
+    if (isCallbackRequest(utterance)) return this.callBack(utterance, now);
     if (isRepeatRequest(utterance) && this.lastReply) return { sentences: this.lastReply.sentences, expects: this.lastReply.expects };
     const goodbye = goodbyeKind(utterance, this.profile.endCallPhrases);
     const answer = yesOrNo(utterance);
@@ -160,6 +167,7 @@ export class RulesDialogueSession implements DialogueSession {
     if (expected) return expected;
     if (goodbye) return this.goodbye();
     if (this.draft && isCancelRequest(utterance)) return this.dropBooking();
+    if (isNotInterested(utterance)) return { sentences: LINES.notInterested, expects: null, action: { type: "end_call", reason: "not_interested" } };
     if (!this.draft && isExistingAppointmentRequest(utterance)) {
       return this.profile.transferEnabled
         ? { sentences: [...LINES.onlyNewAppointments, LINES.offerTransfer], expects: "transfer_offer" }
@@ -168,7 +176,7 @@ export class RulesDialogueSession implements DialogueSession {
 
     const question = isQuestion(utterance);
     const faq = matchFaq(this.profile.faq, utterance);
-    if (faq && question) return this.answerFaq(faq.answer, now);
+    if (faq && question) return this.answerFaq(faq, now);
 
     const slots = this.findSlots(utterance, expecting, now);
     const mentionsSlot = slots.service !== null || slots.date !== null || slots.time !== null;
@@ -179,7 +187,7 @@ export class RulesDialogueSession implements DialogueSession {
       const booking = this.fillSlots(slots, now, started);
       if (booking) return booking;
     }
-    if (faq) return this.answerFaq(faq.answer, now);
+    if (faq) return this.answerFaq(faq, now);
     if (slots.name && !this.draft) {
       this.callerName = slots.name;
       return { sentences: this.lines.greeting(slots.name), expects: null };
@@ -330,10 +338,24 @@ export class RulesDialogueSession implements DialogueSession {
     return { sentences: [...LINES.bookingDropped, ...LINES.anythingElse], expects: "anything_else" };
   }
 
-  private answerFaq(answer: string, now: WallClock): Reply {
-    const sentences = this.lines.faqAnswer(answer);
-    if (this.draft) return this.nextBookingStep(now, sentences);
-    return { sentences: [...sentences, ...LINES.anythingElse], expects: "anything_else" };
+  private answerFaq(faq: FaqEntry, now: WallClock): Reply {
+    const sentences = this.lines.faqAnswer(faq.answer);
+    const note = { type: "answered_question", question: faq.question } as const;
+    if (this.draft) return { ...this.nextBookingStep(now, sentences), note };
+    return { sentences: [...sentences, ...LINES.anythingElse], expects: "anything_else", note };
+  }
+
+  /** The caller wants to be called back (at the day and time they said, if any): the agent agrees and hangs up. */
+  private callBack(utterance: Utterance, now: WallClock): Reply {
+    // "I'm busy right now": the present is why they cannot talk, not when to call.
+    const { date, time } = findDateTime(utterance.text.replace(/\b(right now|now|at the moment)\b/g, " "), now, { timeExpected: false });
+    const when = [date ? spokenDate(date, now.date) : null, time ? `at ${spokenTime(time)}` : null].filter(Boolean).join(" ");
+    return {
+      sentences: [when ? `Of course, we'll call you back ${date ? "on " : ""}${when}.` : "Of course, we'll call you back later.", ...this.lines.goodbye().slice(-2)],
+      expects: null,
+      note: { type: "callback_requested", date: date ? isoDate(date) : null, time: time ? isoTime(time) : null },
+      action: { type: "end_call", reason: "callback_requested" },
+    };
   }
 
   private transfer(now: WallClock): Reply {

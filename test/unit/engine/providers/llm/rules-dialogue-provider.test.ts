@@ -156,6 +156,36 @@ describe("rules dialogue provider", () => {
     expect(spoken(miss)).not.toMatch(/insurance|parking|open Monday/);
   });
 
+  it("notes each question it answered, for the call's analysis, after the answer's text", async () => {
+    const events = await say(open(), "what time do you open");
+    expect(events.at(-1)).toEqual({ type: "answered_question", question: "What are your opening hours?" });
+    expect((await say(open(), "do you sell toothbrushes")).some((e) => e.type === "answered_question")).toBe(false);
+  });
+
+  it("agrees to call back, at the day and time said, and ends the call", async () => {
+    const events = await say(open(), "i am busy right now please call me back tomorrow at ten thirty");
+    expect(spoken(events)).toBe("Of course, we'll call you back on Sunday, March 2 at 10:30 AM. Have a great day. Goodbye.");
+    expect(events.slice(-2)).toEqual([
+      { type: "callback_requested", date: "2025-03-02", time: "10:30" },
+      { type: "end_call", reason: "callback_requested" },
+    ]);
+    const later = await say(open(), "this is not a good time");
+    expect(spoken(later)).toBe("Of course, we'll call you back later. Have a great day. Goodbye.");
+    expect(later.at(-2)).toEqual({ type: "callback_requested", date: null, time: null });
+    // The caller calling back is not a callback request; nor is asking not to be called.
+    expect((await say(open(), "can i call you back")).some((e) => e.type === "callback_requested")).toBe(false);
+    expect((await say(open(), "do not call me back")).at(-1)).toEqual({ type: "end_call", reason: "do_not_call" });
+  });
+
+  it("thanks a callee who is not interested and ends the call, but only drops a booking in progress", async () => {
+    const events = await say(open(), "i am not interested");
+    expect(spoken(events)).toBe("I understand. Thank you for your time. Goodbye.");
+    expect(events.at(-1)).toEqual({ type: "end_call", reason: "not_interested" });
+    const session = open();
+    await say(session, "i would like to book a cleaning");
+    expect(spoken(await say(session, "actually i am not interested"))).toContain("Okay, I won't book anything.");
+  });
+
   it("answers an FAQ in the middle of a booking and goes back to it", async () => {
     const session = open();
     await say(session, "i need to book a cleaning");

@@ -1,0 +1,65 @@
+import type { CallAction } from "../call-events.js";
+import type { AnalysisInput, CallOutcome, FieldValue } from "./call-analysis.js";
+
+/** What the agent's actions establish about a call, whoever reads the conversation. */
+export interface CallFacts {
+  outcome: CallOutcome;
+  /** The appointment the call booked (the last one stored), as `extracted_data` reports it; null when none was. */
+  booking: Record<string, FieldValue> | null;
+  /** The day and time the caller asked to be called back at, when they asked. */
+  callback: { date: string | null; time: string | null } | null;
+  /** The questions the agent answered (FAQ entries). */
+  answered: string[];
+}
+
+/**
+ * The outcome from what the agent did, first match wins:
+ * 1. `do_not_call`: the callee's number was listed (tool `do_not_call`), or the call ended for it;
+ * 2. `transferred`: the call was handed to a person;
+ * 3. `voicemail_left`: the agent left a message on an answering machine;
+ * 4. `appointment_booked`: a booking was stored (tool `book_appointment` succeeded);
+ * 5. `callback_requested`: the agent agreed to call back;
+ * 6. `not_interested`: the agent ended the call because the callee declined;
+ * 7. `information_provided`: the agent answered a question;
+ * 8. `no_action`: none of these.
+ * Only what really happened counts: a refused or failed booking is no booking.
+ */
+export function readCallFacts(input: Pick<AnalysisInput, "actions" | "endReason" | "transferred" | "farEndNumber">): CallFacts {
+  const { actions } = input;
+  const succeeded = (name: string) => actions.filter((a): a is Extract<CallAction, { type: "tool_call" }> => a.type === "tool_call" && a.name === name && a.result.ok);
+  const endedFor = (reason: string) => actions.some((a) => a.type === "end_call" && a.reason === reason);
+  const booked = succeeded("book_appointment").at(-1);
+  const callback = actions.filter((a) => a.type === "callback_requested").at(-1);
+  const answered = actions.flatMap((a) => (a.type === "answered_question" ? [a.question] : []));
+
+  let outcome: CallOutcome;
+  if (succeeded("do_not_call").length > 0 || input.endReason === "do_not_call") outcome = "do_not_call";
+  else if (input.transferred || actions.some((a) => a.type === "transfer")) outcome = "transferred";
+  else if (input.endReason === "voicemail" || endedFor("voicemail")) outcome = "voicemail_left";
+  else if (booked) outcome = "appointment_booked";
+  else if (callback || endedFor("callback_requested")) outcome = "callback_requested";
+  else if (endedFor("not_interested")) outcome = "not_interested";
+  else if (answered.length > 0) outcome = "information_provided";
+  else outcome = "no_action";
+
+  return {
+    outcome,
+    booking: booked ? bookingData(booked, input.farEndNumber) : null,
+    callback: callback ? { date: callback.date, time: callback.time } : null,
+    answered,
+  };
+}
+
+function bookingData(call: Extract<CallAction, { type: "tool_call" }>, farEndNumber: string | null): Record<string, FieldValue> {
+  const data = call.result.ok ? call.result.data : {};
+  const text = (value: unknown): string | null => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+  return {
+    appointment_id: text(data.appointment_id),
+    appointment_date: text(data.date) ?? text(call.arguments.date),
+    appointment_time: text(data.time) ?? text(call.arguments.time),
+    service: text(call.arguments.service),
+    customer_name: text(call.arguments.customer_name),
+    customer_email: text(call.arguments.customer_email),
+    customer_phone: farEndNumber,
+  };
+}
