@@ -73,6 +73,8 @@ export interface CallSummary {
   transcript: TranscriptSegment[];
   recording: { path: string; durationMs: number } | null;
   turns: TurnMetrics[];
+  /** When the call started, on the clock of `turns`' timings. */
+  startedAt: number;
   /** What the agent did, in order (tools and their results, answers, hand-off, its end decision). */
   actions: CallAction[];
 }
@@ -785,7 +787,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
     }
     this.setState("ended");
-    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], actions: [...this.actions] };
+    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], startedAt: this.startedAt, actions: [...this.actions] };
     this.emitEvent({ type: "ended", reason, durationMs, transcript: summary.transcript });
     this.transport.close(reason);
     this.endedResolve(summary);

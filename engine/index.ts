@@ -16,8 +16,9 @@ export {
   type FieldValue,
 } from "./analysis/call-analysis.js";
 export { CallAnalyzer, DEFAULT_ANALYSIS_TIMEOUT_MS, type CallAnalyzerOptions } from "./analysis/call-analyzer.js";
-export { BUILT_IN_DATA_KEYS } from "./analysis/rules-call-analysis.js";
+export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analysis.js";
 export type { CallSession, CallSummary } from "./call-session.js";
+export { callLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
 export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";

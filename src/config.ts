@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseIpNetworkList } from "./core/ip-networks.js";
-import { DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
+import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -59,6 +59,10 @@ export interface Config {
     concurrency: number;
     /** Delivery attempts in flight at once to one receiver host (one slow receiver holds no more). */
     hostConcurrency: number;
+  };
+  analysis: {
+    /** How long a model may take to write a call's analysis (retries included) before the deterministic one stands in. */
+    timeoutMs: number;
   };
   campaigns: {
     /** How often the runner looks for due work when nothing woke it (retries falling due, calling hours opening). */
@@ -184,6 +188,7 @@ const SETTINGS: Setting[] = [
   { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
   { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
   { key: "campaigns.pollMs", env: "PARLEY_CAMPAIGN_POLL_MS", kind: "int", min: 10, max: 60_000 },
+  { key: "analysis.timeoutMs", env: "PARLEY_ANALYSIS_TIMEOUT_MS", kind: "int", min: 100, max: 120_000 },
   { key: "campaigns.minuteMs", env: "PARLEY_CAMPAIGN_MINUTE_MS", kind: "int", min: 1, max: 60_000 },
   { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
   { key: "webhooks.hostConcurrency", env: "PARLEY_WEBHOOK_HOST_CONCURRENCY", kind: "int", min: 1, max: 1000 },
@@ -263,6 +268,7 @@ function defaults(): Config {
       concurrency: 32,
       hostConcurrency: 8,
     },
+    analysis: { timeoutMs: DEFAULT_ANALYSIS_TIMEOUT_MS },
     campaigns: { pollMs: 1_000, minuteMs: 60_000 },
     engine: {
       enabled: true,

@@ -54,6 +54,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   tightenDirAndFiles(recordingsDir(config.dataDir));
   const recovered = await services.liveCalls.recoverInterrupted();
   if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
+  const unanalysed = await services.callResults.recoverPending();
+  if (unanalysed > 0) logger.warn({ calls: unanalysed }, "finishing the analyses the previous process left under way");
   let media: Parley["media"];
   if (config.engine.enabled) {
     const engine = await createEngine(engineOptions(config));
@@ -92,6 +94,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         await media?.gateway.close();
         await media?.sip?.close();
         await http.close();
+        // Analyses still under way stay pending: the next start finishes them.
+        await services.callResults.stop();
         await services.webhookDelivery.stop();
         await media?.engine.close();
         await db.destroy();

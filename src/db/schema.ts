@@ -54,6 +54,8 @@ export interface AgentTable {
   transfer_number: string | null;
   transfer_message: string;
   endpointing_ms: number;
+  /** JSON array of the fields each call's analysis reads ({name, type, description, enum?}). */
+  analysis_fields: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -98,6 +100,19 @@ export interface CallTable {
   transcript: string | null;
   recording_path: string | null;
   analysis: string | null;
+  /** The analysis's outcome, as a column to list calls by. */
+  outcome: string | null;
+  /** JSON array of the agent's actions on the call (the engine's CallAction), from which the analysis is made. */
+  actions: string | null;
+  /** The engine's end reason (`caller_hangup`, `voicemail`, ...); null for calls that never connected. */
+  end_reason: string | null;
+  transfer_number: string | null;
+  /** Why Parley ended the call as failed (`interrupted`, `insufficient_credits`, ...). */
+  failure_reason: string | null;
+  /** JSON of each agent turn's latency and the call's voice-to-voice percentiles. */
+  latency: string | null;
+  /** 1 while a model writes the analysis: the call's end events are written with it. */
+  analysis_pending: number;
   billed_credits: number | null;
   created_at: string;
   answered_at: string | null;

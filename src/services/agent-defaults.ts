@@ -26,4 +26,9 @@ export const AGENT_LIMITS = {
   endCallPhrases: 50,
   endCallPhrase: 200,
   transferMessage: 1_000,
+  analysisFields: 30,
+  analysisFieldName: 64,
+  analysisFieldDescription: 500,
+  analysisFieldEnumValue: 100,
+  analysisFieldEnumValues: 50,
 };

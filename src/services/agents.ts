@@ -17,12 +17,15 @@ import type { Outbox } from "./outbox.js";
 import { agentEventData } from "./resource-event-data.js";
 import type { VoiceCatalog } from "./voices.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
+import { CALL_OUTCOMES, type CallOutcome } from "../../engine/index.js";
 
 export interface AgentStats {
   total_calls: number;
   total_duration_minutes: number;
   avg_call_duration_seconds: number;
   success_rate: number;
+  /** The agent's analysed calls by outcome, every outcome listed (0 when none). */
+  outcomes: Record<CallOutcome, number>;
 }
 
 const RECENT_CALLS = 10;
@@ -62,6 +65,7 @@ export class AgentsService {
       transfer_number: input.transfer_number ?? AGENT_DEFAULTS.transfer_number,
       transfer_message: input.transfer_message ?? AGENT_DEFAULTS.transfer_message,
       endpointing_ms: input.endpointing_ms ?? AGENT_DEFAULTS.endpointing_ms,
+      analysis_fields: input.analysis_fields ?? [],
       created_at: at,
       updated_at: at,
       deleted_at: null,
@@ -129,8 +133,9 @@ export class AgentsService {
   }
 
   async stats(accountId: string, id: string): Promise<AgentStats> {
-    const s = await this.calls.stats(accountId, { agentId: id });
+    const [s, outcomes] = await Promise.all([this.calls.stats(accountId, { agentId: id }), this.calls.outcomeCounts(accountId, id)]);
     return {
+      outcomes: Object.fromEntries(CALL_OUTCOMES.map((o) => [o, outcomes.get(o) ?? 0])) as Record<CallOutcome, number>,
       total_calls: s.total_calls,
       total_duration_minutes: s.total_minutes,
       avg_call_duration_seconds: s.connected_calls === 0 ? 0 : Math.round((s.total_duration_seconds / s.connected_calls) * 10) / 10,

@@ -38,21 +38,17 @@ export function callEventNames(from: CallStatus | null, to: CallRecord): EventNa
   return names;
 }
 
-/** What happened at the end of a call that the row alone does not say. */
-export interface CallEndDetails {
-  /** Where a transferred call was handed. */
-  transferNumber?: string | null;
-  /** Why a call failed, when Parley refused it (e.g. `insufficient_credits` when it was to be dialled). */
-  failureReason?: string;
-}
-
 /** Told of a call's status change inside its transaction (see CallEvents.follow). */
-export type CallFollower = (call: CallRecord, from: CallStatus | null, trx: Db, details: CallEndDetails) => Promise<void>;
+export type CallFollower = (call: CallRecord, from: CallStatus | null, trx: Db) => Promise<void>;
 
 /**
  * Stores call events in the outbox, inside the transaction that changes the call, so an
  * event exists exactly when its change does. A call created with `webhook_url` has its
  * events delivered there instead of to the account's webhooks.
+ *
+ * A connected call's end events (`call.completed`, `call.transferred` or `call.failed`, then
+ * `call.transcript.ready` and `call.recording.ready`) carry its analysis: while a model still
+ * writes it (`analysis_pending`), they wait and are written with it (`analysed`).
  */
 export class CallEvents {
   private readonly followers: CallFollower[] = [];
@@ -71,21 +67,24 @@ export class CallEvents {
   }
 
   /** Records the events of `call` (as stored after the change) entering its status from `from`. */
-  async entered(call: CallRecord, from: CallStatus | null, trx: Db, details: CallEndDetails = {}): Promise<void> {
-    for (const follower of this.followers) await follower(call, from, trx, details);
+  async entered(call: CallRecord, from: CallStatus | null, trx: Db): Promise<void> {
+    for (const follower of this.followers) await follower(call, from, trx);
+    if (!call.analysis_pending) await this.append(call, callEventNames(from, call), trx);
+  }
+
+  /** Records the end events of a connected call whose analysis has just been stored. */
+  async analysed(call: CallRecord, trx: Db): Promise<void> {
+    await this.append(call, callEventNames("in_progress", call), trx);
+  }
+
+  private async append(call: CallRecord, names: readonly EventName[], trx: Db): Promise<void> {
     await this.outbox.append(
-      callEventNames(from, call).map((name) => ({
-        accountId: call.account_id,
-        name,
-        callId: call.id,
-        callWebhookUrl: call.webhook_url,
-        data: this.payload(name, call, details),
-      })),
+      names.map((name) => ({ accountId: call.account_id, name, callId: call.id, callWebhookUrl: call.webhook_url, data: this.payload(name, call) })),
       trx,
     );
   }
 
-  private payload(name: EventName, call: CallRecord, details: CallEndDetails): Record<string, unknown> {
+  private payload(name: EventName, call: CallRecord): Record<string, unknown> {
     const base = {
       call_id: call.id,
       agent_id: call.agent_id,
@@ -106,18 +105,23 @@ export class CallEvents {
         return { ...base, transcript: transcriptText(call.transcript ?? []) };
       case "call.recording.ready":
         return { ...base, recording_url: this.recordingLinks.url(call) };
-      default:
+      default: {
+        const analysis = call.analysis;
         return {
           ...base,
           ended_at: call.ended_at,
           duration_seconds: call.duration ?? 0,
-          outcome: call.status === "transferred" ? "transferred" : ((call.analysis?.outcome as string | undefined) ?? null),
+          outcome: call.outcome,
           transcript: transcriptText(call.transcript ?? []),
           recording_url: this.recordingLinks.url(call),
-          extracted_data: (call.analysis?.extracted_data as Record<string, unknown> | undefined) ?? {},
-          ...(call.status === "transferred" ? { transfer_number: details.transferNumber ?? null } : {}),
-          ...(details.failureReason ? { reason: details.failureReason } : {}),
+          extracted_data: analysis?.extracted_data ?? {},
+          sentiment: analysis?.sentiment ?? null,
+          summary: analysis?.summary ?? null,
+          success: analysis?.success ?? null,
+          ...(call.status === "transferred" ? { transfer_number: call.transfer_number } : {}),
+          ...(call.failure_reason ? { reason: call.failure_reason } : {}),
         };
+      }
     }
   }
 }

@@ -3,7 +3,7 @@ import type { Db } from "../db/database.js";
 import { CallsRepository, LIVE_CALL_STATUSES, type CallRecord } from "../db/repositories/calls.js";
 import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
-import type { CallEndDetails, CallEvents } from "./call-events.js";
+import type { CallEvents } from "./call-events.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { DestinationPolicy } from "./destination-policy.js";
 import type { DoNotCallService } from "./do-not-call.js";
@@ -66,9 +66,9 @@ export class CallLifecycle {
         const queued = (await this.calls.findById(next.id, trx))!;
         const refusal = await this.refusalAtDial(account, queued, trx);
         if (refusal) {
-          const failed = { status: "failed", ended_at: at, updated_at: at } as const;
+          const failed = { status: "failed", ended_at: at, updated_at: at, failure_reason: refusal } as const;
           await this.calls.update(next.id, failed, trx);
-          await this.deps.events.entered({ ...queued, ...failed }, "queued", trx, { failureReason: refusal });
+          await this.deps.events.entered({ ...queued, ...failed }, "queued", trx);
           continue;
         }
         reserved = next.id;
@@ -108,30 +108,25 @@ export class CallLifecycle {
     });
   }
 
-  /** `ringing` -> busy / no_answer / failed, ended now, nothing billed; `failureReason` goes into its event. */
+  /** `ringing` -> busy / no_answer / failed, ended now, nothing billed; `failureReason` is kept and goes into its event. */
   async unanswered(callId: string, outcome: UnansweredOutcome, failureReason?: string): Promise<boolean> {
     try {
-      return await this.move(
-        callId,
-        "ringing",
-        () => {
-          const at = nowIso();
-          return { status: outcome, ended_at: at, updated_at: at };
-        },
-        failureReason === undefined ? {} : { failureReason },
-      );
+      return await this.move(callId, "ringing", () => {
+        const at = nowIso();
+        return { status: outcome, ended_at: at, updated_at: at, failure_reason: failureReason ?? null };
+      });
     } finally {
       this.deps.reservations.release(callId);
     }
   }
 
-  private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>, details: CallEndDetails = {}): Promise<boolean> {
+  private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (call?.status !== from) return false;
       const change = patch();
       await this.calls.update(callId, change, trx);
-      await this.deps.events.entered({ ...call, ...change }, from, trx, details);
+      await this.deps.events.entered({ ...call, ...change }, from, trx);
       return true;
     });
   }

@@ -3,7 +3,6 @@ import type { Db } from "../db/database.js";
 import { CampaignContactsRepository, type ContactRecord, type ContactStatus } from "../db/repositories/campaign-contacts.js";
 import { CampaignsRepository, type CampaignRecord } from "../db/repositories/campaigns.js";
 import { ENDED_CALL_STATUSES, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
-import type { CallEndDetails } from "./call-events.js";
 import type { CampaignEvents } from "./campaign-events.js";
 import { DO_NOT_CALL_OUTCOME } from "./do-not-call.js";
 import { INTERRUPTED } from "./live-calls.js";
@@ -39,7 +38,7 @@ export class CampaignCallOutcomes {
     },
   ) {}
 
-  readonly follow = async (call: CallRecord, _from: CallStatus | null, trx: Db, details: CallEndDetails): Promise<void> => {
+  readonly follow = async (call: CallRecord, _from: CallStatus | null, trx: Db): Promise<void> => {
     if (!call.contact_id || !(ENDED_CALL_STATUSES as readonly CallStatus[]).includes(call.status)) return;
     const contacts = new CampaignContactsRepository(trx);
     const contact = await contacts.findById(call.contact_id, trx);
@@ -47,7 +46,7 @@ export class CampaignCallOutcomes {
     if (!contact || contact.status !== "calling" || contact.call_id !== call.id) return;
     const campaigns = new CampaignsRepository(trx);
     const campaign = (await campaigns.findById(contact.campaign_id, trx))!;
-    const next = this.next(call, details, contact, campaign);
+    const next = this.next(call, contact, campaign);
     const at = nowIso();
     if (next.status === "pending") {
       const cancelled = campaign.status === "cancelled";
@@ -73,21 +72,21 @@ export class CampaignCallOutcomes {
     this.deps.onMoved(campaign.id);
   };
 
-  private next(call: CallRecord, details: CallEndDetails, contact: ContactRecord, campaign: CampaignRecord): Next {
+  private next(call: CallRecord, contact: ContactRecord, campaign: CampaignRecord): Next {
     const delay = campaign.retry_delay_minutes;
     switch (call.status) {
       case "completed":
       case "transferred":
-        return call.analysis?.outcome === DO_NOT_CALL_OUTCOME ? { status: "do_not_call" } : { status: "completed" };
+        return call.outcome === DO_NOT_CALL_OUTCOME ? { status: "do_not_call" } : { status: "completed" };
       case "busy":
       case "no_answer":
         return campaign.retry_no_answer && contact.attempts < campaign.max_attempts ? { status: "pending", retryInMinutes: delay } : { status: call.status };
       default:
-        if (details.failureReason === "insufficient_credits") return { status: "pending", retryInMinutes: 0, undoAttempt: true };
-        if (details.failureReason === DO_NOT_CALL_OUTCOME) return { status: "skipped", reason: DO_NOT_CALL_OUTCOME };
-        if (details.failureReason === INTERRUPTED) return { status: "failed", failed: true, reason: INTERRUPTED };
+        if (call.failure_reason === "insufficient_credits") return { status: "pending", retryInMinutes: 0, undoAttempt: true };
+        if (call.failure_reason === DO_NOT_CALL_OUTCOME) return { status: "skipped", reason: DO_NOT_CALL_OUTCOME };
+        if (call.failure_reason === INTERRUPTED) return { status: "failed", failed: true, reason: INTERRUPTED };
         if (contact.failures === 0) return { status: "pending", retryInMinutes: delay, failed: true };
-        return { status: "failed", failed: true, reason: details.failureReason ?? null };
+        return { status: "failed", failed: true, reason: call.failure_reason };
     }
   }
 }

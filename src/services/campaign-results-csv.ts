@@ -29,7 +29,7 @@ export function campaignResultsCsv(contacts: readonly ContactRecord[], lastCalls
       call?.id,
       call?.status,
       call?.duration,
-      call ? ((call.analysis?.outcome as string | undefined) ?? (call.status === "transferred" ? "transferred" : null)) : null,
+      call?.outcome ?? null,
       ...extraColumns.map((f) => data[f]),
     ];
     lines.push(row.map((value, i) => cell(value, i === 1)).join(","));
@@ -38,8 +38,7 @@ export function campaignResultsCsv(contacts: readonly ContactRecord[], lastCalls
 }
 
 function extracted(call: CallRecord): Record<string, unknown> {
-  const data = call.analysis?.extracted_data;
-  return data && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  return call.analysis_pending ? {} : (call.analysis?.extracted_data ?? {});
 }
 
 function cell(value: unknown, trusted = false): string {

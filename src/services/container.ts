@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { pino } from "pino";
 import type { Config } from "../config.js";
-import { engineVoices } from "../../engine/index.js";
+import { CallAnalyzer, engineVoices } from "../../engine/index.js";
 import { engineOptions } from "../engine-options.js";
 import type { Db } from "../db/database.js";
 import { AccountsService } from "./accounts.js";
@@ -10,6 +10,7 @@ import { ApiKeysService } from "./api-keys.js";
 import { AppointmentsService } from "./appointments.js";
 import { CallEvents } from "./call-events.js";
 import { CallLifecycle } from "./call-lifecycle.js";
+import { CallResults } from "./call-results.js";
 import { CallsService } from "./calls.js";
 import { CampaignCallOutcomes } from "./campaign-call-outcomes.js";
 import { CampaignEvents } from "./campaign-events.js";
@@ -57,6 +58,8 @@ export interface Services {
   doNotCall: DoNotCallService;
   /** Every call status change goes through it (and its followers), in the change's transaction. */
   callEvents: CallEvents;
+  /** Ended calls' analyses (those a model writes finish in the background). */
+  callResults: CallResults;
   appointments: AppointmentsService;
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
@@ -84,7 +87,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const cursors = new CursorCodec(dataSecret);
   const doNotCall = new DoNotCallService(db, { cursors });
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
-  const voices = new VoiceCatalog(engineVoices(engineOptions(config)));
+  const engine = engineOptions(config);
+  const voices = new VoiceCatalog(engineVoices(engine));
   const outbox = new Outbox(db);
   const accounts = new AccountsService(db, config, cursors, { outbox });
   const apiKeys = new ApiKeysService(db);
@@ -109,7 +113,10 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const events = new CallEvents(outbox, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall });
-  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations });
+  // Analyses go to the model the agents talk through, when there is one.
+  const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
+  const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });
+  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults });
   const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
   const clock = options.clock ?? Date.now;
   const campaignRunner = new CampaignRunner(
@@ -144,6 +151,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     campaignRunner,
     doNotCall,
     callEvents: events,
+    callResults,
     appointments,
   };
 }

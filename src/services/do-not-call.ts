@@ -2,12 +2,12 @@ import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
-import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
+import type { CallRecord } from "../db/repositories/calls.js";
 import { DoNotCallRepository, type DoNotCallRecord } from "../db/repositories/do-not-call.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 
-/** The call outcome (in `analysis.outcome`) of a callee who asked not to be called again; also a refusal reason. */
+/** The call outcome of a callee who asked not to be called again; also a refusal reason. */
 export const DO_NOT_CALL_OUTCOME = "do_not_call";
 
 /** Entries one account may list (a number is a short row; the bound keeps a runaway script finite). */
@@ -38,18 +38,19 @@ export class DoNotCallService {
   }
 
   /**
-   * The far end of `call` asked not to be called again: its number is listed and the call's
-   * outcome becomes `do_not_call`, in one transaction (the call's end keeps the outcome).
+   * The far end of `call` asked not to be called again: its number is listed, naming the call
+   * (the call's analysis then has the outcome `do_not_call`, even for a call a crash cut short:
+   * see CallResults).
    */
   async calleeAsked(call: Pick<CallRecord, "id" | "account_id" | "direction" | "phone_number" | "from_number">): Promise<void> {
-    const calls = new CallsRepository(this.db);
     // The far end: whom an outbound call dialled, or who called in (an inbound call's phone_number is ours).
     const farEnd = call.direction === "outbound" ? call.phone_number : call.from_number;
-    await this.db.transaction().execute(async (trx) => {
-      if (farEnd) await this.entries.add(this.entry(call.account_id, farEnd, "callee_request", call.id), trx);
-      const current = await calls.findById(call.id, trx);
-      if (current) await calls.update(call.id, { analysis: { ...(current.analysis ?? {}), outcome: DO_NOT_CALL_OUTCOME } }, trx);
-    });
+    if (farEnd) await this.entries.add(this.entry(call.account_id, farEnd, "callee_request", call.id));
+  }
+
+  /** Whether the far end of call `callId` asked on it not to be called again. */
+  askedOnCall(callId: string, db: Db = this.db): Promise<boolean> {
+    return this.entries.listedOnCall(callId, db);
   }
 
   async remove(accountId: string, phoneNumber: string): Promise<void> {

@@ -7,7 +7,9 @@ import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, LIVE_CALL_STATUSES, unfinishedCallFields, type CallDirection, type CallRecord, type CallStatus, type TranscriptSegment } from "../db/repositories/calls.js";
 import type { AccountsService } from "./accounts.js";
-import type { CallEndDetails, CallEvents } from "./call-events.js";
+import type { CallAction, CallEndReason, CallLatency } from "../../engine/index.js";
+import type { CallEvents } from "./call-events.js";
+import type { CallResults } from "./call-results.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { billedMinutes } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
@@ -25,11 +27,21 @@ export interface LiveCallStart {
   context: Record<string, unknown>;
 }
 
-export interface LiveCallEnd extends CallEndDetails {
+export interface LiveCallEnd {
   status: Extract<CallStatus, "completed" | "transferred" | "failed">;
   durationMs: number;
   transcript: TranscriptSegment[];
   recordingPath: string | null;
+  /** The engine's end reason; absent when the call was closed from its record (no media ran here). */
+  endReason?: CallEndReason;
+  /** What the agent did, as the engine reported it; absent when closed from its record (then rebuilt from what was stored). */
+  actions?: CallAction[];
+  /** Each agent turn's latency; absent when no media ran here. */
+  latency?: CallLatency;
+  /** Where a transferred call was handed. */
+  transferNumber?: string | null;
+  /** Why Parley ended the call as failed (`interrupted`). */
+  failureReason?: string;
 }
 
 /** The failure reason of a call the previous process left live. */
@@ -46,7 +58,7 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations; results: CallResults },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -116,8 +128,8 @@ export class LiveCallsService {
   }
 
   /**
-   * Closes a live call and charges it, in one transaction. A call that is no longer
-   * `in_progress` (already closed) is left alone: false.
+   * Closes a live call and charges it, with its analysis (see CallResults), in one
+   * transaction. A call that is no longer `in_progress` (already closed) is left alone: false.
    */
   async end(callId: string, end: LiveCallEnd): Promise<boolean> {
     return this.close(callId, end, nowIso());
@@ -145,19 +157,27 @@ export class LiveCallsService {
       }
       const lastAlive = call.updated_at;
       const durationMs = call.answered_at ? Math.max(0, Date.parse(lastAlive) - Date.parse(call.answered_at)) : 0;
-      const end = { status: "failed", durationMs, transcript: call.transcript ?? [], recordingPath: call.recording_path, failureReason: INTERRUPTED } as const;
+      const end: LiveCallEnd = {
+        status: "failed",
+        durationMs,
+        transcript: call.transcript ?? [],
+        recordingPath: call.recording_path,
+        failureReason: INTERRUPTED,
+      };
       if (await this.close(call.id, end, lastAlive)) closed++;
     }
     return closed;
   }
 
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
+    let pending = false;
     const closed = await this.db.transaction().execute(async (trx) => {
       const call = await this.calls.findById(callId, trx);
       if (!call || call.status !== "in_progress") return false;
       const duration = Math.round(end.durationMs / 1000);
       const credits = billedMinutes(duration) * this.config.credits.perMinute;
-      const patch = {
+      const ended: CallRecord = {
+        ...call,
         status: end.status,
         duration,
         ended_at: at,
@@ -165,9 +185,15 @@ export class LiveCallsService {
         transcript: end.transcript,
         recording_path: end.recordingPath,
         billed_credits: credits,
+        end_reason: end.endReason ?? null,
+        transfer_number: end.transferNumber ?? null,
+        failure_reason: end.failureReason ?? null,
+        latency: end.latency ?? null,
       };
-      await this.calls.update(callId, patch, trx);
-      await this.deps.events.entered({ ...call, ...patch }, "in_progress", trx, { transferNumber: end.transferNumber, failureReason: end.failureReason });
+      const stored = { ...ended, ...(await this.deps.results.atEnd(ended, end.actions ?? null, trx)) };
+      await this.calls.update(callId, stored, trx);
+      await this.deps.events.entered(stored, "in_progress", trx);
+      pending = stored.analysis_pending;
       if (credits > 0) {
         await this.deps.accounts.recordLedger(
           { id: newId("ledger"), account_id: call.account_id, amount: -credits, reason: "call", call_id: callId, description: `${duration} s call`, created_at: at },
@@ -178,6 +204,7 @@ export class LiveCallsService {
     });
     // Charged (or closed by someone else): the credit it held is the balance's again.
     this.deps.reservations.release(callId);
+    if (closed && pending) this.deps.results.finishLater(callId);
     return closed;
   }
 }

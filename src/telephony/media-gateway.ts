@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import {
+  callLatency,
   NATIVE_FORMATS,
   NATIVE_OPUS_RATES,
   NATIVE_PCM_RATES,
@@ -293,7 +294,7 @@ export class MediaGateway implements LiveCallControl {
   async runCall(call: CallRecord, setup: CallSetup, transport: MediaTransport, slot: EngineSlot): Promise<void> {
     const log = this.logger.child({ callId: call.id });
     let stored!: () => void;
-    let summary: { status: LiveCallEnd["status"]; durationMs: number; transcript: LiveCallEnd["transcript"]; recordingPath: string | null; transferNumber: string | null };
+    let summary: LiveCallEnd;
     try {
       const session = await this.createSession(call, setup, transport, log);
       this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
@@ -327,11 +328,14 @@ export class MediaGateway implements LiveCallControl {
         transcript: ended.transcript,
         recordingPath: ended.recording?.path ?? null,
         transferNumber,
+        endReason: ended.reason,
+        actions: ended.actions,
+        latency: callLatency(ended.turns, ended.startedAt),
       };
     } catch (err) {
       log.error({ err }, "call could not run");
       transport.close("error");
-      summary = { status: "failed", durationMs: 0, transcript: [], recordingPath: null, transferNumber: null };
+      summary = { status: "failed", durationMs: 0, transcript: [], recordingPath: null, endReason: "error" };
     }
     try {
       await this.storeEnd(call.id, summary, log);

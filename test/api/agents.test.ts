@@ -232,14 +232,30 @@ describe("GET, PATCH, DELETE /v1/agents/{id}", () => {
 
     const db = app.parley.services.db;
     const row = { account_id: acct.id, agent_id: agent.id };
-    await insertCallRow(db, { ...row, id: "call_a", status: "completed", duration: 61, created_at: "2026-01-01T00:00:01.000Z" });
-    await insertCallRow(db, { ...row, id: "call_b", status: "transferred", duration: 30, created_at: "2026-01-01T00:00:02.000Z" });
+    await insertCallRow(db, { ...row, id: "call_a", status: "completed", duration: 61, outcome: "information_provided", created_at: "2026-01-01T00:00:01.000Z" });
+    await insertCallRow(db, { ...row, id: "call_b", status: "transferred", duration: 30, outcome: "transferred", created_at: "2026-01-01T00:00:02.000Z" });
     await insertCallRow(db, { ...row, id: "call_c", status: "no_answer", duration: null, created_at: "2026-01-01T00:00:03.000Z" });
     await insertCallRow(db, { ...row, id: "call_d", status: "failed", duration: 0, created_at: "2026-01-01T00:00:04.000Z" });
 
     const withStats = await app.request("GET", `/v1/agents/${agent.id}?include=stats,recent_calls`, { key: acct.key });
     expect(withStats.status).toBe(200);
-    expect(withStats.body.stats).toEqual({ total_calls: 4, total_duration_minutes: 3, avg_call_duration_seconds: 45.5, success_rate: 0.5 });
+    expect(withStats.body.stats).toEqual({
+      total_calls: 4,
+      total_duration_minutes: 3,
+      avg_call_duration_seconds: 45.5,
+      success_rate: 0.5,
+      // Every outcome is listed; calls never connected have none.
+      outcomes: {
+        appointment_booked: 0,
+        information_provided: 1,
+        transferred: 1,
+        voicemail_left: 0,
+        callback_requested: 0,
+        do_not_call: 0,
+        not_interested: 0,
+        no_action: 0,
+      },
+    });
     expect(withStats.body.recent_calls.map((c: { id: string }) => c.id)).toEqual(["call_d", "call_c", "call_b", "call_a"]);
     expect(withStats.body.recent_calls[0]).toMatchObject({ status: "failed", duration: 0, agent_id: agent.id });
 

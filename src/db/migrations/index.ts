@@ -6,6 +6,7 @@ import * as phoneNumberApproval from "./004-phone-number-approval.js";
 import * as hashedMediaToken from "./005-hashed-media-token.js";
 import * as webhookDeliveries from "./006-webhook-deliveries.js";
 import * as campaignRunner from "./007-campaign-runner.js";
+import * as callResults from "./008-call-results.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "005-hashed-media-token": hashedMediaToken,
   "006-webhook-deliveries": webhookDeliveries,
   "007-campaign-runner": campaignRunner,
+  "008-call-results": callResults,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { AnalysisField } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { AgentTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
@@ -8,8 +9,9 @@ export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields"> {
   end_call_phrases: string[];
+  analysis_fields: AnalysisField[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   status: AgentStatus;
@@ -24,6 +26,7 @@ function toRecord(row: AgentTable): AgentRecord {
   return {
     ...row,
     end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
+    analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
     transfer_enabled: row.transfer_enabled === 1,
     status: row.status as AgentStatus,
@@ -31,10 +34,11 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, ...rest } = record;
   return {
     ...rest,
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
+    ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
     ...(transfer_enabled !== undefined ? { transfer_enabled: transfer_enabled ? 1 : 0 } : {}),
   };
@@ -56,6 +60,12 @@ export class AgentsRepository {
   /** A live (not deleted) agent, whatever its account: callers check ownership. */
   async findById(id: string): Promise<AgentRecord | undefined> {
     const row = await this.db.selectFrom("agents").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** An agent, deleted or not (the agent of an old call). */
+  async findAnyById(id: string, db: Db = this.db): Promise<AgentRecord | undefined> {
+    const row = await db.selectFrom("agents").selectAll().where("id", "=", id).executeTakeFirst();
     return row && toRecord(row);
   }
 

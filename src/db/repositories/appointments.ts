@@ -56,6 +56,12 @@ export class AppointmentsRepository {
   }
 
   /** The agent's scheduled appointments dated `fromDate` to `toDate` (inclusive). */
+  /** The appointments booked on call `callId`, oldest first. */
+  async ofCall(callId: string, db: Db = this.db): Promise<AppointmentRecord[]> {
+    const rows = await db.selectFrom("appointments").selectAll().where("call_id", "=", callId).orderBy("created_at").orderBy("id").execute();
+    return rows.map(toRecord);
+  }
+
   async scheduledOfAgent(agentId: string, fromDate: string, toDate: string, db: Db = this.db): Promise<Array<Pick<AppointmentRecord, "date" | "time" | "duration_minutes">>> {
     return db
       .selectFrom("appointments")

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { CallAction, CallAnalysis, CallLatency, CallOutcome } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { CallTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
@@ -22,19 +23,55 @@ export interface TranscriptSegment {
   timestamp: number;
 }
 
-export interface CallRecord extends Omit<CallTable, "metadata" | "context" | "record" | "transcript" | "analysis" | "status" | "direction"> {
+type JsonColumns = "metadata" | "context" | "record" | "transcript" | "analysis" | "status" | "direction" | "outcome" | "actions" | "latency" | "analysis_pending";
+
+export interface CallRecord extends Omit<CallTable, JsonColumns> {
   status: CallStatus;
   direction: CallDirection;
   metadata: Record<string, unknown>;
   context: Record<string, unknown>;
   record: boolean;
   transcript: TranscriptSegment[] | null;
-  analysis: Record<string, unknown> | null;
+  /** Null for calls that never connected (and, for calls stored before analysis existed, only `outcome` may be set). */
+  analysis: CallAnalysis | null;
+  outcome: CallOutcome | null;
+  actions: CallAction[] | null;
+  latency: CallLatency | null;
+  analysis_pending: boolean;
 }
 
 /** The fields of a new call that only its end fills in. */
-export function unfinishedCallFields(): Pick<CallRecord, "duration" | "transcript" | "recording_path" | "analysis" | "billed_credits" | "ended_at"> {
-  return { duration: null, transcript: null, recording_path: null, analysis: null, billed_credits: null, ended_at: null };
+export function unfinishedCallFields(): Pick<
+  CallRecord,
+  | "duration"
+  | "transcript"
+  | "recording_path"
+  | "analysis"
+  | "billed_credits"
+  | "ended_at"
+  | "outcome"
+  | "actions"
+  | "end_reason"
+  | "transfer_number"
+  | "failure_reason"
+  | "latency"
+  | "analysis_pending"
+> {
+  return {
+    duration: null,
+    transcript: null,
+    recording_path: null,
+    analysis: null,
+    billed_credits: null,
+    ended_at: null,
+    outcome: null,
+    actions: null,
+    end_reason: null,
+    transfer_number: null,
+    failure_reason: null,
+    latency: null,
+    analysis_pending: false,
+  };
 }
 
 export function callFromRow(row: CallTable): CallRecord {
@@ -46,25 +83,34 @@ export function callFromRow(row: CallTable): CallRecord {
     context: parseJson<Record<string, unknown>>(row.context) ?? {},
     record: row.record === 1,
     transcript: parseJson<TranscriptSegment[]>(row.transcript),
-    analysis: parseJson<Record<string, unknown>>(row.analysis),
+    analysis: parseJson<CallAnalysis>(row.analysis),
+    outcome: row.outcome as CallOutcome | null,
+    actions: parseJson<CallAction[]>(row.actions),
+    latency: parseJson<CallLatency>(row.latency),
+    analysis_pending: row.analysis_pending === 1,
   };
 }
 
 function toRow(record: Partial<CallRecord>): Partial<CallTable> {
-  const { metadata, context, record: recorded, transcript, analysis, ...rest } = record;
+  const { metadata, context, record: recorded, transcript, analysis, actions, latency, analysis_pending, ...rest } = record;
+  const json = (value: unknown) => (value === null ? null : toJson(value));
   return {
     ...rest,
     ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
     ...(context !== undefined ? { context: toJson(context) } : {}),
     ...(recorded !== undefined ? { record: recorded ? 1 : 0 } : {}),
-    ...(transcript !== undefined ? { transcript: transcript === null ? null : toJson(transcript) } : {}),
-    ...(analysis !== undefined ? { analysis: analysis === null ? null : toJson(analysis) } : {}),
+    ...(transcript !== undefined ? { transcript: json(transcript) } : {}),
+    ...(analysis !== undefined ? { analysis: json(analysis) } : {}),
+    ...(actions !== undefined ? { actions: json(actions) } : {}),
+    ...(latency !== undefined ? { latency: json(latency) } : {}),
+    ...(analysis_pending !== undefined ? { analysis_pending: analysis_pending ? 1 : 0 } : {}),
   };
 }
 
 /** Filters of the call list; `phoneNumber` is the far end's number (the `phone_number` column). */
 export interface CallFilters {
   status?: CallStatus | undefined;
+  outcome?: CallOutcome | undefined;
   agentId?: string | undefined;
   phoneNumber?: string | undefined;
   direction?: CallDirection | undefined;
@@ -172,6 +218,7 @@ export class CallsRepository {
   private filtered(accountId: string, filters: CallFilters) {
     let q = this.db.selectFrom("calls").where("account_id", "=", accountId);
     if (filters.status) q = q.where("status", "=", filters.status);
+    if (filters.outcome) q = q.where("outcome", "=", filters.outcome);
     if (filters.agentId) q = q.where("agent_id", "=", filters.agentId);
     if (filters.phoneNumber) q = q.where("phone_number", "=", filters.phoneNumber);
     if (filters.direction) q = q.where("direction", "=", filters.direction);
@@ -222,6 +269,19 @@ export class CallsRepository {
       ended_calls: Number(row.ended_calls),
       successful_calls: Number(row.successful_calls),
     };
+  }
+
+  /** How many of the agent's calls have each outcome (calls without one are not counted). */
+  async outcomeCounts(accountId: string, agentId: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom("calls")
+      .select((eb) => ["outcome", eb.fn.countAll<number>().as("n")])
+      .where("account_id", "=", accountId)
+      .where("agent_id", "=", agentId)
+      .where("outcome", "is not", null)
+      .groupBy("outcome")
+      .execute();
+    return new Map(rows.map((r) => [r.outcome!, Number(r.n)]));
   }
 
   /** The newest calls matching `where`, newest first. */

@@ -29,6 +29,11 @@ export class DoNotCallRepository {
     return row && toRecord(row);
   }
 
+  /** Whether a number was listed on call `callId` (its callee asked then). */
+  async listedOnCall(callId: string, db: Db = this.db): Promise<boolean> {
+    return (await db.selectFrom("do_not_call").select("call_id").where("call_id", "=", callId).executeTakeFirst()) !== undefined;
+  }
+
   /** Removes the number; false when it was not listed. */
   async remove(accountId: string, phoneNumber: string): Promise<boolean> {
     const result = await this.db.deleteFrom("do_not_call").where("account_id", "=", accountId).where("phone_number", "=", phoneNumber).executeTakeFirst();

@@ -19,6 +19,7 @@ export function presentAgent(agent: AgentRecord) {
     transfer_number: agent.transfer_number,
     transfer_message: agent.transfer_message,
     endpointing_ms: agent.endpointing_ms,
+    analysis_fields: agent.analysis_fields,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
   };

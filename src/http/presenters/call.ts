@@ -28,7 +28,7 @@ export function presentCallCreated(call: CallRecord) {
  */
 export function presentCall(
   call: CallRecord,
-  include: ReadonlySet<"transcript" | "recording" | "analysis">,
+  include: ReadonlySet<"transcript" | "recording" | "analysis" | "latency">,
   recordingUrl: (call: CallRecord) => string | null = () => null,
 ) {
   return {
@@ -38,6 +38,8 @@ export function presentCall(
     answered_at: call.answered_at,
     ...(include.has("transcript") ? { transcript: call.transcript ?? [] } : {}),
     ...(include.has("recording") ? { recording_url: recordingUrl(call) } : {}),
-    ...(include.has("analysis") ? { analysis: call.analysis } : {}),
+    // While a model writes it, the analysis is not final: null until it is stored (its end events come with it).
+    ...(include.has("analysis") ? { analysis: call.analysis_pending ? null : call.analysis } : {}),
+    ...(include.has("latency") ? { latency: call.latency } : {}),
   };
 }

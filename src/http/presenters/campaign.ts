@@ -49,7 +49,7 @@ export function presentContactAttempt(call: CallRecord) {
   return {
     call_id: call.id,
     status: call.status,
-    outcome: (call.analysis?.outcome as string | undefined) ?? (call.status === "transferred" ? "transferred" : null),
+    outcome: call.outcome,
     duration_seconds: call.duration,
     created_at: call.created_at,
     ended_at: call.ended_at,

@@ -43,8 +43,8 @@ export function callRoutes({ calls, recordingLinks }: Services): RouteSpec[] {
       status: 200,
       errors: ["invalid_request", "invalid_cursor", "invalid_status", "invalid_phone_number", "invalid_date_format"],
       handler: async ({ auth, query }) => {
-        const { status, agent_id, phone_number, direction, from_date, to_date, ...page } = query;
-        const filters = { status, agentId: agent_id, phoneNumber: phone_number, direction, createdFrom: from_date, createdBefore: to_date };
+        const { status, outcome, agent_id, phone_number, direction, from_date, to_date, ...page } = query;
+        const filters = { status, outcome, agentId: agent_id, phoneNumber: phone_number, direction, createdFrom: from_date, createdBefore: to_date };
         const result = await calls.list(auth.account.id, filters, page);
         return { ...result, data: result.data.map(presentCallListItem) };
       },

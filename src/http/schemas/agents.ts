@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES } from "../../../engine/index.js";
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
@@ -8,6 +9,40 @@ import { callListItemSchema } from "./calls-shared.js";
 const L = AGENT_LIMITS;
 const nonBlank = (max: number) =>
   z.string().max(max, { message: `must be at most ${max} characters` }).refine((s) => s.trim().length > 0, { message: "must not be empty" });
+
+const FIELD_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** One value each call's analysis reads (see the README's "Call analysis"). */
+const analysisField = z
+  .object({
+    name: z
+      .string({ error: "must be a string" })
+      .max(L.analysisFieldName, { message: `must be at most ${L.analysisFieldName} characters` })
+      .regex(FIELD_NAME, { message: "must be snake_case: a lower-case letter, then lower-case letters, digits or _" })
+      .refine((name) => !(BUILT_IN_DATA_KEYS as readonly string[]).includes(name), {
+        message: `is filled by the analysis itself; choose a name other than ${BUILT_IN_DATA_KEYS.join(", ")}`,
+      }),
+    type: z.enum(ANALYSIS_FIELD_TYPES, { error: `must be one of ${ANALYSIS_FIELD_TYPES.join(", ")}` }),
+    description: nonBlank(L.analysisFieldDescription),
+    enum: z.array(nonBlank(L.analysisFieldEnumValue)).min(1, { message: "must list at least one value" }).max(L.analysisFieldEnumValues, { message: `at most ${L.analysisFieldEnumValues} values` }).optional(),
+  })
+  .strict()
+  .superRefine((field, ctx) => {
+    if (field.type === "enum" && field.enum === undefined) ctx.addIssue({ code: "custom", path: ["enum"], message: "is required when type is enum" });
+    if (field.type !== "enum" && field.enum !== undefined) ctx.addIssue({ code: "custom", path: ["enum"], message: "is only for fields of type enum" });
+    if (field.enum && new Set(field.enum).size !== field.enum.length) ctx.addIssue({ code: "custom", path: ["enum"], message: "must not repeat a value" });
+  });
+
+const analysisFields = z
+  .array(analysisField)
+  .max(L.analysisFields, { message: `at most ${L.analysisFields} fields` })
+  .superRefine((fields, ctx) => {
+    const seen = new Set<string>();
+    fields.forEach((field, i) => {
+      if (seen.has(field.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `repeats the field name ${field.name}` });
+      seen.add(field.name);
+    });
+  });
 
 /** Every writable agent field with its rules; create and update both build on these. */
 const agentFields = {
@@ -30,6 +65,7 @@ const agentFields = {
   transfer_number: e164("transfer_number").nullable(),
   transfer_message: nonBlank(L.transferMessage),
   endpointing_ms: z.number({ error: "must be an integer from 100 to 3000" }).int({ message: "must be an integer from 100 to 3000" }).min(100, { message: "must be an integer from 100 to 3000" }).max(3000, { message: "must be an integer from 100 to 3000" }),
+  analysis_fields: analysisFields,
 };
 
 /** The earlier guide's names, accepted as aliases. */
@@ -73,6 +109,7 @@ export const createAgentBody = z
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
+    analysis_fields: agentFields.analysis_fields.optional(),
   })
   .strict()
   .transform(resolveAliases)
@@ -98,6 +135,7 @@ export const updateAgentBody = z
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
+    analysis_fields: agentFields.analysis_fields.optional(),
     ...aliasFields,
   })
   .strict()
@@ -134,6 +172,9 @@ export const agentSchema = z.object({
   transfer_number: z.string().nullable(),
   transfer_message: z.string(),
   endpointing_ms: z.number().int(),
+  analysis_fields: z.array(
+    z.object({ name: z.string(), type: z.enum(ANALYSIS_FIELD_TYPES), description: z.string(), enum: z.array(z.string()).optional() }),
+  ),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -143,6 +184,7 @@ export const agentStatsSchema = z.object({
   total_duration_minutes: z.number().int(),
   avg_call_duration_seconds: z.number(),
   success_rate: z.number(),
+  outcomes: z.record(z.enum(CALL_OUTCOMES), z.number().int()).describe("the agent's analysed calls by outcome"),
 });
 
 export const agentReadSchema = agentSchema.extend({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANALYSIS_FIELD_TYPES, CALL_OUTCOMES } from "../../../engine/index.js";
 import { CALL_DIRECTIONS, CALL_STATUSES } from "../../db/repositories/calls.js";
 import { callListItemSchema } from "./calls-shared.js";
 import { checkDateRange, dateRangeShape, e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
@@ -48,6 +49,7 @@ export const listCallsQuery = z
   .object({
     ...listQueryShape,
     status: z.enum(CALL_STATUSES, { error: `must be one of ${CALL_STATUSES.join(", ")}` }).optional(),
+    outcome: z.enum(CALL_OUTCOMES, { error: `must be one of ${CALL_OUTCOMES.join(", ")}` }).optional(),
     agent_id: z.string().min(1, { message: "must not be empty" }).optional(),
     phone_number: e164("phone_number").optional(),
     direction: z.enum(CALL_DIRECTIONS, { error: `must be one of ${CALL_DIRECTIONS.join(", ")}` }).optional(),
@@ -56,7 +58,7 @@ export const listCallsQuery = z
   .strict()
   .superRefine(checkDateRange);
 
-export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis"] as const) }).strict();
+export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis", "latency"] as const) }).strict();
 
 /** What POST /v1/calls answers: the reference's creation fields plus `direction`. */
 export const callCreatedSchema = callListItemSchema
@@ -69,10 +71,44 @@ export const callSchema = callListItemSchema.extend({
   answered_at: z.string().nullable(),
 });
 
+const fieldValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** What a connected call came to (null until it is stored, and for calls that never connected). */
+export const callAnalysisSchema = z.object({
+  source: z.enum(["rules", "llm", "rules_fallback"]).describe("rules: read from the conversation without a model; llm: written by the model; rules_fallback: the model failed (see fallback_reason)"),
+  summary: z.string(),
+  outcome: z.enum(CALL_OUTCOMES),
+  success: z.boolean(),
+  sentiment: z.object({ overall: z.enum(["positive", "neutral", "negative"]), score: z.number().min(0).max(1) }),
+  extracted_data: z
+    .record(z.string(), fieldValue)
+    .describe(`The booked appointment (appointment_id, appointment_date, appointment_time, service, customer_name, customer_email, customer_phone), a callback's callback_date and callback_time, and each of the agent's analysis_fields (${ANALYSIS_FIELD_TYPES.join(", ")}; null when the call did not say it)`),
+  fallback_reason: z.string().optional(),
+});
+
+const turnLatencySchema = z.object({
+  turn_id: z.number().int(),
+  end_of_speech_at: z.number().nullable().describe("seconds from the start of the call to the caller's last word; null for turns that answer no caller speech (the greeting)"),
+  endpoint_ms: z.number().int().nullable(),
+  asr_final_ms: z.number().int().nullable(),
+  first_token_ms: z.number().int().nullable(),
+  first_audio_ms: z.number().int().nullable(),
+  voice_to_voice_ms: z.number().int().nullable(),
+  interrupted: z.boolean(),
+});
+
+/** Each agent turn's latency, ms after the caller's end of speech (or the start of the call). */
+export const callLatencySchema = z.object({
+  turns: z.array(turnLatencySchema),
+  voice_to_voice_p50_ms: z.number().int().nullable(),
+  voice_to_voice_p95_ms: z.number().int().nullable(),
+});
+
 export const callReadSchema = callSchema.extend({
   transcript: z.array(z.object({ role: z.enum(["agent", "user"]), content: z.string(), timestamp: z.number() })).optional(),
   recording_url: z.string().nullable().optional(),
-  analysis: z.record(z.string(), z.unknown()).nullable().optional(),
+  analysis: callAnalysisSchema.nullable().optional(),
+  latency: callLatencySchema.nullable().optional(),
 });
 
 export const callListSchema = listEnvelope(callListItemSchema);

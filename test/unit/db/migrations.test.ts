@@ -13,7 +13,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -54,13 +54,13 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results"]);
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
       VALUES ('call_2', 'acct_1', 'agent_1', 'web', 'in_progress', NULL, NULL, '{}', '{}', 1, 3600, 't', 't')`.execute(db);
     const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND name LIKE 'calls_%'`.execute(db);
-    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_status", "calls_agent_status", "calls_campaign_status", "calls_contact"]);
+    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_created", "calls_account_outcome", "calls_account_status", "calls_agent_status", "calls_analysis_pending", "calls_campaign_status", "calls_contact"]);
     await db.destroy();
   });
 
@@ -105,7 +105,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results"]);
     const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
     expect(row).not.toHaveProperty("media_token");
     expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
@@ -127,7 +127,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner", "008-call-results"]);
     await new EventsRepository(db).append([{ id: "evt_0", account_id: "acct_1", name: "call.ringing", call_id: null, data: {}, created_at: "u" }]);
     const rows = await db.selectFrom("events").select(["id", "seq"]).orderBy("seq").execute();
     expect(rows).toEqual([
@@ -154,7 +154,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner", "008-call-results"]);
     const campaigns = await db.selectFrom("campaigns").select(["id", "status", "paused_reason", "max_attempts", "retry_delay_minutes"]).orderBy("id").execute();
     expect(campaigns).toEqual([
       { id: "cmp_c", status: "completed", paused_reason: null, max_attempts: 3, retry_delay_minutes: 60 },
@@ -163,6 +163,31 @@ describe("database migrations", () => {
     ]);
     const contact = await db.selectFrom("campaign_contacts").selectAll().executeTakeFirstOrThrow();
     expect(contact).toMatchObject({ status: "calling", zone: null, failures: 0, next_attempt_at: null });
+    await db.destroy();
+  });
+
+  it("move the outcome stored before analyses existed to its column (008), and clear what was no analysis", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("007-campaign-runner")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(old);
+    for (const [id, status, analysis] of [["call_dnc", "completed", '{"outcome":"do_not_call"}'], ["call_tr", "transferred", null], ["call_plain", "completed", null]]) {
+      await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, analysis, created_at, updated_at)
+        VALUES (${id}, 'acct_1', 'agent_1', 'outbound', ${status}, '+14155550123', '+14155550100', '{}', '{}', 1, 3600, ${analysis}, 't', 't')`.execute(old);
+    }
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["008-call-results"]);
+    const calls = await db.selectFrom("calls").select(["id", "outcome", "analysis", "analysis_pending", "actions"]).orderBy("id").execute();
+    expect(calls).toEqual([
+      { id: "call_dnc", outcome: "do_not_call", analysis: null, analysis_pending: 0, actions: null },
+      { id: "call_plain", outcome: null, analysis: null, analysis_pending: 0, actions: null },
+      { id: "call_tr", outcome: "transferred", analysis: null, analysis_pending: 0, actions: null },
+    ]);
+    const agentColumns = await sql<{ name: string; dflt_value: string }>`SELECT name, dflt_value FROM pragma_table_info('agents') WHERE name = 'analysis_fields'`.execute(db);
+    expect(agentColumns.rows).toEqual([{ name: "analysis_fields", dflt_value: "'[]'" }]);
     await db.destroy();
   });
 });

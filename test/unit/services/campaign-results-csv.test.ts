@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContactRecord } from "../../../src/db/repositories/campaign-contacts.js";
+import type { CallAnalysis, CallOutcome, FieldValue } from "../../../engine/index.js";
 import { unfinishedCallFields, type CallRecord } from "../../../src/db/repositories/calls.js";
 import { campaignResultsCsv } from "../../../src/services/campaign-results-csv.js";
 
@@ -7,11 +8,14 @@ const contact = (id: string, phone: string, callId: string | null, status: Conta
   id, campaign_id: "cmp_1", position: 0, phone, context: {}, status, call_id: callId, attempts: callId ? 1 : 0,
   timezone: null, zone: null, next_attempt_at: null, failures: 0, reason: null, updated_at: "t",
 });
-const call = (id: string, analysis: Record<string, unknown> | null): CallRecord => ({
-  id, account_id: "acct_1", agent_id: "agent_1", campaign_id: "cmp_1", contact_id: "cc_1", direction: "outbound", status: "completed",
-  phone_number: "+14155550100", from_number: null, metadata: {}, context: {}, record: true, max_duration: 3600, webhook_url: null,
-  ...unfinishedCallFields(), duration: 42, analysis, created_at: "t", answered_at: "t", updated_at: "t",
-});
+const call = (id: string, result: { outcome: CallOutcome; extracted_data: Record<string, FieldValue> }): CallRecord => {
+  const analysis: CallAnalysis = { source: "rules", summary: "s", success: false, sentiment: { overall: "neutral", score: 0.5 }, ...result };
+  return {
+    id, account_id: "acct_1", agent_id: "agent_1", campaign_id: "cmp_1", contact_id: "cc_1", direction: "outbound", status: "completed",
+    phone_number: "+14155550100", from_number: null, metadata: {}, context: {}, record: true, max_duration: 3600, webhook_url: null,
+    ...unfinishedCallFields(), duration: 42, analysis, outcome: result.outcome, created_at: "t", answered_at: "t", updated_at: "t",
+  };
+};
 
 describe("results.csv", () => {
   it("has the fixed columns, then one per extracted field, quoting and defusing formulas", () => {
