@@ -26,6 +26,13 @@ export const CALLER_LINES = {
   goodbye: "goodbye",
   "stop-calling": "please stop calling me and take me off your list",
   "voicemail-greeting": "hi you have reached john smith i cannot take your call right now please leave a message after the tone",
+  "not-interested": "i am not interested",
+  "call-me-back": "i am busy right now please call me back tomorrow",
+  "phone-number": "my phone number is four one five five five five zero one nine nine",
+  "i-will-be-there": "yes i will be there",
+  "cancel-appointment": "i need to cancel my appointment",
+  "move-appointment": "could we make it wednesday at four in the afternoon",
+  "phone-menu": "press one for appointments press two for billing",
 } as const;
 
 export type CallerLine = keyof typeof CALLER_LINES;

@@ -26,7 +26,7 @@ describe("a campaign across a SIGKILL of the service", () => {
         { phone: "+14155550102" },
         ...Array.from({ length: 10 }, (_, i) => ({ phone: `+1500555${1 + (i % 2) * 2}${String(i).padStart(3, "0")}` })),
       ];
-      const created = await api(server.baseUrl, "POST", "/v1/campaigns", { name: "Restart", agent_id: agent.body.id, contacts, settings: { max_concurrent: 3 } });
+      const created = await api(server.baseUrl, "POST", "/v1/campaigns", { name: "Restart", agent_id: agent.body.id, contacts, settings: { max_concurrent: 3, calling_hours: { start: "00:00", end: "24:00" } } });
       expect(created.status).toBe(201);
       const campaignId = created.body.id as string;
 

@@ -33,7 +33,7 @@ describe("a campaign of 1,000 contacts", () => {
     const contacts = Array.from({ length: CONTACTS }, (_, i) => ({ phone: phoneOf(i) }));
     const cpuBefore = process.cpuUsage();
     const started = Date.now();
-    const res = await app.request("POST", "/v1/campaigns", { key: acct.key, body: { name: "Thousand", agent_id: agent.body.id, contacts, settings: { max_concurrent: MAX_CONCURRENT } } });
+    const res = await app.request("POST", "/v1/campaigns", { key: acct.key, body: { name: "Thousand", agent_id: agent.body.id, contacts, settings: { max_concurrent: MAX_CONCURRENT, calling_hours: { start: "00:00", end: "24:00" } } } });
     expect(res.status).toBe(201);
     let campaign = res.body;
     const end = Date.now() + 10 * 60_000;
