@@ -1,7 +1,8 @@
 import type { TurnMetrics } from "./call-events.js";
 
 /**
- * One agent turn's latency as a call's record keeps it: when the caller stopped speaking, and
+ * One agent turn's latency as a call's record keeps it (a turn that sent no audio and was not
+ * cut short is left out): when the caller stopped speaking, and
  * how long after that each stage was reached, in ms. A turn that answers no caller speech (the
  * greeting, a goodbye for silence, the rest of a reply after a false interruption) counts
  * from the start of the call and has no end of speech. Stages that did not happen are null.
@@ -33,7 +34,9 @@ export interface CallLatency {
 
 /** A call's turn metrics (on the engine's clock, the call started at `startedAt`) as its latency record. */
 export function callLatency(turns: readonly TurnMetrics[], startedAt: number): CallLatency {
-  const rows = [...turns].sort((a, b) => a.turnId - b.turnId).map((t) => turnLatency(t, startedAt));
+  // A turn that sent nothing and was not cut short (a reply that was only a key press) is no agent turn the caller heard.
+  const heard = turns.filter((t) => t.firstFrameSentAt !== null || t.interrupted);
+  const rows = heard.sort((a, b) => a.turnId - b.turnId).map((t) => turnLatency(t, startedAt));
   const answers = rows.flatMap((t) => (t.end_of_speech_at !== null && t.voice_to_voice_ms !== null ? [t.voice_to_voice_ms] : []));
   return { turns: rows, voice_to_voice_p50_ms: percentile(answers, 50), voice_to_voice_p95_ms: percentile(answers, 95) };
 }

@@ -133,6 +133,14 @@ export const TOOL_HOLD_LINE = "One moment, please.";
 const TOOL_HOLD_AFTER_MS = 700;
 /** A tool that has not answered by then has failed (the dialogue says it could not do it). */
 const TOOL_TIMEOUT_MS = 10_000;
+/**
+ * Keys pressed within this of each other are one entry ("4", "2" -> "42"); `#` ends an entry at
+ * once. Long enough for a number typed at a normal pace, short enough that a single "1" is
+ * answered without a noticeable wait.
+ */
+export const KEYPAD_GAP_MS = 1_000;
+/** An entry is given to the dialogue once it is this long, whatever follows. */
+const MAX_KEYS = 32;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -184,6 +192,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
   private turnCounter = 0;
+  /** Keys pressed and not yet given to the dialogue, since `keysStartedAt`. */
+  private keys = "";
+  private keysStartedAt = 0;
+  private lastKeyAt = 0;
+  private keysTimer: TimerHandle | undefined;
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
   private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
@@ -250,7 +263,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         })
         .catch((err: unknown) => this.fail(err));
     });
-    transport.on("dtmf", (digit) => this.emitEvent({ type: "dtmf", digit }));
+    transport.on("dtmf", (digit) => this.onKey(digit));
     this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
     this.outgoing.on("idle", () => {
       const turn = this.speaking;
@@ -408,6 +421,45 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), oneItem(ASR_FALLBACK_LINE));
   }
 
+  /**
+   * A key the caller pressed: it stops the agent at once (a key press is never a backchannel),
+   * and the entry goes to the dialogue after KEYPAD_GAP_MS without another key, or at `#`.
+   */
+  private onKey(digit: string): void {
+    if (this.ending) return;
+    this.emitEvent({ type: "dtmf", digit });
+    if (this.closing) return;
+    const now = this.clock.now();
+    this.lastHeardAt = now;
+    if (this.keysTimer !== undefined) this.clock.clearTimeout(this.keysTimer);
+    this.keysTimer = undefined;
+    if (this.speaking) {
+      this.interrupt();
+      this.interrupted = undefined;
+    }
+    if (digit === "#") return this.takeKeys();
+    if (this.keys === "") this.keysStartedAt = now;
+    this.keys += digit;
+    this.lastKeyAt = now;
+    if (this.keys.length >= MAX_KEYS) return this.takeKeys();
+    this.keysTimer = this.clock.setTimeout(() => this.takeKeys(), KEYPAD_GAP_MS);
+  }
+
+  /** The keys pressed so far are the caller's turn. */
+  private takeKeys(): void {
+    const keys = this.keys;
+    this.keys = "";
+    this.keysTimer = undefined;
+    if (!keys || this.ending || this.closing) return;
+    if (this.speaking) this.interrupt();
+    this.interrupted = undefined;
+    this.addTranscript({ role: "user", content: `[pressed ${keys}]`, timestamp: round2((this.keysStartedAt - this.startedAt) / 1000) });
+    const now = this.clock.now();
+    const turn = this.newTurn({ endOfSpeechAt: this.lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
+    this.setState("thinking");
+    this.speak(turn, this.reply(turn, { keys }));
+  }
+
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
     if (this.ending) return;
     if (this.closing) {
@@ -431,7 +483,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const turn = this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt }, "reply");
     this.setState("thinking");
-    this.speak(turn, this.reply(turn, text));
+    this.speak(turn, this.reply(turn, { text }));
   }
 
   // ---- agent side --------------------------------------------------------------------------
@@ -467,7 +519,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * Streams the dialogue's reply as sentences, noting end decisions. While a tool the dialogue
    * waits for runs longer than TOOL_HOLD_AFTER_MS, the caller hears TOOL_HOLD_LINE.
    */
-  private reply(turn: AgentTurn, userText: string): AsyncIterable<string> {
+  private reply(turn: AgentTurn, input: { text: string } | { keys: string }): AsyncIterable<string> {
     const out = new AsyncQueue<string>();
     const splitter = new SentenceSplitter();
     this.replying = turn;
@@ -476,7 +528,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       out.push(line);
     };
     const pump = async () => {
-      for await (const event of this.dialogue!.respond(userText, turn.abort.signal)) {
+      const signal = turn.abort.signal;
+      const events = "keys" in input ? this.dialogue!.respondToKeys(input.keys, signal) : this.dialogue!.respond(input.text, signal);
+      for await (const event of events) {
         if (turn.abort.signal.aborted) return;
         if (event.type === "text") {
           turn.metrics.firstTokenAt ??= this.clock.now();
@@ -762,7 +816,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   private async finish(reason: CallEndReason): Promise<CallSummary> {
-    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer, this.keysTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     this.outgoing.clear();
     const turn = this.speaking;
     if (turn) {

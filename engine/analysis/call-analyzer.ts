@@ -45,16 +45,27 @@ export class CallAnalyzer {
     return this.#client !== null;
   }
 
-  /** `agentModel`: the agent's model name (`llm-large`, ...), mapped as its dialogue maps it. */
-  async analyze(input: AnalysisInput, agentModel: string, signal?: AbortSignal): Promise<CallAnalysis> {
+  /** The longest a model may take, retries included. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /**
+   * `agentModel`: the agent's model name (`llm-large`, ...), mapped as its dialogue maps it.
+   * `withinMs`: what is left of the time the model may take (default `timeoutMs`); at 0 the
+   * deterministic analysis stands in at once.
+   */
+  async analyze(input: AnalysisInput, agentModel: string, options: { signal?: AbortSignal; withinMs?: number } = {}): Promise<CallAnalysis> {
     if (!this.#client) return analyzeByRules(input);
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
-    const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const withinMs = Math.min(options.withinMs ?? this.#timeoutMs, this.#timeoutMs);
+    const fallback = (reason: string): CallAnalysis => ({ ...analyzeByRules(input), source: "rules_fallback", fallback_reason: reason });
+    if (withinMs <= 0) return fallback(`no time was left for the model within ${this.#timeoutMs} ms of the call's end`);
+    const deadline = AbortSignal.timeout(withinMs);
+    const bounded = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     try {
       return await analyzeWithModel(input, this.#client, this.#models[agentModel] ?? agentModel, bounded);
     } catch (err) {
-      const reason = deadline.aborted ? `the model did not answer within ${this.#timeoutMs} ms` : (err as Error).message;
-      return { ...analyzeByRules(input), source: "rules_fallback", fallback_reason: reason };
+      return fallback(deadline.aborted ? `the model did not answer within ${this.#timeoutMs} ms of the call's end` : (err as Error).message);
     }
   }
 }

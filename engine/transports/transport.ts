@@ -33,6 +33,11 @@ export interface MediaTransport extends EventEmitter<TransportEvents> {
   clearAudio(): void;
   /** Asks to be told (`mark` event) when the far end has played everything sent so far. */
   sendMark(name: string): void;
+  /**
+   * Sends key presses (`0`-`9`, `*`, `#`) to the far end, resolving once they are out: SIP sends
+   * RFC 4733 events. Absent on protocols that cannot send them (the media streams).
+   */
+  sendDtmf?(digits: string): Promise<void>;
   /** Forwards a call event to protocols that carry them (the native one); others ignore it. */
   sendEvent(event: CallEvent): void;
   /** Ends the media connection (the call is over). */

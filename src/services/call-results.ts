@@ -52,15 +52,20 @@ export class CallResults {
     return { actions: [...known], analysis, outcome: analysis.outcome, analysis_pending: this.deps.analyzer.usesModel };
   }
 
-  /** Has the model write the analysis of a call left pending by its end (in the background; see `idle`). */
-  finishLater(callId: string): void {
-    void this.queue.add(() => this.finish(callId));
+  /**
+   * Has the model write the analysis of a call left pending by its end (in the background;
+   * see `idle`). The model's time counts from the call's end, waiting for a turn included, so
+   * the end events come at most the analyzer's timeout after it; a call left pending by a
+   * previous process (`fresh`) gets the whole time again.
+   */
+  finishLater(callId: string, fresh = false): void {
+    void this.queue.add(() => this.finish(callId, fresh));
   }
 
   /** At start-up: finishes the analyses a previous process left pending. Returns how many were waiting. */
   async recoverPending(): Promise<number> {
     const pending = await this.db.selectFrom("calls").select("id").where("analysis_pending", "=", 1).execute();
-    for (const { id } of pending) this.finishLater(id);
+    for (const { id } of pending) this.finishLater(id, true);
     return pending.length;
   }
 
@@ -76,13 +81,15 @@ export class CallResults {
     await this.queue.onIdle();
   }
 
-  private async finish(callId: string): Promise<void> {
+  private async finish(callId: string, fresh: boolean): Promise<void> {
     if (this.stopping.signal.aborted) return;
     try {
       const call = await this.calls.findById(callId);
       if (!call?.analysis_pending) return;
       const agent = await this.agents.findAnyById(call.agent_id);
-      const analysis = await this.deps.analyzer.analyze(analysisInput(call, agent), agent?.model ?? "llm-large", this.stopping.signal);
+      const waited = Date.now() - Date.parse(call.ended_at ?? call.updated_at);
+      const withinMs = fresh ? this.deps.analyzer.timeoutMs : this.deps.analyzer.timeoutMs - waited;
+      const analysis = await this.deps.analyzer.analyze(analysisInput(call, agent), agent?.model ?? "llm-large", { signal: this.stopping.signal, withinMs });
       if (this.stopping.signal.aborted) return;
       if (analysis.source === "rules_fallback") this.deps.logger.warn({ callId, reason: analysis.fallback_reason }, "model analysis failed: the deterministic analysis stands in");
       await this.db.transaction().execute(async (trx) => {

@@ -3,7 +3,7 @@ import type { AgentSettings, ToolDefinition } from "../../engine/index.js";
 // The tools an agent is offered on a call, as a model reads them. The executor (CallTools)
 // runs them; the names here are the single source.
 
-export const CALL_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call", "do_not_call"] as const;
+export const CALL_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call", "do_not_call", "send_dtmf"] as const;
 export type CallToolName = (typeof CALL_TOOL_NAMES)[number];
 
 const BOOK_APPOINTMENT: ToolDefinition = {
@@ -48,7 +48,22 @@ const DO_NOT_CALL: ToolDefinition = {
   parameters: { type: "object", properties: {}, additionalProperties: false },
 };
 
-/** The tools offered for `agent`: transfer only when the agent may transfer. */
-export function callToolDefinitions(agent: Pick<AgentSettings, "transferEnabled">): ToolDefinition[] {
-  return agent.transferEnabled ? [BOOK_APPOINTMENT, TRANSFER_CALL, END_CALL, DO_NOT_CALL] : [BOOK_APPOINTMENT, END_CALL, DO_NOT_CALL];
+/** The longest key sequence one `send_dtmf` sends. */
+export const MAX_DTMF_DIGITS = 32;
+
+const SEND_DTMF: ToolDefinition = {
+  name: "send_dtmf",
+  description:
+    "Press keys on the phone, to get through another company's phone menu (\"press 1 for appointments\") or to enter a number it asks for. Say nothing while a menu plays; press the key of the option you need.",
+  parameters: {
+    type: "object",
+    properties: { digits: { type: "string", description: `The keys to press, in order: 0-9, * and #, at most ${MAX_DTMF_DIGITS}.` } },
+    required: ["digits"],
+    additionalProperties: false,
+  },
+};
+
+/** The tools offered for `agent` on a call: transfer only when the agent may transfer, keys only when the call can send them (SIP). */
+export function callToolDefinitions(agent: Pick<AgentSettings, "transferEnabled">, call: { canSendKeys: boolean }): ToolDefinition[] {
+  return [BOOK_APPOINTMENT, ...(agent.transferEnabled ? [TRANSFER_CALL] : []), END_CALL, DO_NOT_CALL, ...(call.canSendKeys ? [SEND_DTMF] : [])];
 }

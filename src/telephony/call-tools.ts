@@ -5,7 +5,7 @@ import type { CallRecord } from "../db/repositories/calls.js";
 import { bookingHoursOf } from "../services/booking-calendar.js";
 import type { Services } from "../services/container.js";
 import { checkBookingArguments } from "./booking-arguments.js";
-import { callToolDefinitions, type CallToolName } from "./call-tool-definitions.js";
+import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
 
 /**
  * One call's tools, run for the engine's dialogue: each does what it says and answers with
@@ -21,8 +21,10 @@ export class CallTools implements ToolExecutor {
     private readonly agent: AgentRecord,
     private readonly settings: Pick<AgentSettings, "transferEnabled">,
     private readonly log: Logger,
+    /** Presses keys on the call's line; null when its protocol cannot (only SIP can). */
+    private readonly sendKeys: ((digits: string) => Promise<void>) | null = null,
   ) {
-    this.definitions = callToolDefinitions(settings);
+    this.definitions = callToolDefinitions(settings, { canSendKeys: sendKeys !== null });
   }
 
   async execute(name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -41,6 +43,8 @@ export class CallTools implements ToolExecutor {
         case "do_not_call":
           await this.services.doNotCall.calleeAsked(this.call);
           return { ok: true, data: { status: "listed" } };
+        case "send_dtmf":
+          return await this.pressKeys(args);
         default:
           return { ok: false, error: `there is no tool named ${name}` };
       }
@@ -48,6 +52,17 @@ export class CallTools implements ToolExecutor {
       this.log.error({ err, tool: name }, "call tool failed");
       return { ok: false, error: `${name} failed on our side; nothing was done` };
     }
+  }
+
+  /** Presses the keys on the line (RFC 4733 on SIP); resolves once they are sent. */
+  private async pressKeys(args: Record<string, unknown>): Promise<ToolResult> {
+    if (!this.sendKeys) return { ok: false, error: "keys cannot be pressed on this call" };
+    const digits = args.digits;
+    if (typeof digits !== "string" || !new RegExp(`^[0-9*#]{1,${MAX_DTMF_DIGITS}}$`).test(digits)) {
+      return { ok: false, error: `digits must be 1 to ${MAX_DTMF_DIGITS} of 0-9, * and #` };
+    }
+    await this.sendKeys(digits);
+    return { ok: true, data: { status: "sent", digits } };
   }
 
   /** Books in the agent's calendar, or refuses with the nearest free times. */

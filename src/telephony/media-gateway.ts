@@ -362,7 +362,7 @@ export class MediaGateway implements LiveCallControl {
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
-      tools: new CallTools(this.services, call, setup.agent, agent, log),
+      tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null),
     });
     session.on("event", (event) => {
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.

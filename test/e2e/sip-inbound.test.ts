@@ -222,6 +222,41 @@ describe("inbound SIP", () => {
     expect(emitted.find((e) => e.name === "call.transferred")?.data).toMatchObject({ transfer_number: TRANSFER_TO, outcome: "transferred" });
   }, 60_000);
 
+  it("transfers a caller who presses 0 (RFC 4733) after the greeting, as it does one who asks for a person", async () => {
+    const call = await caller.invite({ to: `sip:${TRANSFERRING_NUMBER}@${HOST}:${sipPort}`, from: "+14155550112" }).result;
+    let lastAgentAudio = 0;
+    call.on("audio", (frame) => {
+      let sum = 0;
+      for (const s of frame.samples) sum += s * s;
+      if (Math.sqrt(sum / frame.samples.length) > 300) lastAgentAudio = Date.now();
+    });
+    let referTo = "";
+    call.on("refer", (refer) => {
+      referTo = refer.target;
+      void refer.notify(200, "OK");
+    });
+    const hungUp = new Promise<void>((resolve) => call.once("hangup", () => resolve()));
+    let ended = false;
+    void hungUp.then(() => (ended = true));
+    // A phone sends packets (silence) all along; the key goes once the greeting is over.
+    const silence = (async () => {
+      while (!ended) {
+        call.sendAudio({ samples: new Int16Array(160), sampleRate: 8000 });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await new Promise((r) => setTimeout(r, 50));
+    await call.sendDtmf("0");
+    await hungUp;
+    await silence;
+    expect(referTo).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
+    const transferred = list.body.data.find((c: any) => c.from_number === "+14155550112");
+    const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript,analysis`, { key: acct.key });
+    expect(full.body.transcript.filter((s: any) => s.role === "user").map((s: any) => s.content)).toEqual(["[pressed 0]"]);
+    expect(full.body.analysis).toMatchObject({ outcome: "transferred" });
+  }, 60_000);
+
   it("refuses calls past the account's concurrent-call limit with 486, and without credits with 402", async () => {
     const limited = await app.account({ credits: 100 });
     await app.parley.services.accounts.setLimits(limited.id, { concurrentCalls: 1 });

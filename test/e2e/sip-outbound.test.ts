@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import { SipUserAgent, type IncomingCall } from "../../engine/transports/sip/sip-user-agent.js";
 import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -126,6 +129,62 @@ describe("POST /v1/calls/{id}/end while a SIP call rings", () => {
     } finally {
       await sipp.cleanup();
       await patient.close();
+    }
+  }, 60_000);
+});
+
+describe("another company's phone menu on an outbound SIP call", () => {
+  it("is answered with the key of the agent's choice (RFC 4733), sent while the menu's line listens", async () => {
+    // Our own user agent is the trunk and the callee: it answers, reads its menu out, and keeps the keys it receives.
+    const digits: string[] = [];
+    let menuCall: Promise<void> | undefined;
+    const menu = parseWav(readFileSync(fileURLToPath(new URL("../../fixtures/audio/phone-menu.8k.wav", import.meta.url)))).samples;
+    const callee = await SipUserAgent.start({
+      host: HOST,
+      onInvite: (incoming: IncomingCall) => {
+        menuCall = incoming.answer().then(async (call) => {
+          call.on("dtmf", (digit) => digits.push(digit));
+          // The menu, then silence (a line keeps sending packets) until a key or 10 s.
+          for (let at = 0; digits.length === 0 && at < menu.length + 8000 * 10; at += 160) {
+            const frame = new Int16Array(160);
+            frame.set(menu.subarray(at, at + 160));
+            call.sendAudio({ samples: frame, sampleRate: 8000 });
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          // As a menu moves on to its next prompt: the key's last packets are still coming.
+          await new Promise((r) => setTimeout(r, 1000));
+          await call.hangUp();
+        });
+      },
+    });
+    const settings = await trunkSettings(callee.port, 5000);
+    const service = await startTestApp({}, { ...settings, PARLEY_RTP_PORTS: "32000-32999", PARLEY_SIP_TRUNK_USER: "", PARLEY_SIP_TRUNK_PASSWORD: "", PARLEY_SIP_TRUNK_REALM: "" });
+    try {
+      const who = await service.account({ plan: "agency", credits: 100 });
+      await service.parley.services.phoneNumbers.add(who.id, { phone_number: "+16505550142", country: "US" } as never);
+      // No greeting: the menu speaks first, as phone menus do.
+      const agent = await service.request("POST", "/v1/agents", {
+        key: who.key,
+        body: { name: "Ava", system_prompt: "You call clinics to book appointments.", voice_id: "flite-kal", metadata: { phone_menu_choice: "appointments" } },
+      });
+      const created = await service.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550192", agent_id: agent.body.id } });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      let call: any;
+      for (let i = 0; i < 150; i++) {
+        call = (await service.request("GET", `/v1/calls/${created.body.id}?include=transcript`, { key: who.key })).body;
+        if (ENDED.includes(call.status)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await menuCall;
+      expect(digits, JSON.stringify(call.transcript)).toEqual(["1"]);
+      expect(call.status).toBe("completed");
+      // The agent said nothing over the menu.
+      expect(call.transcript.filter((s: any) => s.role === "agent")).toEqual([]);
+      const row = await service.parley.services.db.selectFrom("calls").select("actions").where("id", "=", call.id).executeTakeFirstOrThrow();
+      expect(JSON.parse(row.actions!)).toEqual([{ type: "tool_call", name: "send_dtmf", arguments: { digits: "1" }, result: { ok: true, data: { status: "sent", digits: "1" } } }]);
+    } finally {
+      await service.close();
+      await callee.close();
     }
   }, 60_000);
 });

@@ -21,6 +21,12 @@ export type DialogueEvent =
 export interface DialogueSession {
   respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent>;
   /**
+   * One agent turn for keys the caller pressed on their phone (`0`-`9`, `*`; an entry ends
+   * after a pause or `#`, which is not included): an answer ("1" for yes), a number, or "0"
+   * for a person.
+   */
+  respondToKeys(digits: string, signal: AbortSignal): AsyncIterable<DialogueEvent>;
+  /**
    * After a barge-in: the caller heard only `heardText` of the last reply. The session keeps
    * that, not the full reply, as what the agent said.
    */

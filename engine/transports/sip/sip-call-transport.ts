@@ -10,7 +10,7 @@ const REFER_WAIT_MS = 5000;
 
 /**
  * MediaTransport over an established SIP call: G.711 RTP at 8 kHz both ways (decoded and
- * encoded by the RtpSession), RFC 4733 DTMF in, `hangup` when the far end sends BYE.
+ * encoded by the RtpSession), RFC 4733 DTMF both ways, `hangup` when the far end sends BYE.
  *
  * RTP has no playback feedback, and nothing is queued on our side (each frame goes out as one
  * packet when `sendAudio` is called; the call session paces them). So `sendMark` reports the
@@ -56,6 +56,12 @@ export class SipCallTransport extends EventEmitter<TransportEvents> implements M
 
   clearAudio(): void {
     this.call.rtp.clearAudio();
+  }
+
+  /** RFC 4733 events, one digit after the other; rejects when the far end did not negotiate telephone-event. */
+  sendDtmf(digits: string): Promise<void> {
+    if (this.ended) return Promise.reject(new Error("the call has ended"));
+    return this.call.sendDtmf(digits);
   }
 
   sendMark(name: string): void {

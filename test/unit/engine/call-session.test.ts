@@ -8,6 +8,7 @@ import type { CallEvent } from "../../../engine/call-events.js";
 import {
   ASR_FALLBACK_LINE,
   CallSession,
+  KEYPAD_GAP_MS,
   REPLY_FALLBACK_LINE,
   SILENCE_TIMEOUT_LINE,
   TOOL_HOLD_LINE,
@@ -18,7 +19,7 @@ import {
 import type { ToolExecutor, ToolResult } from "../../../engine/tools.js";
 import { AsrError } from "../../../engine/providers/asr/asr-error.js";
 import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-provider.js";
-import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
+import type { DialogueProvider, DialogueEvent, DialogueSession } from "../../../engine/providers/llm/dialogue-provider.js";
 import { ChatCompletionsError } from "../../../engine/providers/llm/openai/chat-completions-error.js";
 import { createRulesDialogueProvider } from "../../../engine/providers/llm/rules/rules-dialogue-provider.js";
 import { FLITE_VOICES } from "../../../engine/providers/tts/flite-voices.js";
@@ -121,6 +122,13 @@ function agent(metadata: Record<string, unknown>): AgentSettings {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Test dialogues take keys as the text they spell. */
+const keysAsText = {
+  respondToKeys(this: DialogueSession, keys: string, signal: AbortSignal) {
+    return this.respond(keys, signal);
+  },
+};
+
 /**
  * A call on a fake clock: the caller says one utterance (400 ms of speech, then silence) that
  * the recognizer reads as `heard`; the clock runs until the call ends.
@@ -194,6 +202,7 @@ describe("call session: what the agent did and how each turn went, for the call'
           for (let i = 1; i <= 30; i++) yield { type: "text", text: ` Sentence ${i}.` };
         },
         truncateLastReply: () => {},
+        ...keysAsText,
       }),
     };
     const call = await startCall({ asr: plannedAsr(["tell me everything", "stop"]), dialogue: longReply }, { firstMessage: "Hello." });
@@ -222,6 +231,7 @@ function plannedDialogue(plan: Array<"ok" | Error>): DialogueProvider {
         yield { type: "text", text: `Reply ${turn}.` };
       },
       truncateLastReply: () => {},
+        ...keysAsText,
     }),
   };
 }
@@ -380,6 +390,7 @@ describe("call session: a provider failing a turn", () => {
           yield { type: "transfer" };
         },
         truncateLastReply: () => {},
+        ...keysAsText,
       }),
     };
     const failing = recordingTts([], (text) => (text === line ? new OpenAiSpeechError("speech server answered 503", { status: 503, retryable: true }) : undefined));
@@ -608,6 +619,57 @@ describe("call session: ending calls nobody speaks in, and ending them politely"
   });
 });
 
+describe("call session: keys the caller presses", () => {
+  /** Answers speech with "Said <text>." and keys with a long reply naming them. */
+  const keyed: DialogueProvider = {
+    name: "keyed",
+    open: () => ({
+      async *respond(text: string): AsyncIterable<DialogueEvent> {
+        for (let i = 1; i <= 20; i++) yield { type: "text", text: ` Said ${text} ${i}.` };
+      },
+      async *respondToKeys(keys: string): AsyncIterable<DialogueEvent> {
+        yield { type: "text", text: `You pressed ${keys}.` };
+      },
+      truncateLastReply: () => {},
+    }),
+  };
+  const press = (call: Awaited<ReturnType<typeof startCall>>, digit: string) => call.transport.emit("dtmf", digit);
+
+  it("gives keys pressed within KEYPAD_GAP_MS of each other to the dialogue as one entry, after the pause; # ends an entry at once", async () => {
+    const call = await startCall({ dialogue: keyed });
+    press(call, "4");
+    await call.caller(300);
+    press(call, "2");
+    await call.caller(KEYPAD_GAP_MS - 100);
+    expect(call.transcript()).toEqual([]);
+    await call.caller(400);
+    expect(call.transcript()).toEqual(["user: [pressed 42]", "agent: You pressed 42."]);
+    press(call, "7");
+    press(call, "#");
+    await call.caller(200);
+    expect(call.transcript().slice(2)).toEqual(["user: [pressed 7]", "agent: You pressed 7."]);
+    // "#" alone is no entry.
+    press(call, "#");
+    await call.caller(KEYPAD_GAP_MS + 200);
+    expect(call.transcript()).toHaveLength(4);
+    expect(call.transport.events.filter((e) => e.type === "dtmf").map((e) => (e.type === "dtmf" ? e.digit : ""))).toEqual(["4", "2", "7", "#", "#"]);
+  });
+
+  it("stops the agent at the first key, a turn cut short like a barge-in", async () => {
+    const call = await startCall({ asr: plannedAsr(["tell me"]), dialogue: keyed });
+    await call.caller(400, 500);
+    await call.caller(800);
+    // The 2 s reply is playing.
+    expect(call.transport.events.some((e) => e.type === "state" && e.state === "speaking")).toBe(true);
+    press(call, "1");
+    expect(call.transport.events.find((e) => e.type === "interruption")).toMatchObject({ turnId: 1 });
+    await call.caller(KEYPAD_GAP_MS + 400);
+    expect(call.transcript().slice(-2)).toEqual(["user: [pressed 1]", "agent: You pressed 1."]);
+    await call.session.stop();
+    expect(call.summary()!.turns.map((t) => t.interrupted)).toEqual([true, false]);
+  });
+});
+
 describe("call session: tools the dialogue waits for", () => {
   /** Runs `tool` for every caller turn and says what it came to. */
   const toolUser: DialogueProvider = {
@@ -618,6 +680,7 @@ describe("call session: tools the dialogue waits for", () => {
         yield { type: "text", text: result.ok ? "You're booked." : "Sorry, I couldn't book that." };
       },
       truncateLastReply: () => {},
+        ...keysAsText,
     }),
   };
   const answerAfter = (ms: number, result: ToolResult, clockOf: () => FakeClock): ToolExecutor => ({

@@ -1,11 +1,38 @@
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import type { AgentRecord } from "../../../src/db/repositories/agents.js";
+import type { CallRecord } from "../../../src/db/repositories/calls.js";
+import type { Services } from "../../../src/services/container.js";
 import { checkBookingArguments } from "../../../src/telephony/booking-arguments.js";
 import { callToolDefinitions } from "../../../src/telephony/call-tool-definitions.js";
+import { CallTools } from "../../../src/telephony/call-tools.js";
 
 describe("the tools a call offers", () => {
   it("offers transfer_call only when the agent may transfer", () => {
-    expect(callToolDefinitions({ transferEnabled: false }).map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call"]);
-    expect(callToolDefinitions({ transferEnabled: true }).map((t) => t.name)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
+    const noKeys = { canSendKeys: false };
+    expect(callToolDefinitions({ transferEnabled: false }, noKeys).map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call"]);
+    expect(callToolDefinitions({ transferEnabled: true }, noKeys).map((t) => t.name)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
+  });
+
+  it("offers send_dtmf only on calls that can press keys, and presses nothing but keys", async () => {
+    expect(callToolDefinitions({ transferEnabled: false }, { canSendKeys: true }).map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call", "send_dtmf"]);
+    const pressed: string[] = [];
+    const tools = (sendKeys: ((digits: string) => Promise<void>) | null) =>
+      new CallTools({} as Services, {} as CallRecord, {} as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }), sendKeys);
+    const line = tools(async (digits) => void pressed.push(digits));
+    expect(await line.execute("send_dtmf", { digits: "1" })).toEqual({ ok: true, data: { status: "sent", digits: "1" } });
+    expect(await line.execute("send_dtmf", { digits: "*123#" })).toMatchObject({ ok: true });
+    for (const digits of ["1; 2", "", "1".repeat(33), 5, "A"]) {
+      expect(await line.execute("send_dtmf", { digits })).toEqual({ ok: false, error: "digits must be 1 to 32 of 0-9, * and #" });
+    }
+    expect(pressed).toEqual(["1", "*123#"]);
+    const cannot = tools(null);
+    expect(cannot.definitions.map((t) => t.name)).not.toContain("send_dtmf");
+    expect(await cannot.execute("send_dtmf", { digits: "1" })).toEqual({ ok: false, error: "keys cannot be pressed on this call" });
+    const broken = tools(async () => {
+      throw new Error("the far end did not negotiate telephone-event");
+    });
+    expect(await broken.execute("send_dtmf", { digits: "1" })).toEqual({ ok: false, error: "send_dtmf failed on our side; nothing was done" });
   });
 
   it("refuses booking arguments a model wrote loosely, saying what to fix", () => {

@@ -25,7 +25,16 @@ export class OpenAiDialogueSession implements DialogueSession {
     private readonly tools: ToolExecutor,
   ) {}
 
-  async *respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+  respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+    return this.turn(userText, signal);
+  }
+
+  /** The keys reach the model as a plain statement in the caller's turn. */
+  respondToKeys(digits: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+    return this.turn(`(The caller pressed ${digits.split("").join(" ")} on the phone keypad.)`, signal);
+  }
+
+  private async *turn(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
     if (signal.aborted) return;
     this.history.push({ role: "user", content: userText });
     let spoken = "";

@@ -1,6 +1,7 @@
 import { fillTemplate } from "../../../text/template.js";
 import type { AgentSettings } from "../../../types.js";
 import { buildFaqIndex, type FaqEntry, type FaqIndex } from "./faq-matcher.js";
+import { DEFAULT_MENU_GOAL } from "./phone-menu.js";
 import type { Service } from "./service-extraction.js";
 import { toUtterance } from "./utterance.js";
 import { WallClockReader } from "./wall-clock.js";
@@ -13,7 +14,9 @@ import { WallClockReader } from "./wall-clock.js";
  * - `services`: names (`["Cleaning", "Whitening"]`) or `{name, duration_minutes?}` objects;
  * - `timezone`: IANA name for "today" and "tomorrow" (default UTC);
  * - `voicemail_message`: string, what the agent says to an answering machine, with
- *   `{{placeholders}}` filled from the metadata and the call's context like `first_message`.
+ *   `{{placeholders}}` filled from the metadata and the call's context like `first_message`;
+ * - `phone_menu_choice`: string, the option the agent picks in another company's phone menu
+ *   ("appointments"); default: one that reaches a person.
  */
 export interface AgentProfile {
   agentName: string;
@@ -29,6 +32,8 @@ export interface AgentProfile {
   endCallPhrases: readonly string[];
   /** `metadata.voicemail_message`, filled in; null when not set (the agent then says a default). */
   voicemailMessage: string | null;
+  /** What the agent picks in a phone menu: `metadata.phone_menu_choice`, else a person. */
+  menuGoal: readonly string[];
 }
 
 /** `context`: the call's values for `{{placeholders}}` (customer name, purpose, ...). */
@@ -47,6 +52,7 @@ export function readAgentProfile(agent: AgentSettings, context: Record<string, u
     transferMessage: agent.transferMessage,
     endCallPhrases: agent.endCallPhrases.map((p) => toUtterance(p).text).filter((p) => p !== ""),
     voicemailMessage: voicemailTemplate ? nonBlank(fillTemplate(voicemailTemplate, { ...metadata, ...context })) : null,
+    menuGoal: nonBlank(metadata.phone_menu_choice) ? [nonBlank(metadata.phone_menu_choice)!] : DEFAULT_MENU_GOAL,
   };
 }
 

@@ -35,6 +35,7 @@ import { toUtterance, type Utterance } from "./utterance.js";
 import type { WallClock } from "./wall-clock.js";
 import type { ToolExecutor, ToolResult } from "../../../tools.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
+import { chooseMenuOption, readPhoneMenu, type MenuOption } from "./phone-menu.js";
 
 /** What the agent's last question asked for: it decides how a short answer ("yes", "john smith") reads. */
 type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer";
@@ -67,6 +68,9 @@ interface Slots {
 
 /** What a recognizer makes of a cough or a hesitation. */
 const NOISE = new Set(["um", "uh", "uhm", "er", "erm", "hmm", "mm", "ah", "oh", "huh"]);
+
+/** Questions a key answers: 1 for yes, 2 for no. */
+const YES_NO_QUESTIONS: ReadonlySet<Expectation> = new Set<Expectation>(["confirmation", "transfer_offer", "anything_else"]);
 
 /** Consecutive misunderstandings before the agent offers a transfer (or, without one, ends the call). */
 const MAX_MISUNDERSTANDINGS = 3;
@@ -124,6 +128,17 @@ export class RulesDialogueSession implements DialogueSession {
     if (reply.action && !signal.aborted) yield reply.action;
   }
 
+  /**
+   * Keys read as the words they stand for here: "0" asks for a person, "1" and "2" answer a
+   * yes/no question (yes, no), and other keys are the number they spell ("3" at "what time?").
+   */
+  respondToKeys(digits: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
+    let words = digits;
+    if (digits === "0") words = "operator";
+    else if (this.expectation !== null && YES_NO_QUESTIONS.has(this.expectation) && (digits === "1" || digits === "2")) words = digits === "1" ? "yes" : "no";
+    return this.respond(words, signal);
+  }
+
   /** A question the caller did not hear in full was not asked: a later "yes" must not answer it. */
   truncateLastReply(heardText: string): void {
     if (!this.lastReply || this.expectation === null) return;
@@ -154,6 +169,8 @@ export class RulesDialogueSession implements DialogueSession {
     }
     // Before anything else: a greeting may well offer "press zero for the operator".
     if (isAnsweringMachineGreeting(utterance)) return this.leaveVoicemail();
+    const menu = readPhoneMenu(utterance);
+    if (menu) return this.pickFromMenu(menu);
     // Whatever was being asked: a callee who wants no more calls is not kept on the line.
     if (isDoNotCallRequest(utterance)) return this.optOut();
     if (isTransferRequest(utterance)) return this.transfer(now);
@@ -372,6 +389,18 @@ export class RulesDialogueSession implements DialogueSession {
     const end = { type: "end_call", reason: "do_not_call" } as const;
     const then = (result: ToolResult): Reply => ({ sentences: result.ok ? LINES.doNotCall : LINES.doNotCallFailed, expects: null, action: end });
     return { tool: { name: "do_not_call", arguments: {}, then }, sentences: [], expects: null };
+  }
+
+  /**
+   * Another company's phone menu: the agent presses the key of the option it wants (tool
+   * `send_dtmf`, offered on calls that can send keys) and listens on, saying nothing; with no
+   * option to its liking, or no way to press keys, it waits for what comes next.
+   */
+  private pickFromMenu(menu: readonly MenuOption[]): Reply {
+    const choice = chooseMenuOption(menu, this.profile.menuGoal);
+    const quiet: Reply = { sentences: [], expects: null };
+    if (!choice || !this.tools.definitions.some((tool) => tool.name === "send_dtmf")) return quiet;
+    return { tool: { name: "send_dtmf", arguments: { digits: choice.key }, then: () => quiet }, sentences: [], expects: null };
   }
 
   private leaveVoicemail(): Reply {

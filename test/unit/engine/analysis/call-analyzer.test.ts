@@ -118,6 +118,9 @@ describe("the call analyzer", () => {
   it("give up on a model slower than the bound", async () => {
     const peer = await standin(() => ({ text: JSON.stringify(MODEL_ANSWER) }), 2_000);
     const analysis = await new CallAnalyzer({ model: { url: peer.url, models: {} }, timeoutMs: 200 }).analyze(INPUT, "llm-large");
-    expect(analysis).toMatchObject({ source: "rules_fallback", fallback_reason: "the model did not answer within 200 ms" });
+    expect(analysis).toMatchObject({ source: "rules_fallback", fallback_reason: "the model did not answer within 200 ms of the call's end" });
+    // A call that waited its whole time for a turn gets the deterministic analysis at once.
+    const late = await new CallAnalyzer({ model: { url: peer.url, models: {} }, timeoutMs: 200 }).analyze(INPUT, "llm-large", { withinMs: 0 });
+    expect(late).toMatchObject({ source: "rules_fallback", fallback_reason: "no time was left for the model within 200 ms of the call's end" });
   });
 });

@@ -126,6 +126,15 @@ describe("openai dialogue provider", () => {
     expect(spoken(events)).toBe(DEFAULT_STANDIN_REPLY);
   });
 
+  it("gives the model the keys the caller pressed as a statement in the caller's turn", async () => {
+    const peer = await startStandin();
+    const session = open(peer);
+    const events: DialogueEvent[] = [];
+    for await (const event of session.respondToKeys("12#", new AbortController().signal)) events.push(event);
+    expect(spoken(events)).toBe(DEFAULT_STANDIN_REPLY);
+    expect(lastMessage(peer.standin.requests()[0])).toEqual({ role: "user", content: "(The caller pressed 1 2 # on the phone keypad.)" });
+  });
+
   it("sends the mapped model, the agent's settings, a system prompt with metadata and context, the greeting and the history", async () => {
     const peer = await startStandin();
     const settings = agent({ model: "llm-large", temperature: 0.3, maxTokens: 90, firstMessage: "Hello {{customer_name}}, this is Ava." });

@@ -32,6 +32,12 @@ function toolCalls(_events?: readonly DialogueEvent[]) {
   return tools.take().map((call) => ({ type: "tool_call", ...call }));
 }
 
+async function collect(events: AsyncIterable<DialogueEvent>): Promise<DialogueEvent[]> {
+  const out: DialogueEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
 /** Says each line in turn; returns the events of the last one. */
 async function conversation(session: DialogueSession, lines: readonly string[]): Promise<DialogueEvent[]> {
   let events: DialogueEvent[] = [];
@@ -184,6 +190,41 @@ describe("rules dialogue provider", () => {
     const session = open();
     await say(session, "i would like to book a cleaning");
     expect(spoken(await say(session, "actually i am not interested"))).toContain("Okay, I won't book anything.");
+  });
+
+  it("reads keys: 0 asks for a person, 1 and 2 answer a yes/no question, other keys are the number they spell", async () => {
+    const transfer = await collect(open(agent({ transferEnabled: true, transferNumber: "+15550001111" })).respondToKeys("0", new AbortController().signal));
+    expect(transfer.at(-1)).toEqual({ type: "transfer" });
+    expect(spoken(await collect(open().respondToKeys("0", new AbortController().signal)))).toContain("I can't transfer you to a person right now.");
+
+    const session = open();
+    await conversation(session, ["i would like to book a cleaning", "tuesday", "my name is john smith"]);
+    // "What time would you like on Tuesday?": 3 is 3 PM.
+    expect(spoken(await collect(session.respondToKeys("3", new AbortController().signal)))).toContain("at 3:00 PM. Shall I book it?");
+    expect(spoken(await collect(session.respondToKeys("2", new AbortController().signal)))).toContain("What would you like to change");
+    await say(session, "no it is fine");
+    const booked = await collect(session.respondToKeys("1", new AbortController().signal));
+    expect(toolCalls(booked)).toMatchObject([{ name: "book_appointment", arguments: { time: "15:00" } }]);
+    expect(spoken(booked)).toContain("is booked for");
+  });
+
+  it("presses the key of the option it wants in another company's phone menu, saying nothing", async () => {
+    const keys = recordingTools();
+    const withKeys = { ...keys, definitions: [{ name: "send_dtmf", description: "", parameters: {} }] };
+    const menu = "thank you for calling bright dental press one for appointments press two for billing or press zero for the operator";
+    // By default it wants a person; `phone_menu_choice` names another option.
+    const toPerson = await say(open(agent(), { tools: withKeys }), menu);
+    expect(spoken(toPerson)).toBe("");
+    expect(keys.take()).toEqual([{ name: "send_dtmf", arguments: { digits: "0" } }]);
+    await say(open(agent({}, { phone_menu_choice: "appointments" }), { tools: withKeys }), menu);
+    expect(keys.take()).toEqual([{ name: "send_dtmf", arguments: { digits: "1" } }]);
+    await say(open(agent({}, { phone_menu_choice: "billing" }), { tools: withKeys }), "for billing press two for sales press three");
+    expect(keys.take()).toEqual([{ name: "send_dtmf", arguments: { digits: "2" } }]);
+    // No option it wants, or no way to press keys (not a SIP call): it waits, saying nothing.
+    expect(spoken(await say(open(agent({}, { phone_menu_choice: "parking" }), { tools: withKeys }), menu))).toBe("");
+    expect(keys.take()).toEqual([]);
+    expect(spoken(await say(open(), menu))).toBe("");
+    expect(tools.take()).toEqual([]);
   });
 
   it("answers an FAQ in the middle of a booking and goes back to it", async () => {
