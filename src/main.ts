@@ -71,6 +71,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   }
   // Deliveries left pending or mid-retry by the previous process resume on their schedule.
   services.webhookDelivery.start();
+  // Reminders fall due whether or not calls can be placed; due ones missed while stopped go now.
+  services.reminders.start();
   const app = createApp({ services, logger });
   const http = await listen(app, config.port, config.host);
   media?.gateway.attach(http.server);
@@ -88,6 +90,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
         // No new calls; live ones may finish, then the rest are hung up, stored and billed while
         // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
         await services.campaignRunner.stop();
+        await services.reminders.stop();
         media?.dispatcher.stop();
         media?.sip?.stopAccepting();
         await media?.gateway.drain(options.graceMs ?? 0);

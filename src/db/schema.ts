@@ -56,6 +56,10 @@ export interface AgentTable {
   endpointing_ms: number;
   /** JSON array of the fields each call's analysis reads ({name, type, description, enum?}). */
   analysis_fields: string;
+  /** How long before each of its appointments the reminder goes; null: no reminders. */
+  reminder_minutes_before: number | null;
+  /** 1: a reminder also places a call to the customer. */
+  reminder_call: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -113,6 +117,8 @@ export interface CallTable {
   latency: string | null;
   /** 1 while a model writes the analysis: the call's end events are written with it. */
   analysis_pending: number;
+  /** The appointment a reminder call is about. */
+  appointment_id: string | null;
   billed_credits: number | null;
   created_at: string;
   answered_at: string | null;
@@ -209,6 +215,14 @@ export interface AppointmentTable {
   duration_minutes: number;
   notes: string | null;
   status: string;
+  /** When the reminder is due, ms since the epoch; null: none. */
+  reminder_at: number | null;
+  /** `pending`, `sent`, `skipped` (the appointment was cancelled), or null (no reminder). */
+  reminder_status: string | null;
+  /** The reminder call placed, if any. */
+  reminder_call_id: string | null;
+  /** When the customer confirmed they will come (on a reminder call). */
+  confirmed_at: string | null;
   created_at: string;
   updated_at: string;
 }

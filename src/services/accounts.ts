@@ -54,8 +54,8 @@ export class AccountsService {
     return account;
   }
 
-  find(id: string): Promise<AccountRecord | undefined> {
-    return this.accounts.findById(id);
+  find(id: string, db?: Db): Promise<AccountRecord | undefined> {
+    return this.accounts.findById(id, db);
   }
 
   /**

@@ -16,6 +16,9 @@ export const AGENT_DEFAULTS = {
   transfer_number: null as string | null,
   transfer_message: "Please hold while I transfer you to a member of our team.",
   endpointing_ms: 500,
+  /** A day before. */
+  reminder_minutes_before: 1440 as number | null,
+  reminder_call: false,
 };
 
 export const AGENT_LIMITS = {
@@ -31,4 +34,6 @@ export const AGENT_LIMITS = {
   analysisFieldDescription: 500,
   analysisFieldEnumValue: 100,
   analysisFieldEnumValues: 50,
+  /** A week: the longest lead a reminder may have. */
+  reminderMinutesBefore: 10_080,
 };

@@ -16,6 +16,7 @@ import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
 import { agentEventData } from "./resource-event-data.js";
 import type { VoiceCatalog } from "./voices.js";
+import type { AppointmentReminders } from "./appointment-reminders.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { CALL_OUTCOMES, type CallOutcome } from "../../engine/index.js";
 
@@ -38,7 +39,7 @@ export class AgentsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy; outbox: Outbox },
+    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy; outbox: Outbox; reminders: AppointmentReminders },
   ) {
     this.agents = new AgentsRepository(db);
     this.calls = new CallsRepository(db);
@@ -66,6 +67,8 @@ export class AgentsService {
       transfer_message: input.transfer_message ?? AGENT_DEFAULTS.transfer_message,
       endpointing_ms: input.endpointing_ms ?? AGENT_DEFAULTS.endpointing_ms,
       analysis_fields: input.analysis_fields ?? [],
+      reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
+      reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       created_at: at,
       updated_at: at,
       deleted_at: null,
@@ -113,7 +116,10 @@ export class AgentsService {
       await this.agents.update(id, { ...patch, updated_at: at }, trx);
       const data = { ...agentEventData(next), changed: Object.keys(patch).sort() };
       await this.deps.outbox.append([{ accountId, name: "agent.updated", data }], trx);
+      // A new lead time or time zone moves the reminders still to come.
+      if (patch.reminder_minutes_before !== undefined || patch.metadata !== undefined) await this.deps.reminders.replanAgent(next, trx);
     });
+    this.deps.reminders.wake();
     return next;
   }
 
@@ -166,5 +172,8 @@ export class AgentsService {
       throw ApiError.field("invalid_request", "transfer_number", "is required when transfer_enabled is true");
     }
     if (agent.transfer_number) await this.deps.destinations.checkTransfer(agent.account_id, agent.transfer_number, "transfer_number");
+    if (agent.reminder_call && agent.reminder_minutes_before === null) {
+      throw ApiError.field("invalid_request", "reminder_call", "needs reminder_minutes_before: a reminder call is placed at the reminder's time");
+    }
   }
 }

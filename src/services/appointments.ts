@@ -12,6 +12,8 @@ import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
 import { appointmentEventData } from "./resource-event-data.js";
 import { addDays, bookingRefusal, nearestFreeTimes, type BookingHours } from "./booking-calendar.js";
+import { AgentsRepository } from "../db/repositories/agents.js";
+import { reminderFields } from "./appointment-reminders.js";
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,
@@ -74,6 +76,10 @@ function newAppointment(input: NewAppointment): AppointmentRecord {
     duration_minutes: duration,
     notes: input.notes ?? null,
     status: "scheduled",
+    reminder_at: null,
+    reminder_status: null,
+    reminder_call_id: null,
+    confirmed_at: null,
     created_at: at,
     updated_at: at,
   };
@@ -81,22 +87,36 @@ function newAppointment(input: NewAppointment): AppointmentRecord {
 
 /**
  * Appointments booked during calls: created by the dialogue engine (`create`), read,
- * rescheduled and cancelled through the API; each change writes its event with it.
+ * rescheduled and cancelled through the API and on reminder calls; each change writes its
+ * event with it, and plans the appointment's reminder (see appointment-reminders.ts).
  */
 export class AppointmentsService {
   private readonly appointments: AppointmentsRepository;
+  private readonly agents: AgentsRepository;
+  private readonly changeListeners: Array<() => void> = [];
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { cursors: CursorCodec; outbox: Outbox },
+    private readonly deps: { cursors: CursorCodec; outbox: Outbox; now: () => number },
   ) {
     this.appointments = new AppointmentsRepository(db);
+    this.agents = new AgentsRepository(db);
+  }
+
+  /** Called after every change that may move a reminder (the reminder worker wakes). */
+  onChanged(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   /** Stores an appointment as given (no calendar check: see `book` for what a call books). */
   async create(input: NewAppointment): Promise<AppointmentRecord> {
     const appointment = newAppointment(input);
     await this.db.transaction().execute((trx) => this.store(appointment, trx));
+    this.changed();
     return appointment;
   }
 
@@ -115,10 +135,11 @@ export class AppointmentsService {
       if (refusal) return { refused: refusal, alternatives: nearestFreeTimes(hours, taken, wanted, OFFERED_TIMES) };
       await this.store(appointment, trx);
       return { booked: appointment };
-    });
+    }).finally(() => this.changed());
   }
 
   private async store(appointment: AppointmentRecord, trx: Db): Promise<void> {
+    Object.assign(appointment, await this.reminderOf(appointment, trx));
     await this.appointments.insert(appointment, trx);
     await this.deps.outbox.append([{ accountId: appointment.account_id, name: "appointment.created", data: appointmentEventData(appointment, false) }], trx);
   }
@@ -139,34 +160,80 @@ export class AppointmentsService {
     });
   }
 
-  /** Changes the given fields; a cancelled appointment no longer changes. */
+  /** Changes the given fields; a cancelled appointment no longer changes. Moving it plans its reminder for the new time. */
   async update(accountId: string, id: string, input: UpdateAppointmentInput): Promise<AppointmentRecord> {
     const current = await this.get(accountId, id);
     const patch: Partial<AppointmentRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     patch.updated_at = nextUpdatedAt(current.updated_at);
-    const next = { ...current, ...patch };
-    if (current.status === "cancelled" || !(await this.changeUnlessCancelled(next, patch, "appointment.updated"))) {
-      throw new ApiError(409, "appointment_already_cancelled", "The appointment is cancelled and can no longer be changed");
-    }
+    const next = await this.changeUnlessCancelled(current, patch, "appointment.updated");
+    if (!next) throw new ApiError(409, "appointment_already_cancelled", "The appointment is cancelled and can no longer be changed");
     return next;
   }
 
   async cancel(accountId: string, id: string): Promise<AppointmentRecord> {
-    const current = await this.get(accountId, id);
-    const patch = { status: "cancelled" as const, updated_at: nextUpdatedAt(current.updated_at) };
-    const next = { ...current, ...patch };
-    if (current.status === "cancelled" || !(await this.changeUnlessCancelled(next, patch, "appointment.cancelled"))) {
-      throw new ApiError(409, "appointment_already_cancelled", "The appointment is already cancelled");
-    }
+    const next = await this.cancelled(await this.get(accountId, id));
+    if (!next) throw new ApiError(409, "appointment_already_cancelled", "The appointment is already cancelled");
     return next;
   }
 
-  /** Applies `patch` with its event, unless the appointment was cancelled meanwhile (false then, and no event). */
-  private changeUnlessCancelled(next: AppointmentRecord, patch: Partial<AppointmentRecord>, name: "appointment.updated" | "appointment.cancelled"): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await this.appointments.updateUnlessCancelled(next.id, patch, trx))) return false;
-      await this.deps.outbox.append([{ accountId: next.account_id, name, data: appointmentEventData(next, true) }], trx);
-      return true;
+  /** Cancels (a pending reminder is skipped); null when it was cancelled already. */
+  async cancelled(current: AppointmentRecord): Promise<AppointmentRecord | null> {
+    const patch = { status: "cancelled" as const, updated_at: nextUpdatedAt(current.updated_at) };
+    return this.changeUnlessCancelled(current, patch, "appointment.cancelled");
+  }
+
+  /** The customer confirmed they will come (on a reminder call); null when it was cancelled meanwhile. */
+  async confirmed(current: AppointmentRecord): Promise<AppointmentRecord | null> {
+    const at = nowIso();
+    return this.changeUnlessCancelled(current, { confirmed_at: at, updated_at: nextUpdatedAt(current.updated_at) }, "appointment.updated");
+  }
+
+  /**
+   * Moves an appointment to another day and time if its agent's calendar allows it, as a
+   * booking is checked (the appointment itself aside); otherwise nothing changes and the
+   * nearest free times are returned. A move clears an earlier confirmation and plans the
+   * reminder for the new time.
+   */
+  async reschedule(current: AppointmentRecord, to: { date: string; time: string }, hours: BookingHours): Promise<BookingOutcome | { refused: "cancelled"; alternatives: [] }> {
+    if (!isCalendarDate(to.date) || !isClockTime(to.time)) throw new Error(`reschedule needs YYYY-MM-DD and HH:MM, got '${to.date}' '${to.time}'`);
+    const wanted = { date: to.date, time: to.time, duration_minutes: current.duration_minutes };
+    const outcome = await this.db.transaction().execute(async (trx): Promise<BookingOutcome | { refused: "cancelled"; alternatives: [] }> => {
+      const taken = current.agent_id ? await this.appointments.scheduledOfAgent(current.agent_id, to.date, addDays(to.date, BOOKING_LOOKAHEAD_DAYS), trx, current.id) : [];
+      const refusal = bookingRefusal(hours, taken, wanted);
+      if (refusal) return { refused: refusal, alternatives: nearestFreeTimes(hours, taken, wanted, OFFERED_TIMES) };
+      const patch = { date: to.date, time: to.time, confirmed_at: null, updated_at: nextUpdatedAt(current.updated_at) };
+      const moved = await this.applyUnlessCancelled(current, patch, "appointment.updated", trx);
+      return moved ? { booked: moved } : { refused: "cancelled", alternatives: [] };
     });
+    this.changed();
+    return outcome;
+  }
+
+  /** Applies `patch` with its event in its own transaction (see `applyUnlessCancelled`). */
+  private async changeUnlessCancelled(current: AppointmentRecord, patch: Partial<AppointmentRecord>, name: "appointment.updated" | "appointment.cancelled"): Promise<AppointmentRecord | null> {
+    if (current.status === "cancelled") return null;
+    const next = await this.db.transaction().execute((trx) => this.applyUnlessCancelled(current, patch, name, trx));
+    this.changed();
+    return next;
+  }
+
+  /**
+   * Applies `patch` with its event, unless the appointment was cancelled meanwhile (null then,
+   * and no event). A new day or time plans the reminder again; a cancellation skips it.
+   */
+  private async applyUnlessCancelled(current: AppointmentRecord, patch: Partial<AppointmentRecord>, name: "appointment.updated" | "appointment.cancelled", trx: Db): Promise<AppointmentRecord | null> {
+    const next = { ...current, ...patch };
+    if (next.status === "cancelled") Object.assign(next, current.reminder_status === "pending" ? { reminder_status: "skipped" } : {});
+    else if (next.date !== current.date || next.time !== current.time) Object.assign(next, await this.reminderOf(next, trx));
+    const { id: _id, ...changes } = next;
+    if (!(await this.appointments.updateUnlessCancelled(current.id, changes, trx))) return null;
+    await this.deps.outbox.append([{ accountId: next.account_id, name, data: appointmentEventData(next, true) }], trx);
+    return next;
+  }
+
+  /** The reminder an appointment of this day and time gets from its agent's settings. */
+  private async reminderOf(appointment: AppointmentRecord, trx: Db): Promise<Pick<AppointmentRecord, "reminder_at" | "reminder_status" | "reminder_call_id">> {
+    const agent = appointment.agent_id ? await this.agents.findAnyById(appointment.agent_id, trx) : undefined;
+    return reminderFields(appointment, agent, this.deps.now());
   }
 }

@@ -1,5 +1,6 @@
 import { getCountry } from "countries-and-timezones";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { localParts, localToUtc } from "../core/zoned-time.js";
 
 /**
  * When a campaign may call a contact: a daily window (`start` to `end`, local time) on some
@@ -25,7 +26,6 @@ export interface CallingHours {
 export const DEFAULT_CALLING_HOURS: CallingHours = Object.freeze({ start: "08:00", end: "21:00", days: [...CALLING_DAYS] }) as CallingHours;
 
 const COUNTRY_PREFIX = "country:";
-const MINUTE_MS = 60_000;
 /** How far ahead `nextOpening` looks: a week covers every allowed day once. */
 const LOOKAHEAD_DAYS = 8;
 
@@ -95,63 +95,4 @@ function openIn(hours: CallingHours, zone: string, atMs: number): boolean {
   if (!hours.days.includes(local.weekday)) return false;
   const minute = local.hour * 60 + local.minute;
   return minute >= parseClock(hours.start)! && minute < parseClock(hours.end)!;
-}
-
-interface LocalParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  weekday: CallingDay;
-}
-
-/** Building a formatter is far costlier than using one: one per zone, kept. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function localParts(zone: string, atMs: number): LocalParts {
-  let format = formatters.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      weekday: "short",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-    });
-    formatters.set(zone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(atMs)) parts[part.type] = part.value;
-  return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour),
-    minute: Number(parts.minute),
-    weekday: parts.weekday!.toLowerCase().slice(0, 3) as CallingDay,
-  };
-}
-
-/**
- * The instant at which the zone's clock reads `minuteOfDay` on the given date. A local time
- * that does not exist (skipped by a DST change) comes out as the instant the clock jumps
- * past it, which is when the window can first be open.
- */
-function localToUtc(zone: string, year: number, month: number, day: number, minuteOfDay: number): number {
-  const wanted = Date.UTC(year, month - 1, day) + minuteOfDay * MINUTE_MS;
-  // Guess with the offset at the wanted wall time read as UTC, then correct with the offset at the guess.
-  let guess = wanted - offsetOf(zone, wanted);
-  guess = wanted - offsetOf(zone, guess);
-  return guess;
-}
-
-/** The zone's offset from UTC at `atMs`, in ms (local wall time minus UTC). */
-function offsetOf(zone: string, atMs: number): number {
-  const p = localParts(zone, atMs);
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute);
-  return asUtc - Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
 }

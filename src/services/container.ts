@@ -8,6 +8,7 @@ import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
 import { ApiKeysService } from "./api-keys.js";
 import { AppointmentsService } from "./appointments.js";
+import { AppointmentReminders } from "./appointment-reminders.js";
 import { CallEvents } from "./call-events.js";
 import { CallLifecycle } from "./call-lifecycle.js";
 import { CallResults } from "./call-results.js";
@@ -61,6 +62,8 @@ export interface Services {
   /** Ended calls' analyses (those a model writes finish in the background). */
   callResults: CallResults;
   appointments: AppointmentsService;
+  /** Sends appointment reminders at their time (started by the composition root). */
+  reminders: AppointmentReminders;
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
   liveCalls: LiveCallsService;
@@ -77,7 +80,7 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Resolves webhook receivers' host names; the system's resolver by default. */
   hostResolver?: HostResolver;
-  /** The campaign runner's clock (ms since the epoch): tests move it through calling hours. */
+  /** The schedulers' clock (ms since the epoch: the campaign runner's calling hours, reminders' due times): tests move it. */
   clock?: () => number;
 }
 
@@ -93,7 +96,10 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const accounts = new AccountsService(db, config, cursors, { outbox });
   const apiKeys = new ApiKeysService(db);
   const destinations = new DestinationPolicy(db, config);
-  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox });
+  const clock = options.clock ?? Date.now;
+  let calls: CallsService | undefined;
+  const reminders = new AppointmentReminders(db, { now: clock }, { outbox, accounts, destinations, doNotCall, queued: (accountId) => calls?.announceQueued(accountId), logger });
+  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox, reminders });
   const networkPolicy = webhookNetworkPolicy(config.webhooks, options.hostResolver);
   const targets = new WebhookTargets(config.webhooks, networkPolicy, new SocketProbe({ policy: networkPolicy, timeoutMs: config.webhooks.timeoutMs }));
   const webhooks = new WebhooksService(db, { accounts, cursors, targets });
@@ -108,7 +114,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const eventLog = new EventLog(db, { cursors });
   const campaignEvents = new CampaignEvents(outbox);
   const campaigns = new CampaignsService(db, { accounts, cursors, events: campaignEvents });
-  const appointments = new AppointmentsService(db, { cursors, outbox });
+  const appointments = new AppointmentsService(db, { cursors, outbox, now: clock });
+  appointments.onChanged(() => reminders.wake());
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks);
   const reservations = new CreditReservations(config.credits.perMinute);
@@ -117,8 +124,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
   const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults });
-  const calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
-  const clock = options.clock ?? Date.now;
+  calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
   const campaignRunner = new CampaignRunner(
     db,
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
@@ -153,5 +159,6 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     callEvents: events,
     callResults,
     appointments,
+    reminders,
   };
 }

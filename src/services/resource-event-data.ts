@@ -48,6 +48,6 @@ export function appointmentEventData(appointment: AppointmentRecord, withStatus:
     service: appointment.service,
     duration_minutes: appointment.duration_minutes,
     notes: appointment.notes,
-    ...(withStatus ? { status: appointment.status } : {}),
+    ...(withStatus ? { status: appointment.status, confirmed_at: appointment.confirmed_at } : {}),
   };
 }

@@ -8,6 +8,7 @@ let acct: TestAccount;
 const APPOINTMENT_FIELDS = [
   "agent_id",
   "call_id",
+  "confirmed_at",
   "created_at",
   "customer_email",
   "customer_name",
@@ -16,6 +17,9 @@ const APPOINTMENT_FIELDS = [
   "duration_minutes",
   "id",
   "notes",
+  "reminder_at",
+  "reminder_call_id",
+  "reminder_status",
   "service",
   "status",
   "time",
@@ -55,6 +59,11 @@ describe("AppointmentsService.create (the dialogue engine's entry point)", () =>
       duration_minutes: 30,
       notes: null,
       status: "scheduled",
+      // No agent: no reminder.
+      confirmed_at: null,
+      reminder_at: null,
+      reminder_status: null,
+      reminder_call_id: null,
       created_at: appointment.created_at,
       updated_at: appointment.created_at,
     });

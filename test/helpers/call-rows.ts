@@ -35,6 +35,7 @@ export async function insertCallRow(
     failure_reason: null,
     latency: null,
     analysis_pending: 0,
+    appointment_id: null,
     billed_credits: null,
     answered_at: null,
     ended_at: null,

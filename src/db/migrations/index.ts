@@ -7,6 +7,7 @@ import * as hashedMediaToken from "./005-hashed-media-token.js";
 import * as webhookDeliveries from "./006-webhook-deliveries.js";
 import * as campaignRunner from "./007-campaign-runner.js";
 import * as callResults from "./008-call-results.js";
+import * as appointmentReminders from "./009-appointment-reminders.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "006-webhook-deliveries": webhookDeliveries,
   "007-campaign-runner": campaignRunner,
   "008-call-results": callResults,
+  "009-appointment-reminders": appointmentReminders,
 };
 
 export const migrationProvider: MigrationProvider = {

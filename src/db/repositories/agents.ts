@@ -9,7 +9,8 @@ export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call"> {
+  reminder_call: boolean;
   end_call_phrases: string[];
   analysis_fields: AnalysisField[];
   metadata: Record<string, unknown>;
@@ -27,6 +28,7 @@ function toRecord(row: AgentTable): AgentRecord {
     ...row,
     end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
     analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
+    reminder_call: row.reminder_call === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
     transfer_enabled: row.transfer_enabled === 1,
     status: row.status as AgentStatus,
@@ -34,11 +36,12 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, reminder_call, ...rest } = record;
   return {
     ...rest,
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
+    ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),
     ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
     ...(transfer_enabled !== undefined ? { transfer_enabled: transfer_enabled ? 1 : 0 } : {}),
   };

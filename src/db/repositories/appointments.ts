@@ -55,22 +55,29 @@ export class AppointmentsRepository {
     return Number(row.n);
   }
 
-  /** The agent's scheduled appointments dated `fromDate` to `toDate` (inclusive). */
   /** The appointments booked on call `callId`, oldest first. */
   async ofCall(callId: string, db: Db = this.db): Promise<AppointmentRecord[]> {
     const rows = await db.selectFrom("appointments").selectAll().where("call_id", "=", callId).orderBy("created_at").orderBy("id").execute();
     return rows.map(toRecord);
   }
 
-  async scheduledOfAgent(agentId: string, fromDate: string, toDate: string, db: Db = this.db): Promise<Array<Pick<AppointmentRecord, "date" | "time" | "duration_minutes">>> {
-    return db
+  /** The agent's scheduled appointments dated `fromDate` to `toDate` (inclusive), but `except` (one being moved). */
+  async scheduledOfAgent(
+    agentId: string,
+    fromDate: string,
+    toDate: string,
+    db: Db = this.db,
+    except?: string,
+  ): Promise<Array<Pick<AppointmentRecord, "date" | "time" | "duration_minutes">>> {
+    let q = db
       .selectFrom("appointments")
       .select(["date", "time", "duration_minutes"])
       .where("agent_id", "=", agentId)
       .where("status", "=", "scheduled")
       .where("date", ">=", fromDate)
-      .where("date", "<=", toDate)
-      .execute();
+      .where("date", "<=", toDate);
+    if (except) q = q.where("id", "<>", except);
+    return q.execute();
   }
 
   /** Applies `patch` unless the appointment is cancelled; says whether it applied. */

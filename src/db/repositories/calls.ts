@@ -40,7 +40,7 @@ export interface CallRecord extends Omit<CallTable, JsonColumns> {
   analysis_pending: boolean;
 }
 
-/** The fields of a new call that only its end fills in. */
+/** The fields a new call starts without: those its end fills in, and the appointment a reminder call is about. */
 export function unfinishedCallFields(): Pick<
   CallRecord,
   | "duration"
@@ -56,6 +56,7 @@ export function unfinishedCallFields(): Pick<
   | "failure_reason"
   | "latency"
   | "analysis_pending"
+  | "appointment_id"
 > {
   return {
     duration: null,
@@ -71,6 +72,7 @@ export function unfinishedCallFields(): Pick<
     failure_reason: null,
     latency: null,
     analysis_pending: false,
+    appointment_id: null,
   };
 }
 

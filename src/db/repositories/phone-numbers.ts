@@ -126,8 +126,8 @@ export class PhoneNumbersRepository {
   }
 
   /** The account's oldest active number: the default `from_number` of its calls. */
-  async oldestActive(accountId: string): Promise<PhoneNumberRecord | undefined> {
-    const row = await this.db
+  async oldestActive(accountId: string, db: Db = this.db): Promise<PhoneNumberRecord | undefined> {
+    const row = await db
       .selectFrom("phone_numbers")
       .selectAll()
       .where("account_id", "=", accountId)

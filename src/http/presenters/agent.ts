@@ -20,6 +20,8 @@ export function presentAgent(agent: AgentRecord) {
     transfer_message: agent.transfer_message,
     endpointing_ms: agent.endpointing_ms,
     analysis_fields: agent.analysis_fields,
+    reminder_minutes_before: agent.reminder_minutes_before,
+    reminder_call: agent.reminder_call,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
   };

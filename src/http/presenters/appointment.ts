@@ -14,6 +14,10 @@ export function presentAppointment(appointment: AppointmentRecord) {
     duration_minutes: appointment.duration_minutes,
     notes: appointment.notes,
     status: appointment.status,
+    confirmed_at: appointment.confirmed_at,
+    reminder_at: appointment.reminder_at === null ? null : new Date(appointment.reminder_at).toISOString(),
+    reminder_status: appointment.reminder_status,
+    reminder_call_id: appointment.reminder_call_id,
     created_at: appointment.created_at,
     updated_at: appointment.updated_at,
   };

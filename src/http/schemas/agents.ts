@@ -66,6 +66,13 @@ const agentFields = {
   transfer_message: nonBlank(L.transferMessage),
   endpointing_ms: z.number({ error: "must be an integer from 100 to 3000" }).int({ message: "must be an integer from 100 to 3000" }).min(100, { message: "must be an integer from 100 to 3000" }).max(3000, { message: "must be an integer from 100 to 3000" }),
   analysis_fields: analysisFields,
+  reminder_minutes_before: z
+    .number({ error: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
+    .int({ message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
+    .min(5, { message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
+    .max(L.reminderMinutesBefore, { message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
+    .nullable(),
+  reminder_call: z.boolean({ error: "must be true or false" }),
 };
 
 /** The earlier guide's names, accepted as aliases. */
@@ -110,6 +117,8 @@ export const createAgentBody = z
     transfer_message: agentFields.transfer_message.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
+    reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
+    reminder_call: agentFields.reminder_call.optional(),
   })
   .strict()
   .transform(resolveAliases)
@@ -136,6 +145,8 @@ export const updateAgentBody = z
     transfer_message: agentFields.transfer_message.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
+    reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
+    reminder_call: agentFields.reminder_call.optional(),
     ...aliasFields,
   })
   .strict()
@@ -175,6 +186,8 @@ export const agentSchema = z.object({
   analysis_fields: z.array(
     z.object({ name: z.string(), type: z.enum(ANALYSIS_FIELD_TYPES), description: z.string(), enum: z.array(z.string()).optional() }),
   ),
+  reminder_minutes_before: z.number().int().nullable(),
+  reminder_call: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isCalendarDate, isClockTime } from "../../core/calendar.js";
 import { APPOINTMENT_STATUSES } from "../../db/repositories/appointments.js";
 import { APPOINTMENT_LIMITS } from "../../services/appointments.js";
+import { REMINDER_STATUSES } from "../../services/appointment-reminders.js";
 import { e164, listEnvelope, listQueryShape } from "./common.js";
 
 const L = APPOINTMENT_LIMITS;
@@ -62,6 +63,10 @@ export const appointmentSchema = z.object({
   duration_minutes: z.number().int(),
   notes: z.string().nullable(),
   status: z.enum(APPOINTMENT_STATUSES),
+  confirmed_at: z.string().nullable().describe("when the customer confirmed on a reminder call"),
+  reminder_at: z.string().nullable().describe("when its reminder is (or was) due; null: none"),
+  reminder_status: z.enum(REMINDER_STATUSES).nullable(),
+  reminder_call_id: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -1,0 +1,240 @@
+import type { Logger } from "pino";
+import { newId } from "../core/ids.js";
+import { nowIso } from "../core/time.js";
+import { knownZone, localToUtc } from "../core/zoned-time.js";
+import type { Db } from "../db/database.js";
+import { AgentsRepository, type AgentRecord } from "../db/repositories/agents.js";
+import type { AppointmentRecord } from "../db/repositories/appointments.js";
+import { CallsRepository, unfinishedCallFields, type CallRecord } from "../db/repositories/calls.js";
+import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
+import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import type { AccountsService } from "./accounts.js";
+import type { DestinationPolicy } from "./destination-policy.js";
+import type { DoNotCallService } from "./do-not-call.js";
+import type { Outbox } from "./outbox.js";
+import { appointmentEventData } from "./resource-event-data.js";
+
+export const REMINDER_STATUSES = ["pending", "sent", "skipped"] as const;
+export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
+
+/** What a reminder call's context says, for the agent (and what its tools act on). */
+export const REMINDER_PURPOSE = "appointment_reminder";
+
+/** Reminders claimed per transaction. */
+const BATCH = 50;
+/** The longest the worker sleeps when nothing wakes it (a reminder is due, an appointment changed). */
+const MAX_SLEEP_MS = 30_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * When an appointment's reminder is due: `reminder_minutes_before` its start, read in the
+ * agent's `metadata.timezone` (default UTC). Null when there is none: the agent sends no
+ * reminders, the appointment is not scheduled, or the time has passed already (an
+ * appointment booked within its lead time gets no reminder).
+ */
+export function reminderDue(
+  appointment: Pick<AppointmentRecord, "date" | "time" | "status">,
+  agent: Pick<AgentRecord, "reminder_minutes_before" | "metadata"> | undefined,
+  nowMs: number,
+): number | null {
+  if (!agent || agent.reminder_minutes_before === null || appointment.status !== "scheduled") return null;
+  const [year, month, day] = appointment.date.split("-").map(Number) as [number, number, number];
+  const [hour, minute] = appointment.time.split(":").map(Number) as [number, number];
+  const startsAt = localToUtc(knownZone(agent.metadata.timezone) ?? "UTC", year, month, day, hour * 60 + minute);
+  const due = startsAt - agent.reminder_minutes_before * MINUTE_MS;
+  return due > nowMs ? due : null;
+}
+
+/** The reminder fields of an appointment booked, moved or re-planned now. */
+export function reminderFields(
+  appointment: Pick<AppointmentRecord, "date" | "time" | "status">,
+  agent: Pick<AgentRecord, "reminder_minutes_before" | "metadata"> | undefined,
+  nowMs: number,
+): Pick<AppointmentRecord, "reminder_at" | "reminder_status" | "reminder_call_id"> {
+  const due = reminderDue(appointment, agent, nowMs);
+  return { reminder_at: due, reminder_status: due === null ? null : "pending", reminder_call_id: null };
+}
+
+/**
+ * Sends appointment reminders: at each pending reminder's time, `appointment.reminder` (once:
+ * the claim, the event and the reminder call are one transaction, so neither a crash nor a
+ * second process sends it twice), and with the agent's `reminder_call`, a queued outbound call
+ * to the customer that the dispatcher places like any other. A reminder of an appointment
+ * cancelled meanwhile is `skipped`. Due reminders a stopped process missed go at the next start.
+ */
+export class AppointmentReminders {
+  private readonly agents: AgentsRepository;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: { now: () => number },
+    private readonly deps: {
+      outbox: Outbox;
+      accounts: AccountsService;
+      destinations: DestinationPolicy;
+      doNotCall: DoNotCallService;
+      /** Told of each account a reminder call was queued for (the dispatcher places it). */
+      queued: (accountId: string) => void;
+      logger: Logger;
+    },
+  ) {
+    this.agents = new AgentsRepository(db);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Stops; a pass under way finishes first. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks for due reminders now (an appointment changed, or tests moved the clock). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.running = this.pass()
+      .catch((err: unknown) => this.deps.logger.error({ err }, "appointment reminders: pass failed; trying again"))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else void this.sleep();
+      });
+  }
+
+  /** Re-plans the pending reminders of the agent's scheduled appointments after its reminder settings or time zone changed. */
+  async replanAgent(agent: AgentRecord, trx: Db): Promise<void> {
+    const open = await trx
+      .selectFrom("appointments")
+      .selectAll()
+      .where("agent_id", "=", agent.id)
+      .where("status", "=", "scheduled")
+      .where((eb) => eb.or([eb("reminder_status", "=", "pending"), eb("reminder_status", "is", null)]))
+      .execute();
+    const now = this.config.now();
+    for (const appointment of open) {
+      const fields = reminderFields({ ...appointment, status: "scheduled" }, agent, now);
+      await trx.updateTable("appointments").set(fields).where("id", "=", appointment.id).execute();
+    }
+  }
+
+  private async sleep(): Promise<void> {
+    if (this.stopped) return;
+    const next = await this.db.selectFrom("appointments").select((eb) => eb.fn.min("reminder_at").as("at")).where("reminder_status", "=", "pending").executeTakeFirst();
+    const wait = next?.at == null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Number(next.at) - this.config.now()));
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<void> {
+    for (;;) {
+      const accounts = new Set<string>();
+      const claimed = await this.db.transaction().execute(async (trx) => {
+        const due = await trx
+          .selectFrom("appointments")
+          .selectAll()
+          .where("reminder_status", "=", "pending")
+          .where("reminder_at", "<=", this.config.now())
+          .orderBy("reminder_at")
+          .limit(BATCH)
+          .execute();
+        for (const row of due) {
+          const appointment = row as AppointmentRecord;
+          if (await this.send(appointment, trx)) accounts.add(appointment.account_id);
+        }
+        return due.length;
+      });
+      for (const accountId of accounts) this.deps.queued(accountId);
+      if (claimed < BATCH || this.stopped) return;
+    }
+  }
+
+  /** Claims one due reminder and sends it; true when a reminder call was queued. */
+  private async send(appointment: AppointmentRecord, trx: Db): Promise<boolean> {
+    const status: ReminderStatus = appointment.status === "scheduled" ? "sent" : "skipped";
+    const claim = await trx.updateTable("appointments").set({ reminder_status: status }).where("id", "=", appointment.id).where("reminder_status", "=", "pending").executeTakeFirst();
+    if (claim.numUpdatedRows === 0n || status === "skipped") return false;
+    const agent = appointment.agent_id ? await this.agents.findAnyById(appointment.agent_id, trx) : undefined;
+    const call = agent?.reminder_call ? await this.reminderCall(appointment, agent, trx) : null;
+    if (call && "id" in call) await trx.updateTable("appointments").set({ reminder_call_id: call.id }).where("id", "=", appointment.id).execute();
+    await this.deps.outbox.append(
+      [
+        {
+          accountId: appointment.account_id,
+          name: "appointment.reminder",
+          data: {
+            ...appointmentEventData(appointment, true),
+            reminder_minutes_before: agent?.reminder_minutes_before ?? null,
+            call_id: call && "id" in call ? call.id : null,
+            ...(call && "refused" in call ? { call_not_placed: call.refused } : {}),
+          },
+        },
+      ],
+      trx,
+    );
+    return call !== null && "id" in call;
+  }
+
+  /**
+   * The reminder call to the customer, queued (the dispatcher checks credit, destination and
+   * the do-not-call list again when it dials); or why it cannot be placed: no customer phone,
+   * the agent is inactive or deleted, the account has no active number to call from, the
+   * number is not one the account may call or is on its do-not-call list, or the queue is full.
+   */
+  private async reminderCall(appointment: AppointmentRecord, agent: AgentRecord, trx: Db): Promise<CallRecord | { refused: string }> {
+    const accountId = appointment.account_id;
+    const phone = appointment.customer_phone;
+    if (!phone) return { refused: "no_customer_phone" };
+    if (agent.deleted_at !== null || agent.status !== "active") return { refused: "agent_inactive" };
+    const from = await new PhoneNumbersRepository(trx).oldestActive(accountId, trx);
+    if (!from) return { refused: "invalid_from_number" };
+    if (!(await this.deps.destinations.permits(accountId, phone, trx))) return { refused: "invalid_phone_number" };
+    if (await this.deps.doNotCall.isListed(accountId, phone, trx)) return { refused: "do_not_call" };
+    const account = await this.deps.accounts.find(accountId, trx);
+    const calls = new CallsRepository(trx);
+    if (!account || (await calls.countInStatus(accountId, "queued", trx)) >= this.deps.accounts.limitsOf(account).queuedCalls) return { refused: "rate_limit_exceeded" };
+    const at = nowIso();
+    const call: CallRecord = {
+      id: newId("call"),
+      account_id: accountId,
+      agent_id: agent.id,
+      campaign_id: null,
+      contact_id: null,
+      direction: "outbound",
+      status: "queued",
+      phone_number: phone,
+      from_number: from.phone_number,
+      metadata: { purpose: REMINDER_PURPOSE, appointment_id: appointment.id },
+      context: {
+        purpose: REMINDER_PURPOSE,
+        customer_name: appointment.customer_name,
+        appointment: { id: appointment.id, date: appointment.date, time: appointment.time, service: appointment.service },
+      },
+      record: true,
+      max_duration: MAX_CALL_DURATION_SECONDS,
+      webhook_url: null,
+      ...unfinishedCallFields(),
+      appointment_id: appointment.id,
+      created_at: at,
+      answered_at: null,
+      updated_at: at,
+    };
+    await calls.insert(call, trx);
+    return call;
+  }
+}

@@ -1,0 +1,194 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { startParley, type Parley } from "../../src/main.js";
+import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// Appointment reminders on the schedulers' clock (a fake one here): planned when an
+// appointment is booked or moved, sent once at their time, skipped when it was cancelled, and
+// the reminder call queued when the agent asks for one.
+
+const HOUR = 3_600_000;
+let now = Date.parse("2030-02-27T12:00:00.000Z");
+
+let app: TestApp;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp({}, {}, undefined, { clock: () => now });
+  acct = await app.account();
+  await app.activeNumber(acct.key, { phone_number: "+14155550100", country: "US" });
+}, 30_000);
+afterAll(() => app?.close());
+
+async function agent(body: Record<string, unknown> = {}): Promise<string> {
+  const res = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Ava", system_prompt: "You book.", voice_id: "flite-slt", ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+const book = (agentId: string, extra: Record<string, unknown> = {}) =>
+  app.parley.services.appointments.create({ account_id: acct.id, agent_id: agentId, date: "2030-03-01", time: "10:30", customer_name: "Ada Lee", customer_phone: "+14155550123", service: "cleaning", ...extra });
+
+const read = async (id: string) => (await app.request("GET", `/v1/appointments/${id}`, { key: acct.key })).body;
+
+/** Moves the clock to `at` and lets the worker look. */
+async function at(instant: number): Promise<void> {
+  now = instant;
+  app.parley.services.reminders.wake();
+  await new Promise((r) => setTimeout(r, 150));
+}
+
+const reminders = async (appointmentId: string) =>
+  (await app.parley.services.db.selectFrom("events").selectAll().where("name", "=", "appointment.reminder").execute())
+    .map((e) => JSON.parse(e.data) as Record<string, any>)
+    .filter((d) => d.appointment_id === appointmentId);
+
+describe("appointment reminders", () => {
+  it("are planned the agent's lead time before the appointment, in its time zone, and sent once at that time", async () => {
+    const agentId = await agent({ reminder_minutes_before: 60, metadata: { timezone: "America/New_York" } });
+    const appointment = await book(agentId);
+    // 10:30 in New York (UTC-5 in March 2030) is 15:30Z; an hour before, 14:30Z.
+    expect(await read(appointment.id)).toMatchObject({ reminder_at: "2030-03-01T14:30:00.000Z", reminder_status: "pending", reminder_call_id: null });
+    await at(Date.parse("2030-03-01T14:29:00.000Z"));
+    expect(await reminders(appointment.id)).toEqual([]);
+    await at(Date.parse("2030-03-01T14:30:00.000Z"));
+    const sent = await reminders(appointment.id);
+    expect(sent).toEqual([
+      {
+        appointment_id: appointment.id,
+        call_id: null,
+        customer_name: "Ada Lee",
+        customer_phone: "+14155550123",
+        customer_email: null,
+        date: "2030-03-01",
+        time: "10:30",
+        service: "cleaning",
+        duration_minutes: 30,
+        notes: null,
+        status: "scheduled",
+        confirmed_at: null,
+        reminder_minutes_before: 60,
+      },
+    ]);
+    expect((await read(appointment.id)).reminder_status).toBe("sent");
+    await at(now + HOUR);
+    expect(await reminders(appointment.id)).toHaveLength(1);
+  });
+
+  it("default to a day before, and are skipped for an appointment cancelled meanwhile", async () => {
+    const agentId = await agent();
+    expect((await app.request("GET", `/v1/agents/${agentId}`, { key: acct.key })).body).toMatchObject({ reminder_minutes_before: 1440, reminder_call: false });
+    now = Date.parse("2030-02-27T12:00:00.000Z");
+    const appointment = await book(agentId, { date: "2030-03-05", time: "09:00" });
+    expect((await read(appointment.id)).reminder_at).toBe("2030-03-04T09:00:00.000Z");
+    expect((await app.request("POST", `/v1/appointments/${appointment.id}/cancel`, { key: acct.key })).status).toBe(200);
+    expect((await read(appointment.id)).reminder_status).toBe("skipped");
+    await at(Date.parse("2030-03-04T09:00:00.000Z"));
+    expect(await reminders(appointment.id)).toEqual([]);
+  });
+
+  it("move with the appointment: a new day or time plans a new reminder, even after one was sent", async () => {
+    now = Date.parse("2030-02-27T12:00:00.000Z");
+    const agentId = await agent({ reminder_minutes_before: 30 });
+    const appointment = await book(agentId, { date: "2030-03-06", time: "10:00" });
+    await at(Date.parse("2030-03-06T09:30:00.000Z"));
+    expect(await reminders(appointment.id)).toHaveLength(1);
+    const moved = await app.request("PATCH", `/v1/appointments/${appointment.id}`, { key: acct.key, body: { date: "2030-03-07" } });
+    expect(moved.body).toMatchObject({ reminder_at: "2030-03-07T09:30:00.000Z", reminder_status: "pending" });
+    await at(Date.parse("2030-03-07T09:30:00.000Z"));
+    const sent = await reminders(appointment.id);
+    expect(sent.map((d) => d.date)).toEqual(["2030-03-06", "2030-03-07"]);
+  });
+
+  it("are none when the agent sends none or the lead time has already passed, and follow a change of the agent's lead", async () => {
+    now = Date.parse("2030-02-27T12:00:00.000Z");
+    const silent = await agent({ reminder_minutes_before: null });
+    expect((await read((await book(silent)).id)).reminder_status).toBeNull();
+    const agentId = await agent({ reminder_minutes_before: 1440 });
+    // Booked 22 hours ahead with a day's lead: no reminder.
+    const soon = await book(agentId, { date: "2030-02-28", time: "10:00" });
+    expect(await read(soon.id)).toMatchObject({ reminder_at: null, reminder_status: null });
+    // An hour's lead now fits.
+    expect((await app.request("PATCH", `/v1/agents/${agentId}`, { key: acct.key, body: { reminder_minutes_before: 60 } })).status).toBe(200);
+    expect(await read(soon.id)).toMatchObject({ reminder_at: "2030-02-28T09:00:00.000Z", reminder_status: "pending" });
+    // And none at all when the agent stops sending them.
+    await app.request("PATCH", `/v1/agents/${agentId}`, { key: acct.key, body: { reminder_minutes_before: null } });
+    expect(await read(soon.id)).toMatchObject({ reminder_at: null, reminder_status: null });
+  });
+
+  it("queue a reminder call to the customer when the agent asks for one, or say why it could not be placed", async () => {
+    now = Date.parse("2030-02-27T12:00:00.000Z");
+    const agentId = await agent({ reminder_minutes_before: 60, reminder_call: true });
+    const appointment = await book(agentId, { date: "2030-03-08", time: "15:00" });
+    const noPhone = await book(agentId, { date: "2030-03-08", time: "16:00", customer_phone: null });
+    await app.parley.services.doNotCall.add(acct.id, "+14155550199");
+    const listed = await book(agentId, { date: "2030-03-08", time: "17:00", customer_phone: "+14155550199" });
+    await at(Date.parse("2030-03-08T16:00:00.000Z"));
+
+    const [sent] = await reminders(appointment.id);
+    expect(sent!.call_id).toMatch(/^call_/);
+    expect((await read(appointment.id)).reminder_call_id).toBe(sent!.call_id);
+    const call = await app.parley.services.calls.get(acct.id, sent!.call_id);
+    expect(call).toMatchObject({
+      status: "queued",
+      direction: "outbound",
+      phone_number: "+14155550123",
+      from_number: "+14155550100",
+      agent_id: agentId,
+      appointment_id: appointment.id,
+      metadata: { purpose: "appointment_reminder", appointment_id: appointment.id },
+      context: { purpose: "appointment_reminder", customer_name: "Ada Lee", appointment: { id: appointment.id, date: "2030-03-08", time: "15:00", service: "cleaning" } },
+    });
+    expect((await reminders(noPhone.id))[0]).toMatchObject({ call_id: null, call_not_placed: "no_customer_phone" });
+    expect((await reminders(listed.id))[0]).toMatchObject({ call_id: null, call_not_placed: "do_not_call" });
+  });
+
+  it("refuse settings that make no sense, naming the field", async () => {
+    const bad = async (body: Record<string, unknown>) => {
+      const res = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "A", system_prompt: "x", voice_id: "flite-slt", ...body } });
+      expect(res.status).toBe(400);
+      return errorOf(res).details.fields.map((f: { field: string }) => f.field);
+    };
+    expect(await bad({ reminder_minutes_before: 2 })).toEqual(["reminder_minutes_before"]);
+    expect(await bad({ reminder_minutes_before: 10_081 })).toEqual(["reminder_minutes_before"]);
+    expect(await bad({ reminder_minutes_before: 1.5 })).toEqual(["reminder_minutes_before"]);
+    expect(await bad({ reminder_call: "yes" })).toEqual(["reminder_call"]);
+    expect(await bad({ reminder_minutes_before: null, reminder_call: true })).toEqual(["reminder_call"]);
+  });
+});
+
+describe("appointment reminders across a restart", () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-reminders-"));
+  let clock = Date.parse("2030-02-27T12:00:00.000Z");
+  const start = (): Promise<Parley> =>
+    startParley(loadConfig({ env: { PARLEY_ENGINE: "0", PARLEY_SIP_PORT: "0" }, cwd: dataDir, overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent" } }), pino({ level: "silent" }), { clock: () => clock });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("sends at the next start a reminder that fell due while the service was down, and never one twice", async () => {
+    let parley = await start();
+    const account = await parley.services.accounts.create({ name: "R", plan: "pro", credits: 10 });
+    const agentRecord = await parley.services.agents.create(account, { name: "A", system_prompt: "x", voice_id: "flite-slt", reminder_minutes_before: 60 } as never);
+    const early = await parley.services.appointments.create({ account_id: account.id, agent_id: agentRecord.id, date: "2030-03-01", time: "10:00" });
+    const late = await parley.services.appointments.create({ account_id: account.id, agent_id: agentRecord.id, date: "2030-03-02", time: "10:00" });
+    await parley.stop();
+
+    // Down past the first reminder's time.
+    clock = Date.parse("2030-03-01T12:00:00.000Z");
+    parley = await start();
+    const names = async () => (await parley.services.db.selectFrom("events").select(["name", "data"]).where("name", "=", "appointment.reminder").execute()).map((e) => JSON.parse(e.data).appointment_id);
+    for (let i = 0; i < 50 && (await names()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await names()).toEqual([early.id]);
+    await parley.stop();
+
+    parley = await start();
+    clock = Date.parse("2030-03-02T09:00:00.000Z");
+    parley.services.reminders.wake();
+    for (let i = 0; i < 50 && (await names()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await names()).toEqual([early.id, late.id]);
+    await parley.stop();
+  });
+});
