@@ -17,6 +17,8 @@ export {
 } from "./analysis/call-analysis.js";
 export { CallAnalyzer, DEFAULT_ANALYSIS_TIMEOUT_MS, type CallAnalyzerOptions } from "./analysis/call-analyzer.js";
 export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analysis.js";
+export { REMINDER_PURPOSE } from "./providers/llm/rules/reminder-conversation.js";
+export { spokenDate, spokenTime } from "./providers/llm/rules/spoken-date-time.js";
 export type { CallSession, CallSummary } from "./call-session.js";
 export { callLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
 export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";

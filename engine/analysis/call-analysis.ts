@@ -1,8 +1,9 @@
 import type { CallAction, CallEndReason, TranscriptSegment } from "../call-events.js";
 
 /**
- * What a call came to, as its analysis reports it. The first five are successes (the agent
- * achieved something the caller or the business wanted); the others are not.
+ * What a call came to, as its analysis reports it. The `appointment_*` outcomes of reminder
+ * calls follow the general ones. Successes (see SUCCESSFUL_OUTCOMES) are the calls where the
+ * agent achieved something the caller or the business wanted.
  */
 export const CALL_OUTCOMES = [
   "appointment_booked",
@@ -13,6 +14,9 @@ export const CALL_OUTCOMES = [
   "do_not_call",
   "not_interested",
   "no_action",
+  "appointment_confirmed",
+  "appointment_cancelled",
+  "appointment_rescheduled",
 ] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
@@ -22,10 +26,21 @@ export const SUCCESSFUL_OUTCOMES: ReadonlySet<CallOutcome> = new Set<CallOutcome
   "transferred",
   "voicemail_left",
   "callback_requested",
+  "appointment_confirmed",
+  "appointment_cancelled",
+  "appointment_rescheduled",
 ]);
 
 /** Outcomes that only an action of the agent makes (a stored booking, a hand-off, ...): a model's reading never overrides them. */
-export const ACTION_OUTCOMES: ReadonlySet<CallOutcome> = new Set<CallOutcome>(["appointment_booked", "transferred", "voicemail_left", "do_not_call"]);
+export const ACTION_OUTCOMES: ReadonlySet<CallOutcome> = new Set<CallOutcome>([
+  "appointment_booked",
+  "transferred",
+  "voicemail_left",
+  "do_not_call",
+  "appointment_confirmed",
+  "appointment_cancelled",
+  "appointment_rescheduled",
+]);
 
 export const ANALYSIS_FIELD_TYPES = ["string", "number", "boolean", "date", "time", "email", "phone", "enum"] as const;
 export type AnalysisFieldType = (typeof ANALYSIS_FIELD_TYPES)[number];

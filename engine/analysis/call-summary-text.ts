@@ -33,6 +33,17 @@ export function summarizeCall(input: AnalysisInput, facts: CallFacts, sentiment:
       sentences.push(`${Party} booked ${what}${when ? ` ${when}` : ""}${who}.`);
       break;
     }
+    case "appointment_confirmed":
+    case "appointment_cancelled":
+    case "appointment_rescheduled": {
+      const b = facts.booking ?? {};
+      const what = typeof b.service === "string" ? `${b.service} appointment` : "appointment";
+      const on = facts.outcome === "appointment_rescheduled" ? "to" : "on";
+      const when = [b.appointment_date ? `${on} ${b.appointment_date}` : null, b.appointment_time ? `at ${b.appointment_time}` : null].filter(Boolean).join(" ");
+      const did = { appointment_confirmed: "confirmed", appointment_cancelled: "cancelled", appointment_rescheduled: "moved" }[facts.outcome];
+      sentences.push(`${Party} ${did} their ${what}${when ? ` ${when}` : ""}.`);
+      break;
+    }
     case "information_provided": {
       const questions = facts.answered.map((q) => `"${q}"`);
       sentences.push(`The agent answered ${questions.length === 1 ? "the question" : `${questions.length} questions:`} ${questions.join(", ")}.`);

@@ -76,6 +76,9 @@ const OUTCOME_MEANINGS: Readonly<Record<CallOutcome, string>> = {
   do_not_call: "the other side asked not to be called again",
   not_interested: "the other side declined what the agent offered",
   no_action: "none of the above",
+  appointment_confirmed: "on a reminder call, the person confirmed their appointment",
+  appointment_cancelled: "on a reminder call, the person cancelled their appointment",
+  appointment_rescheduled: "on a reminder call, the appointment was moved to another time",
 };
 
 function instructions(outcomes: readonly CallOutcome[]): string {

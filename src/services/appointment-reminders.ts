@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { REMINDER_PURPOSE } from "../../engine/index.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { knownZone, localToUtc } from "../core/zoned-time.js";
@@ -16,9 +17,6 @@ import { appointmentEventData } from "./resource-event-data.js";
 
 export const REMINDER_STATUSES = ["pending", "sent", "skipped"] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
-
-/** What a reminder call's context says, for the agent (and what its tools act on). */
-export const REMINDER_PURPOSE = "appointment_reminder";
 
 /** Reminders claimed per transaction. */
 const BATCH = 50;

@@ -19,15 +19,22 @@ export type BookingCheck = { ok: true; arguments: BookingArguments } | { ok: fal
 export function checkBookingArguments(value: Record<string, unknown>): BookingCheck {
   const name = text(value.customer_name);
   const service = text(value.service);
-  const date = text(value.date);
-  const time = normaliseTime(text(value.time));
   if (!name) return { ok: false, problem: "customer_name is required" };
   if (!service) return { ok: false, problem: "service is required" };
-  if (!date || !isCalendarDate(date)) return { ok: false, problem: "date must be a real date written YYYY-MM-DD" };
-  if (!time) return { ok: false, problem: "time must be written HH:MM (24-hour)" };
+  const when = checkDateTime(value);
+  if (!when.ok) return when;
   const duration = value.duration_minutes;
   const hasDuration = typeof duration === "number" && Number.isInteger(duration) && duration > 0;
-  return { ok: true, arguments: { customer_name: name, date, time, service, ...(hasDuration ? { duration_minutes: duration } : {}) } };
+  return { ok: true, arguments: { customer_name: name, date: when.date, time: when.time, service, ...(hasDuration ? { duration_minutes: duration } : {}) } };
+}
+
+/** A `date` and `time` as a model wrote them (for a booking, or moving an appointment), checked the same way. */
+export function checkDateTime(value: Record<string, unknown>): { ok: true; date: string; time: string } | { ok: false; problem: string } {
+  const date = text(value.date);
+  const time = normaliseTime(text(value.time));
+  if (!date || !isCalendarDate(date)) return { ok: false, problem: "date must be a real date written YYYY-MM-DD" };
+  if (!time) return { ok: false, problem: "time must be written HH:MM (24-hour)" };
+  return { ok: true, date, time };
 }
 
 function text(value: unknown): string | null {

@@ -3,7 +3,16 @@ import type { AgentSettings, ToolDefinition } from "../../engine/index.js";
 // The tools an agent is offered on a call, as a model reads them. The executor (CallTools)
 // runs them; the names here are the single source.
 
-export const CALL_TOOL_NAMES = ["book_appointment", "transfer_call", "end_call", "do_not_call", "send_dtmf"] as const;
+export const CALL_TOOL_NAMES = [
+  "book_appointment",
+  "transfer_call",
+  "end_call",
+  "do_not_call",
+  "send_dtmf",
+  "confirm_appointment",
+  "cancel_appointment",
+  "reschedule_appointment",
+] as const;
 export type CallToolName = (typeof CALL_TOOL_NAMES)[number];
 
 const BOOK_APPOINTMENT: ToolDefinition = {
@@ -63,7 +72,45 @@ const SEND_DTMF: ToolDefinition = {
   },
 };
 
-/** The tools offered for `agent` on a call: transfer only when the agent may transfer, keys only when the call can send them (SIP). */
-export function callToolDefinitions(agent: Pick<AgentSettings, "transferEnabled">, call: { canSendKeys: boolean }): ToolDefinition[] {
-  return [BOOK_APPOINTMENT, ...(agent.transferEnabled ? [TRANSFER_CALL] : []), END_CALL, DO_NOT_CALL, ...(call.canSendKeys ? [SEND_DTMF] : [])];
+// A reminder call's tools act on its own appointment (in the call's context): they take no id.
+const CONFIRM_APPOINTMENT: ToolDefinition = {
+  name: "confirm_appointment",
+  description: "The customer said they will come to the appointment this call reminds them of: note it as confirmed.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+
+const CANCEL_APPOINTMENT: ToolDefinition = {
+  name: "cancel_appointment",
+  description: "The customer wants to cancel the appointment this call reminds them of: cancel it. Ask first if it is not clear.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+
+const RESCHEDULE_APPOINTMENT: ToolDefinition = {
+  name: "reschedule_appointment",
+  description:
+    "Move the appointment this call reminds them of to another day and time the customer asked for. The result says whether it was moved; if the time is taken or outside opening hours it lists the nearest free times to offer instead.",
+  parameters: {
+    type: "object",
+    properties: {
+      date: { type: "string", description: "The new date, YYYY-MM-DD." },
+      time: { type: "string", description: "The new start time, 24-hour HH:MM." },
+    },
+    required: ["date", "time"],
+    additionalProperties: false,
+  },
+};
+
+/**
+ * The tools offered for `agent` on a call: transfer only when the agent may transfer, keys
+ * only when the call can send them (SIP), and on a reminder call the tools for its appointment.
+ */
+export function callToolDefinitions(agent: Pick<AgentSettings, "transferEnabled">, call: { canSendKeys: boolean; reminder?: boolean }): ToolDefinition[] {
+  return [
+    BOOK_APPOINTMENT,
+    ...(agent.transferEnabled ? [TRANSFER_CALL] : []),
+    END_CALL,
+    DO_NOT_CALL,
+    ...(call.canSendKeys ? [SEND_DTMF] : []),
+    ...(call.reminder ? [CONFIRM_APPOINTMENT, CANCEL_APPOINTMENT, RESCHEDULE_APPOINTMENT] : []),
+  ];
 }

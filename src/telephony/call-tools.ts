@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import type { AgentSettings, ToolDefinition, ToolExecutor, ToolResult } from "../../engine/index.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
+import type { AppointmentRecord } from "../db/repositories/appointments.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import { bookingHoursOf } from "../services/booking-calendar.js";
 import type { Services } from "../services/container.js";
-import { checkBookingArguments } from "./booking-arguments.js";
+import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
 import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
 
 /**
@@ -23,13 +24,16 @@ export class CallTools implements ToolExecutor {
     private readonly log: Logger,
     /** Presses keys on the call's line; null when its protocol cannot (only SIP can). */
     private readonly sendKeys: ((digits: string) => Promise<void>) | null = null,
+    /** On a reminder call: its appointment, the only one its tools act on. */
+    private readonly appointment: AppointmentRecord | null = null,
   ) {
-    this.definitions = callToolDefinitions(settings, { canSendKeys: sendKeys !== null });
+    this.definitions = callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null });
   }
 
   async execute(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     try {
-      switch (name as CallToolName) {
+      const tool = name as CallToolName;
+      switch (tool) {
         case "book_appointment":
           return await this.book(args);
         case "transfer_call":
@@ -45,6 +49,10 @@ export class CallTools implements ToolExecutor {
           return { ok: true, data: { status: "listed" } };
         case "send_dtmf":
           return await this.pressKeys(args);
+        case "confirm_appointment":
+        case "cancel_appointment":
+        case "reschedule_appointment":
+          return await this.changeAppointment(tool, args);
         default:
           return { ok: false, error: `there is no tool named ${name}` };
       }
@@ -63,6 +71,39 @@ export class CallTools implements ToolExecutor {
     }
     await this.sendKeys(digits);
     return { ok: true, data: { status: "sent", digits } };
+  }
+
+  /**
+   * Confirms, cancels or moves the reminder call's appointment, as it stands now (the customer
+   * may have changed it since the call began); a move is checked against the agent's calendar
+   * like a booking.
+   */
+  private async changeAppointment(name: "confirm_appointment" | "cancel_appointment" | "reschedule_appointment", args: Record<string, unknown>): Promise<ToolResult> {
+    if (!this.appointment) return { ok: false, error: "this call is about no appointment" };
+    const { appointments } = this.services;
+    const current = await appointments.get(this.call.account_id, this.appointment.id);
+    if (current.status === "cancelled") return { ok: false, error: "the appointment was cancelled already" };
+    const done = (status: string, a: AppointmentRecord): ToolResult => ({
+      ok: true,
+      data: { status, appointment_id: a.id, date: a.date, time: a.time, service: a.service, customer_name: a.customer_name, customer_email: a.customer_email },
+    });
+    if (name === "confirm_appointment") {
+      const confirmed = await appointments.confirmed(current);
+      return confirmed ? done("confirmed", confirmed) : { ok: false, error: "the appointment was cancelled meanwhile" };
+    }
+    if (name === "cancel_appointment") {
+      const cancelled = await appointments.cancelled(current);
+      return cancelled ? done("cancelled", cancelled) : { ok: false, error: "the appointment was cancelled already" };
+    }
+    const when = checkDateTime(args);
+    if (!when.ok) return { ok: false, error: when.problem };
+    const hours = bookingHoursOf(this.agent.metadata);
+    if ("problem" in hours) return { ok: false, error: `the agent's booking_hours are misconfigured (${hours.problem}); nothing was changed` };
+    const outcome = await appointments.reschedule(current, { date: when.date, time: when.time }, hours.hours);
+    if ("booked" in outcome) return done("rescheduled", outcome.booked);
+    if (outcome.refused === "cancelled") return { ok: false, error: "the appointment was cancelled meanwhile" };
+    const why = outcome.refused === "slot_taken" ? "that time is already taken" : "that time is outside booking hours";
+    return { ok: false, error: `${why}; offer one of the alternatives`, data: { reason: outcome.refused, alternatives: outcome.alternatives } };
   }
 
   /** Books in the agent's calendar, or refuses with the nearest free times. */

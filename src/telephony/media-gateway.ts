@@ -29,6 +29,7 @@ import type { LiveCallControl } from "../services/calls.js";
 import { grants } from "../services/permissions.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CallTools } from "./call-tools.js";
+import { reminderCall } from "./reminder-opening.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
 import { KeyedSlots } from "../core/keyed-slots.js";
@@ -348,7 +349,11 @@ export class MediaGateway implements LiveCallControl {
   }
 
   private async createSession(call: CallRecord, setup: CallSetup, transport: MediaTransport, log: Logger): Promise<CallSession> {
-    const agent = toAgentSettings(setup.agent);
+    let agent = toAgentSettings(setup.agent);
+    let context = setup.context;
+    // A reminder call opens with its reminder, and its tools act on its appointment (as it is now).
+    const appointment = call.appointment_id ? await this.services.appointments.get(call.account_id, call.appointment_id).catch(() => null) : null;
+    if (appointment) ({ agent, context } = reminderCall(agent, context, appointment, new Date()));
     if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
       log.warn({ agentId: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
@@ -357,12 +362,12 @@ export class MediaGateway implements LiveCallControl {
     const session = this.engine.createCall({
       callId: call.id,
       agent,
-      context: setup.context,
+      context,
       transport,
       recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
       maxDurationSec: setup.maxDuration,
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
-      tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null),
+      tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment),
     });
     session.on("event", (event) => {
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.

@@ -254,6 +254,9 @@ describe("GET, PATCH, DELETE /v1/agents/{id}", () => {
         do_not_call: 0,
         not_interested: 0,
         no_action: 0,
+        appointment_confirmed: 0,
+        appointment_cancelled: 0,
+        appointment_rescheduled: 0,
       },
     });
     expect(withStats.body.recent_calls.map((c: { id: string }) => c.id)).toEqual(["call_d", "call_c", "call_b", "call_a"]);

@@ -148,7 +148,7 @@ describe("call analysis through the API (deterministic)", () => {
   it("counts the agent's calls by outcome in its stats", async () => {
     const stats = (await app.request("GET", `/v1/agents/${agentId}?include=stats`, { key: acct.key })).body.stats;
     expect(stats.outcomes.appointment_booked).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(stats.outcomes)).toHaveLength(8);
+    expect(Object.keys(stats.outcomes)).toHaveLength(11);
   });
 
   it("rebuilds a call's actions from what was stored when its media did not end it (a restart, POST /end)", async () => {

@@ -9,26 +9,32 @@ export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>
   "+15005550003": "failed",
 });
 
-/** What a dialler test number's callee does. */
-type DiallerCallee = "hangs_up" | "asks_off" | UnansweredOutcome;
+/** What a test number's callee does: never answer (with this outcome), or answer and say these fixture lines (none: hang up at once). */
+type FamilyCallee = UnansweredOutcome | { says: readonly string[] };
 
 /**
- * Number families for dialler tests (1,000 numbers each, the last three digits free): the
- * callee answers and hangs up at once, rings briefly and does not answer, is busy, the call
- * fails, or the callee answers and asks not to be called again (fixture line `stop-calling`).
- * The first four speak nothing, so a large campaign needs no speech on its calls.
+ * Number families for tests where Parley, not the test, makes the call (campaigns, reminder
+ * calls), 1,000 numbers each, the last three digits free: the callee answers and hangs up at
+ * once, rings briefly and does not answer, is busy, the call fails, or the callee answers and
+ * says a fixture line: asks not to be called again (`stop-calling`), or answers a reminder
+ * call ("yes i will be there", "i need to cancel my appointment", "could we make it wednesday
+ * at four in the afternoon"). The first four speak nothing, so a large campaign needs no
+ * speech on its calls.
  */
-export const SIMULATOR_DIALLER_FAMILIES: Readonly<Record<string, DiallerCallee>> = Object.freeze({
-  "+15005551": "hangs_up",
+export const SIMULATOR_NUMBER_FAMILIES: Readonly<Record<string, FamilyCallee>> = Object.freeze({
+  "+15005551": { says: [] },
   "+15005552": "no_answer",
   "+15005553": "busy",
   "+15005554": "failed",
-  "+15005555": "asks_off",
+  "+15005555": { says: ["stop-calling"] },
+  "+15005556": { says: ["i-will-be-there"] },
+  "+15005557": { says: ["cancel-appointment"] },
+  "+15005558": { says: ["move-appointment"] },
 });
 
-/** The dialler family of `to` (`+15005551234` is family `+15005551`), if any. */
-function dialerFamily(to: string): DiallerCallee | undefined {
-  return /^\+1500555[1-5]\d{3}$/.test(to) ? SIMULATOR_DIALLER_FAMILIES[to.slice(0, 9)] : undefined;
+/** The family of `to` (`+15005551234` is family `+15005551`), if any. */
+function numberFamily(to: string): FamilyCallee | undefined {
+  return /^\+1500555[1-8]\d{3}$/.test(to) ? SIMULATOR_NUMBER_FAMILIES[to.slice(0, 9)] : undefined;
 }
 
 /** Ringing before a simulated callee answers, or before busy / failed come back. */
@@ -45,7 +51,7 @@ export class SimulatorCarrier implements Carrier {
   readonly name = "simulator";
 
   async dial(call: { to: string; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<DialResult> {
-    const family = dialerFamily(call.to);
+    const family = numberFamily(call.to);
     if (family) return this.dialFamily(call.to, family, signal);
     const magic = SIMULATOR_MAGIC_NUMBERS[call.to];
     await sleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
@@ -58,12 +64,12 @@ export class SimulatorCarrier implements Carrier {
     return { outcome: "answered", transport: callee };
   }
 
-  /** A dialler family's callee: a short ring, then its fixed outcome. */
-  private async dialFamily(to: string, family: DiallerCallee, signal: AbortSignal): Promise<DialResult> {
+  /** A family's callee: a short ring, then its fixed outcome or lines. */
+  private async dialFamily(to: string, family: FamilyCallee, signal: AbortSignal): Promise<DialResult> {
     await sleep(RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
-    if (family !== "hangs_up" && family !== "asks_off") return { outcome: family, reason: `simulator dialler number ${to}` };
-    const callee = family === "hangs_up" ? new SimulatedCallee([], 0) : new SimulatedCallee(["stop-calling"]);
+    if (typeof family === "string") return { outcome: family, reason: `simulator test number ${to}` };
+    const callee = family.says.length === 0 ? new SimulatedCallee([], 0) : new SimulatedCallee(family.says);
     callee.start();
     return { outcome: "answered", transport: callee };
   }

@@ -35,6 +35,8 @@ export const LINES = {
   doNotCallFailed: ["I understand, and I'm sorry for the trouble.", "I wasn't able to update our calling list just now, so please contact us and we'll take your number off.", "Goodbye."],
   doNotCall: ["I understand, and I'm sorry for the trouble.", "I've taken your number off our calling list, so we won't call you again.", "Goodbye."],
   notInterested: ["I understand. Thank you for your time.", "Goodbye."],
+  willYouMakeIt: "Will you be able to make it?",
+  cancelOrMove: ["No problem.", "Would you like to cancel it, or move it to another day and time?"],
 } as const;
 
 /** The lines that depend on the agent's settings or on the booking. */

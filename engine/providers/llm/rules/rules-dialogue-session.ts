@@ -1,8 +1,11 @@
 import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
+import type { Expectation, Reply } from "./rules-reply.js";
+import { offerFreeTimes } from "./free-times.js";
+import { ReminderConversation, type ReminderAppointment } from "./reminder-conversation.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { isAnsweringMachineGreeting } from "./answering-machine.js";
 import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
-import { compareDates, compareTimes, isoDate, isoTime, type CalendarDate, type ClockTime } from "./calendar.js";
+import { compareDates, compareTimes, isoDate, isoTime } from "./calendar.js";
 import {
   asksForSlot,
   goodbyeKind,
@@ -37,27 +40,6 @@ import type { ToolExecutor, ToolResult } from "../../../tools.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
 import { chooseMenuOption, readPhoneMenu, type MenuOption } from "./phone-menu.js";
 
-/** What the agent's last question asked for: it decides how a short answer ("yes", "john smith") reads. */
-type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer";
-
-/** One planned agent turn. */
-interface Reply {
-  /**
-   * A tool run before anything is said; the reply is then what `then` makes of its result (the
-   * agent says "booked" only once the booking is stored).
-   */
-  tool?: { name: string; arguments: Record<string, unknown>; then: (result: ToolResult) => Reply };
-  sentences: readonly string[];
-  /** What the last sentence asks; armed only once that sentence has gone out. */
-  expects: Expectation | null;
-  /** Sent after the text. */
-  action?: { type: "transfer" } | { type: "end_call"; reason: string };
-  /** What the reply did, for the call's analysis: sent after the text, before the action. */
-  note?: Extract<DialogueEvent, { type: "answered_question" | "callback_requested" }>;
-  /** This turn did not understand the caller. */
-  missed?: boolean;
-}
-
 /** What one utterance said about the booking. */
 interface Slots {
   service: Service | null;
@@ -70,7 +52,7 @@ interface Slots {
 const NOISE = new Set(["um", "uh", "uhm", "er", "erm", "hmm", "mm", "ah", "oh", "huh"]);
 
 /** Questions a key answers: 1 for yes, 2 for no. */
-const YES_NO_QUESTIONS: ReadonlySet<Expectation> = new Set<Expectation>(["confirmation", "transfer_offer", "anything_else"]);
+const YES_NO_QUESTIONS: ReadonlySet<Expectation> = new Set<Expectation>(["confirmation", "transfer_offer", "anything_else", "reminder"]);
 
 /** Consecutive misunderstandings before the agent offers a transfer (or, without one, ends the call). */
 const MAX_MISUNDERSTANDINGS = 3;
@@ -100,14 +82,21 @@ export class RulesDialogueSession implements DialogueSession {
   private transferOffered = false;
   private lastReply: Reply | null = null;
 
+  /** On a reminder call: the conversation about its appointment. */
+  private readonly reminder: ReminderConversation | null;
+
   constructor(
     private readonly profile: AgentProfile,
     private readonly lines: ReplyLines,
     private readonly now: () => Date,
     callerName: string | null,
     private readonly tools: ToolExecutor,
+    reminder: ReminderAppointment | null = null,
   ) {
     this.callerName = callerName;
+    this.reminder = reminder ? new ReminderConversation(reminder, this.lines.goodbye().slice(-2)) : null;
+    // The reminder call opens with its question (the control plane's first message).
+    if (this.reminder) this.expectation = "reminder";
   }
 
   async *respond(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
@@ -221,6 +210,9 @@ export class RulesDialogueSession implements DialogueSession {
     now: WallClock,
   ): Reply | null {
     switch (expecting) {
+      case "reminder":
+      case "reminder_change":
+        return this.reminder?.answer(utterance, expecting, answer, now) ?? null;
       case "confirmation": {
         if (!this.draft) return null;
         if (isCancelRequest(utterance)) return this.dropBooking();
@@ -339,15 +331,10 @@ export class RulesDialogueSession implements DialogueSession {
    * it could not book and drops the booking.
    */
   private notBooked(draft: BookingDraft, result: Extract<ToolResult, { ok: false }>, now: WallClock): Reply {
-    const asked = `${spokenDate(draft.date!, now.date)} at ${spokenTime(draft.time!)}`;
-    const offered = freeTimes(result.data?.alternatives);
-    if (offered.length === 0) return { sentences: [...LINES.couldNotBook, ...LINES.anythingElse], expects: "anything_else" };
+    const offer = offerFreeTimes({ date: draft.date!, time: draft.time! }, result, now.date);
+    if (!offer) return { sentences: [...LINES.couldNotBook, ...LINES.anythingElse], expects: "anything_else" };
     this.draft = { ...draft, date: null, time: null };
-    const spoken = offered.map((slot) => `${spokenDate(slot.date, now.date)} at ${spokenTime(slot.time)}`);
-    return {
-      sentences: [`I'm sorry, ${asked} isn't available.`, `The nearest free ${spoken.length === 1 ? "time is" : "times are"} ${orList(spoken)}.`, "Which day and time would suit you?"],
-      expects: "date",
-    };
+    return { sentences: offer, expects: "date" };
   }
 
   private dropBooking(): Reply {
@@ -443,24 +430,8 @@ export class RulesDialogueSession implements DialogueSession {
   private repeatQuestion(expecting: Expectation | null, prefix: readonly string[], now: WallClock): Reply {
     if (expecting === "transfer_offer") return { sentences: [...prefix, LINES.offerTransfer], expects: expecting };
     if (expecting === "change") return { sentences: [...prefix, ...LINES.whatToChange.slice(1)], expects: expecting };
+    if ((expecting === "reminder" || expecting === "reminder_change") && this.reminder) return { sentences: [...prefix, this.reminder.question(expecting)], expects: expecting };
     if (this.draft) return this.nextBookingStep(now, prefix);
     return { sentences: [...prefix, ...this.lines.helpPrompt()], expects: null };
   }
-}
-
-/** The free times a refused booking offers (`alternatives: [{date, time}]`), the readable ones, at most three. */
-function freeTimes(value: unknown): Array<{ date: CalendarDate; time: ClockTime }> {
-  if (!Array.isArray(value)) return [];
-  const slots: Array<{ date: CalendarDate; time: ClockTime }> = [];
-  for (const item of value) {
-    const date = typeof item?.date === "string" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(item.date) : null;
-    const time = typeof item?.time === "string" ? /^(\d{2}):(\d{2})$/.exec(item.time) : null;
-    if (date && time) slots.push({ date: { year: +date[1]!, month: +date[2]!, day: +date[3]! }, time: { hour: +time[1]!, minute: +time[2]! } });
-  }
-  return slots.slice(0, 3);
-}
-
-/** "a", "a or b", "a, b or c". */
-function orList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }

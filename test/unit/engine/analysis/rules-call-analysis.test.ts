@@ -46,6 +46,19 @@ describe("the outcome from the agent's actions", () => {
     ["a decline", { actions: [{ type: "end_call", reason: "not_interested" }] }, "not_interested"],
     ["a booking after a question", { actions: [{ type: "answered_question", question: "Q?" }, BOOKED] }, "appointment_booked"],
     ["nothing", { actions: [], endReason: "caller_hangup" }, "no_action"],
+    ["a reminder confirmed", { actions: [{ type: "tool_call", name: "confirm_appointment", arguments: {}, result: { ok: true, data: { appointment_id: "apt_1" } } }] }, "appointment_confirmed"],
+    ["a reminder cancelled", { actions: [{ type: "tool_call", name: "cancel_appointment", arguments: {}, result: { ok: true, data: {} } }] }, "appointment_cancelled"],
+    [
+      "a reminder moved, after a refused move",
+      {
+        actions: [
+          { type: "tool_call", name: "reschedule_appointment", arguments: { date: "2026-12-02", time: "16:00" }, result: { ok: false, error: "taken" } },
+          { type: "tool_call", name: "reschedule_appointment", arguments: { date: "2026-12-02", time: "16:30" }, result: { ok: true, data: {} } },
+        ],
+      },
+      "appointment_rescheduled",
+    ],
+    ["a refused move alone changes nothing", { actions: [{ type: "tool_call", name: "reschedule_appointment", arguments: {}, result: { ok: false, error: "taken" } }] }, "no_action"],
   ];
   it.each(cases)("%s", (_name, overrides, outcome) => {
     expect(readCallFacts(input(overrides)).outcome).toBe(outcome);

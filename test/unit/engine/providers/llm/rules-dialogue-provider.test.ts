@@ -227,6 +227,68 @@ describe("rules dialogue provider", () => {
     expect(tools.take()).toEqual([]);
   });
 
+  describe("on a reminder call", () => {
+    const reminderContext = {
+      purpose: "appointment_reminder",
+      customer_name: "John Smith",
+      appointment: { id: "apt_1", date: "2025-03-04", time: "15:00", service: "cleaning" },
+    };
+    const reminder = (answer?: Parameters<typeof recordingTools>[0]) => open(agent(), { context: reminderContext, ...(answer ? { tools: recordingTools(answer) } : {}) });
+
+    it("confirms the appointment when the customer will come, and says goodbye", async () => {
+      const events = await say(reminder(), "yes i will be there");
+      expect(toolCalls(events)).toEqual([{ type: "tool_call", name: "confirm_appointment", arguments: {} }]);
+      expect(spoken(events)).toBe("Great, thank you. We'll see you on Tuesday, March 4 at 3:00 PM. Have a great day. Goodbye.");
+      expect(events.at(-1)).toEqual({ type: "end_call", reason: "appointment_confirmed" });
+      // A key answers the question too.
+      const keyed = reminder();
+      await collect(keyed.respondToKeys("1", new AbortController().signal));
+      expect(tools.take()).toEqual([{ name: "confirm_appointment", arguments: {} }]);
+    });
+
+    it("cancels it when asked", async () => {
+      const events = await say(reminder(), "i need to cancel my appointment");
+      expect(toolCalls(events)).toEqual([{ type: "tool_call", name: "cancel_appointment", arguments: {} }]);
+      expect(spoken(events)).toBe("All right, I've cancelled your cleaning appointment on Tuesday, March 4. Thank you for letting us know. Have a great day. Goodbye.");
+      expect(events.at(-1)).toEqual({ type: "end_call", reason: "appointment_cancelled" });
+    });
+
+    it("moves it to the day and time said, offering the nearest free times when that one is taken", async () => {
+      const moved = await say(reminder(), "could we make it wednesday at four in the afternoon");
+      expect(toolCalls(moved)).toEqual([{ type: "tool_call", name: "reschedule_appointment", arguments: { date: "2025-03-05", time: "16:00" } }]);
+      expect(spoken(moved)).toBe("Done. Your cleaning appointment is now on Wednesday, March 5 at 4:00 PM. Have a great day. Goodbye.");
+      expect(moved.at(-1)).toEqual({ type: "end_call", reason: "appointment_rescheduled" });
+
+      let refusals = 1;
+      const session = reminder((name, args) =>
+        name === "reschedule_appointment" && refusals-- > 0
+          ? { ok: false, error: "taken", data: { alternatives: [{ date: "2025-03-05", time: "16:30" }] } }
+          : { ok: true, data: { status: name, ...args } },
+      );
+      const offered = await say(session, "could we make it wednesday at four in the afternoon");
+      expect(spoken(offered)).toBe("I'm sorry, Wednesday, March 5 at 4:00 PM isn't available. The nearest free time is Wednesday, March 5 at 4:30 PM. Which day and time would suit you?");
+      const taken = await say(session, "four thirty");
+      // A time alone is on the day last asked for.
+      expect(tools.take().at(-1)).toEqual({ name: "reschedule_appointment", arguments: { date: "2025-03-05", time: "16:30" } });
+      expect(spoken(taken)).toContain("Your cleaning appointment is now on Wednesday, March 5 at 4:30 PM.");
+    });
+
+    it("asks whether to cancel or move it on a plain no, and does what the answer says", async () => {
+      const session = reminder();
+      expect(spoken(await say(session, "no"))).toBe("No problem. Would you like to cancel it, or move it to another day and time?");
+      expect(toolCalls()).toEqual([]);
+      await say(session, "cancel it please");
+      expect(tools.take()).toEqual([{ name: "cancel_appointment", arguments: {} }]);
+      expect(spoken(await say(reminder(), "i cannot make it"))).toContain("Would you like to cancel it, or move it");
+    });
+
+    it("says truthfully when the change could not be made", async () => {
+      const events = await say(reminder(() => ({ ok: false, error: "database down" })), "yes");
+      expect(spoken(events)).toBe("I'm sorry, I couldn't note that just now, but your appointment stays as it is. Have a great day. Goodbye.");
+      expect(events.at(-1)).toEqual({ type: "end_call", reason: "agent_ended" });
+    });
+  });
+
   it("answers an FAQ in the middle of a booking and goes back to it", async () => {
     const session = open();
     await say(session, "i need to book a cleaning");
