@@ -1,5 +1,5 @@
 import type { ToolResult } from "../../../tools.js";
-import type { CalendarDate, ClockTime } from "./calendar.js";
+import { compareDates, type CalendarDate, type ClockTime } from "./calendar.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
 
 /**
@@ -11,10 +11,16 @@ import { spokenDate, spokenTime } from "./spoken-date-time.js";
 export function offerFreeTimes(asked: { date: CalendarDate; time: ClockTime }, result: Extract<ToolResult, { ok: false }>, today: CalendarDate): string[] | null {
   const offered = freeTimes(result.data?.alternatives);
   if (offered.length === 0) return null;
-  const spoken = offered.map((slot) => `${spokenDate(slot.date, today)} at ${spokenTime(slot.time)}`);
+  // Times of one day are said after the day once: "Tuesday, March 4 at 3:30 PM or 4:00 PM".
+  const days: Array<{ date: CalendarDate; times: string[] }> = [];
+  for (const slot of offered) {
+    const last = days.at(-1);
+    if (last && compareDates(last.date, slot.date) === 0) last.times.push(spokenTime(slot.time));
+    else days.push({ date: slot.date, times: [spokenTime(slot.time)] });
+  }
   return [
     `I'm sorry, ${spokenDate(asked.date, today)} at ${spokenTime(asked.time)} isn't available.`,
-    `The nearest free ${spoken.length === 1 ? "time is" : "times are"} ${orList(spoken)}.`,
+    `The nearest free ${offered.length === 1 ? "time is" : "times are"} ${orList(days.map((d) => `${spokenDate(d.date, today)} at ${orList(d.times)}`))}.`,
     "Which day and time would suit you?",
   ];
 }
