@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { REMINDER_PURPOSE } from "../../engine/index.js";
 import { newId } from "../core/ids.js";
+import { PassLoop } from "../core/pass-loop.js";
 import { nowIso } from "../core/time.js";
 import { knownZone, localToUtc } from "../core/zoned-time.js";
 import type { Db } from "../db/database.js";
@@ -62,10 +63,7 @@ export function reminderFields(
  */
 export class AppointmentReminders {
   private readonly agents: AgentsRepository;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
+  private readonly loop: PassLoop;
 
   constructor(
     private readonly db: Db,
@@ -81,37 +79,25 @@ export class AppointmentReminders {
     },
   ) {
     this.agents = new AgentsRepository(db);
+    this.loop = new PassLoop({
+      pass: () => this.pass(),
+      next: () => this.untilNextDue(),
+      onError: (err) => this.deps.logger.error({ err }, "appointment reminders: pass failed; trying again"),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.wake();
+    this.loop.start();
   }
 
   /** Stops; a pass under way finishes first. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks for due reminders now (an appointment changed, or tests moved the clock). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.running = this.pass()
-      .catch((err: unknown) => this.deps.logger.error({ err }, "appointment reminders: pass failed; trying again"))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else void this.sleep();
-      });
+    this.loop.wake();
   }
 
   /** Re-plans the pending reminders of the agent's scheduled appointments after its reminder settings or time zone changed. */
@@ -130,13 +116,10 @@ export class AppointmentReminders {
     }
   }
 
-  private async sleep(): Promise<void> {
-    if (this.stopped) return;
+  /** Until the next pending reminder is due, at most MAX_SLEEP_MS. */
+  private async untilNextDue(): Promise<number> {
     const next = await this.db.selectFrom("appointments").select((eb) => eb.fn.min("reminder_at").as("at")).where("reminder_status", "=", "pending").executeTakeFirst();
-    const wait = next?.at == null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Number(next.at) - this.config.now()));
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), wait);
-    this.timer.unref();
+    return next?.at == null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Number(next.at) - this.config.now()));
   }
 
   private async pass(): Promise<void> {
@@ -158,7 +141,7 @@ export class AppointmentReminders {
         return due.length;
       });
       for (const accountId of accounts) this.deps.queued(accountId);
-      if (claimed < BATCH || this.stopped) return;
+      if (claimed < BATCH || this.loop.stopped) return;
     }
   }
 

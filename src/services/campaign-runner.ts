@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { newId } from "../core/ids.js";
+import { PassLoop } from "../core/pass-loop.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
@@ -54,10 +55,7 @@ export class CampaignRunner {
   private readonly calls: CallsRepository;
   private readonly agents: AgentsRepository;
   private readonly numbers: PhoneNumbersRepository;
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
+  private readonly loop: PassLoop;
 
   constructor(
     private readonly db: Db,
@@ -77,49 +75,34 @@ export class CampaignRunner {
     this.calls = new CallsRepository(db);
     this.agents = new AgentsRepository(db);
     this.numbers = new PhoneNumbersRepository(db);
+    this.loop = new PassLoop({
+      pass: () => this.passOnce(),
+      next: () => this.config.pollMs,
+      onError: (err) => this.deps.logger.error({ err }, "campaign runner pass failed"),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.wake();
+    this.loop.start();
   }
 
   /** No more passes; resolves when the one under way has finished. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Asks for a pass soon (several requests make one pass). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.pass) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.runPass(), 0);
+    this.loop.wake();
   }
 
   /** Resolves once no pass is under way or requested (tests wait on it). */
-  async idle(): Promise<void> {
-    while (this.pass) await this.pass;
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
-  private runPass(): void {
-    this.pass = this.passOnce()
-      .catch((err: unknown) => this.deps.logger.error({ err }, "campaign runner pass failed"))
-      .finally(() => {
-        this.pass = undefined;
-        if (this.stopped) return;
-        if (this.again) {
-          this.again = false;
-          this.timer = setTimeout(() => this.runPass(), 0);
-        } else {
-          this.timer = setTimeout(() => this.runPass(), this.config.pollMs);
-        }
-      });
+  private get stopped(): boolean {
+    return this.loop.stopped;
   }
 
   private async passOnce(): Promise<void> {

@@ -85,6 +85,30 @@ async function recording(call: any): Promise<ReturnType<typeof parseWav>> {
   return parseWav(Buffer.from(await (await fetch(app.baseUrl + link.pathname + link.search)).arrayBuffer()));
 }
 
+/**
+ * A call from `from` to the agent that transfers: `greeted` resolves once its greeting is over
+ * (800 ms without agent audio), `referTo` is the REFER's target (accepted), `hungUp` its end.
+ */
+async function callTransferringNumber(from: string) {
+  const call = await caller.invite({ to: `sip:${TRANSFERRING_NUMBER}@${HOST}:${sipPort}`, from }).result;
+  let lastAgentAudio = 0;
+  call.on("audio", (frame) => {
+    let sum = 0;
+    for (const s of frame.samples) sum += s * s;
+    if (Math.sqrt(sum / frame.samples.length) > 300) lastAgentAudio = Date.now();
+  });
+  let target = "";
+  call.on("refer", (refer) => {
+    target = refer.target;
+    void refer.notify(200, "OK");
+  });
+  const hungUp = new Promise<void>((resolve) => call.once("hangup", () => resolve()));
+  const greeted = async () => {
+    while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await new Promise((r) => setTimeout(r, 50));
+  };
+  return { call, hungUp, greeted, referTo: () => target };
+}
+
 async function inviteOutcome(number: string): Promise<number> {
   const outgoing = caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` });
   const error = await outgoing.result.then(
@@ -183,24 +207,9 @@ describe("inbound SIP", () => {
   }, 30_000);
 
   it("hands a caller who asks for a human to transfer_number with a REFER; the call ends transferred", async () => {
-    const call = await caller.invite({ to: `sip:${TRANSFERRING_NUMBER}@${HOST}:${sipPort}`, from: "+14155550111" }).result;
-    let lastAgentAudio = 0;
-    call.on("audio", (frame) => {
-      let sum = 0;
-      for (const s of frame.samples) sum += s * s;
-      if (Math.sqrt(sum / frame.samples.length) > 300) lastAgentAudio = Date.now();
-    });
-    let referTo = "";
-    call.on("refer", (refer) => {
-      referTo = refer.target;
-      void refer.notify(200, "OK");
-    });
-    const hungUp = new Promise<void>((resolve) => call.once("hangup", () => resolve()));
+    const { call, hungUp, greeted, referTo } = await callTransferringNumber("+14155550111");
     // After the greeting, say "can i speak to a human please" in real time.
-    const quiet = async () => {
-      while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await new Promise((r) => setTimeout(r, 50));
-    };
-    await quiet();
+    await greeted();
     // A G.711 phone keeps sending packets, silence included, until the call ends.
     const speech = parseWav(readFileSync(`${FIXTURES}speak-to-human.8k.wav`)).samples;
     let ended = false;
@@ -212,10 +221,10 @@ describe("inbound SIP", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     await hungUp;
-    expect(referTo).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    expect(referTo()).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
     const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
-    const transferred = list.body.data.find((c: any) => c.phone_number === TRANSFERRING_NUMBER);
-    expect(transferred).toBeDefined();
+    const transferred = list.body.data.find((c: any) => c.from_number === "+14155550111");
+    expect(transferred).toMatchObject({ phone_number: TRANSFERRING_NUMBER });
     const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript`, { key: acct.key });
     expect(full.body.transcript.map((s: any) => s.content).join(" ")).toMatch(/transfer you to our front desk/);
     const emitted = await new EventsRepository(app.parley.services.db).forCall(transferred.id);
@@ -223,19 +232,7 @@ describe("inbound SIP", () => {
   }, 60_000);
 
   it("transfers a caller who presses 0 (RFC 4733) after the greeting, as it does one who asks for a person", async () => {
-    const call = await caller.invite({ to: `sip:${TRANSFERRING_NUMBER}@${HOST}:${sipPort}`, from: "+14155550112" }).result;
-    let lastAgentAudio = 0;
-    call.on("audio", (frame) => {
-      let sum = 0;
-      for (const s of frame.samples) sum += s * s;
-      if (Math.sqrt(sum / frame.samples.length) > 300) lastAgentAudio = Date.now();
-    });
-    let referTo = "";
-    call.on("refer", (refer) => {
-      referTo = refer.target;
-      void refer.notify(200, "OK");
-    });
-    const hungUp = new Promise<void>((resolve) => call.once("hangup", () => resolve()));
+    const { call, hungUp, greeted, referTo } = await callTransferringNumber("+14155550112");
     let ended = false;
     void hungUp.then(() => (ended = true));
     // A phone sends packets (silence) all along; the key goes once the greeting is over.
@@ -245,11 +242,11 @@ describe("inbound SIP", () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
-    while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await new Promise((r) => setTimeout(r, 50));
+    await greeted();
     await call.sendDtmf("0");
     await hungUp;
     await silence;
-    expect(referTo).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    expect(referTo()).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
     const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
     const transferred = list.body.data.find((c: any) => c.from_number === "+14155550112");
     const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript,analysis`, { key: acct.key });

@@ -73,6 +73,12 @@ const MAX_MISUNDERSTANDINGS = 3;
  * An answering machine's greeting (see `isAnsweringMachineGreeting`), whatever the state, gets
  * the voicemail message and ends the call with reason `voicemail`. The reply comes when the
  * caller's turn ends, `endpointing_ms` after the greeting's last word (a beep is not speech).
+ * Another company's phone menu gets the key of the agent's option (tool `send_dtmf`) and no word.
+ *
+ * "Call me back tomorrow" ends the call with a callback noted (`callback_requested`), "I'm not
+ * interested" with reason `not_interested`; an answered FAQ is noted (`answered_question`).
+ * Keys the caller presses are read as words (`respondToKeys`). On a reminder call the
+ * appointment's questions are the ReminderConversation's.
  */
 export class RulesDialogueSession implements DialogueSession {
   private expectation: Expectation | null = null;
