@@ -164,6 +164,18 @@ export function isDoNotCallRequest(utterance: Utterance): boolean {
   return hasAnyPhrase(utterance, DO_NOT_CALL_PHRASES);
 }
 
+const DIGIT_WORDS = new Set(["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "double", "triple"]);
+
+/**
+ * Giving a phone number: "my phone number is four one five ...", "you can reach me at 415 555
+ * 0199". Its digits are no day or time, and no misunderstanding.
+ */
+export function isPhoneNumberStatement(utterance: Utterance): boolean {
+  const digits = utterance.words.filter((w) => DIGIT_WORDS.has(w) || /^\d+$/.test(w)).join("").replace(/\D/g, "").length;
+  const spokenDigits = utterance.words.filter((w) => DIGIT_WORDS.has(w)).length;
+  return (digits >= 7 || spokenDigits >= 7) && hasAnyPhrase(utterance, ["number", "reach me", "call me at", "call me on"]);
+}
+
 /** Declining what the call offers: "i am not interested", "not for me". */
 const NOT_INTERESTED = ["not interested", "no interest", "not for me", "i will pass", "i do not need it", "i do not need that", "we do not need"] as const;
 

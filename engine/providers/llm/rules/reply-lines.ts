@@ -36,6 +36,7 @@ export const LINES = {
   doNotCall: ["I understand, and I'm sorry for the trouble.", "I've taken your number off our calling list, so we won't call you again.", "Goodbye."],
   notInterested: ["I understand. Thank you for your time.", "Goodbye."],
   willYouMakeIt: "Will you be able to make it?",
+  notedNumber: ["Thank you, I've noted your number."],
   cancelOrMove: ["No problem.", "Would you like to cancel it, or move it to another day and time?"],
 } as const;
 

@@ -20,6 +20,7 @@ import {
   isIdentityQuestion,
   isNothingElse,
   isNotInterested,
+  isPhoneNumberStatement,
   isQuestion,
   isRepeatRequest,
   isThanks,
@@ -179,6 +180,8 @@ export class RulesDialogueSession implements DialogueSession {
     if (expected) return expected;
     if (goodbye) return this.goodbye();
     if (this.draft && isCancelRequest(utterance)) return this.dropBooking();
+    // The number is kept in the transcript (an agent's `phone` field reads it); its digits are no booking slot.
+    if (isPhoneNumberStatement(utterance)) return this.withFollowUp(LINES.notedNumber, now);
     if (isNotInterested(utterance)) return { sentences: LINES.notInterested, expects: null, action: { type: "end_call", reason: "not_interested" } };
     if (!this.draft && isExistingAppointmentRequest(utterance)) {
       return this.profile.transferEnabled

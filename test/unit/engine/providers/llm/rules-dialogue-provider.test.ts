@@ -183,6 +183,14 @@ describe("rules dialogue provider", () => {
     expect((await say(open(), "do not call me back")).at(-1)).toEqual({ type: "end_call", reason: "do_not_call" });
   });
 
+  it("notes a phone number the caller gives instead of taking its digits for a day or time", async () => {
+    expect(spoken(await say(open(), "my phone number is four one five five five five zero one nine nine"))).toBe("Thank you, I've noted your number. How can I help you today?");
+    const session = open();
+    await say(session, "i would like to book a cleaning");
+    expect(spoken(await say(session, "you can reach me at 415 555 0199"))).toBe("Thank you, I've noted your number. What day would you like to come in?");
+    expect(toolCalls()).toEqual([]);
+  });
+
   it("thanks a callee who is not interested and ends the call, but only drops a booking in progress", async () => {
     const events = await say(open(), "i am not interested");
     expect(spoken(events)).toBe("I understand. Thank you for your time. Goodbye.");
