@@ -141,6 +141,12 @@ const TOOL_TIMEOUT_MS = 10_000;
 export const KEYPAD_GAP_MS = 1_000;
 /** An entry is given to the dialogue once it is this long, whatever follows. */
 const MAX_KEYS = 32;
+/**
+ * Keys past this many in a second are dropped: a phone sends a dozen at most (each tone and
+ * gap lasts 40 ms or more), and a client flooding key events must not turn each into a
+ * dialogue turn.
+ */
+const MAX_KEYS_PER_SECOND = 20;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -197,6 +203,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private keysStartedAt = 0;
   private lastKeyAt = 0;
   private keysTimer: TimerHandle | undefined;
+  /** When the keys of the last second came (the flood guard). */
+  private readonly recentKeys: number[] = [];
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
   private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
@@ -427,9 +435,19 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    */
   private onKey(digit: string): void {
     if (this.ending) return;
+    const now = this.clock.now();
+    while (this.recentKeys.length > 0 && this.recentKeys[0]! <= now - 1000) this.recentKeys.shift();
+    if (this.recentKeys.length >= MAX_KEYS_PER_SECOND) {
+      // Said once a second at most: one more entry marks the flood as reported.
+      if (this.recentKeys.length === MAX_KEYS_PER_SECOND) {
+        this.emitEvent({ type: "error", message: `keys dropped: more than ${MAX_KEYS_PER_SECOND} a second`, recovered: true });
+        this.recentKeys.push(now);
+      }
+      return;
+    }
+    this.recentKeys.push(now);
     this.emitEvent({ type: "dtmf", digit });
     if (this.closing) return;
-    const now = this.clock.now();
     this.lastHeardAt = now;
     if (this.keysTimer !== undefined) this.clock.clearTimeout(this.keysTimer);
     this.keysTimer = undefined;

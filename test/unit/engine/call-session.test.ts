@@ -655,6 +655,19 @@ describe("call session: keys the caller presses", () => {
     expect(call.transport.events.filter((e) => e.type === "dtmf").map((e) => (e.type === "dtmf" ? e.digit : ""))).toEqual(["4", "2", "7", "#", "#"]);
   });
 
+  it("drops keys past 20 a second, so a flood of key events makes one entry, not a turn per key", async () => {
+    const call = await startCall({ dialogue: keyed });
+    for (let i = 0; i < 500; i++) press(call, String(i % 10));
+    await call.caller(KEYPAD_GAP_MS + 200);
+    expect(call.transcript()).toEqual(["user: [pressed 01234567890123456789]", "agent: You pressed 01234567890123456789."]);
+    expect(call.transport.events.filter((e) => e.type === "dtmf")).toHaveLength(20);
+    expect(call.errors()).toEqual([true]);
+    // A second later keys count again.
+    press(call, "5");
+    await call.caller(KEYPAD_GAP_MS + 200);
+    expect(call.transcript().slice(2)).toEqual(["user: [pressed 5]", "agent: You pressed 5."]);
+  });
+
   it("stops the agent at the first key, a turn cut short like a barge-in", async () => {
     const call = await startCall({ asr: plannedAsr(["tell me"]), dialogue: keyed });
     await call.caller(400, 500);
