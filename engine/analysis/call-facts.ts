@@ -1,6 +1,9 @@
 import type { CallAction } from "../call-events.js";
 import type { AnalysisInput, CallOutcome, FieldValue } from "./call-analysis.js";
 
+/** The tools that book or change an appointment. */
+const APPOINTMENT_TOOLS = ["book_appointment", "reschedule_appointment", "cancel_appointment", "confirm_appointment"] as const;
+
 /** What the agent's actions establish about a call, whoever reads the conversation. */
 export interface CallFacts {
   outcome: CallOutcome;
@@ -33,8 +36,10 @@ export function readCallFacts(input: Pick<AnalysisInput, "actions" | "endReason"
   const endedFor = (reason: string) => actions.some((a) => a.type === "end_call" && a.reason === reason);
   const booked = succeeded("book_appointment").at(-1);
   const [moved, cancelled, confirmed] = ["reschedule_appointment", "cancel_appointment", "confirm_appointment"].map((name) => succeeded(name).at(-1));
-  const touched = [booked, moved, cancelled, confirmed].filter((a) => a !== undefined);
-  const lastTouched = actions.filter((a): a is Extract<CallAction, { type: "tool_call" }> => touched.includes(a as never)).at(-1);
+  // The appointment's details come from the last tool that acted on it.
+  const lastTouched = actions.findLast(
+    (a): a is Extract<CallAction, { type: "tool_call" }> => a.type === "tool_call" && a.result.ok && (APPOINTMENT_TOOLS as readonly string[]).includes(a.name),
+  );
   const callback = actions.filter((a) => a.type === "callback_requested").at(-1);
   const answered = actions.flatMap((a) => (a.type === "answered_question" ? [a.question] : []));
 

@@ -1,5 +1,5 @@
 import type { CallEndReason } from "../call-events.js";
-import type { AnalysisInput, CallSentiment } from "./call-analysis.js";
+import type { AnalysisInput, CallSentiment, FieldValue } from "./call-analysis.js";
 import type { CallFacts } from "./call-facts.js";
 
 /** How a call that achieved nothing ended, by the engine's end reason or the dialogue's. */
@@ -28,9 +28,8 @@ export function summarizeCall(input: AnalysisInput, facts: CallFacts, sentiment:
     case "appointment_booked": {
       const b = facts.booking ?? {};
       const what = typeof b.service === "string" ? `${/^[aeiou]/i.test(b.service) ? "an" : "a"} ${b.service} appointment` : "an appointment";
-      const when = [b.appointment_date ? `on ${b.appointment_date}` : null, b.appointment_time ? `at ${b.appointment_time}` : null].filter(Boolean).join(" ");
       const who = typeof b.customer_name === "string" ? ` for ${b.customer_name}` : "";
-      sentences.push(`${Party} booked ${what}${when ? ` ${when}` : ""}${who}.`);
+      sentences.push(`${Party} booked ${what}${when(b.appointment_date, b.appointment_time)}${who}.`);
       break;
     }
     case "appointment_confirmed":
@@ -38,10 +37,8 @@ export function summarizeCall(input: AnalysisInput, facts: CallFacts, sentiment:
     case "appointment_rescheduled": {
       const b = facts.booking ?? {};
       const what = typeof b.service === "string" ? `${b.service} appointment` : "appointment";
-      const on = facts.outcome === "appointment_rescheduled" ? "to" : "on";
-      const when = [b.appointment_date ? `${on} ${b.appointment_date}` : null, b.appointment_time ? `at ${b.appointment_time}` : null].filter(Boolean).join(" ");
       const did = { appointment_confirmed: "confirmed", appointment_cancelled: "cancelled", appointment_rescheduled: "moved" }[facts.outcome];
-      sentences.push(`${Party} ${did} their ${what}${when ? ` ${when}` : ""}.`);
+      sentences.push(`${Party} ${did} their ${what}${when(b.appointment_date, b.appointment_time, facts.outcome === "appointment_rescheduled" ? "to" : "on")}.`);
       break;
     }
     case "information_provided": {
@@ -56,9 +53,7 @@ export function summarizeCall(input: AnalysisInput, facts: CallFacts, sentiment:
       sentences.push("An answering machine picked up and the agent left a message.");
       break;
     case "callback_requested": {
-      const c = facts.callback;
-      const when = [c?.date ? `on ${c.date}` : null, c?.time ? `at ${c.time}` : null].filter(Boolean).join(" ");
-      sentences.push(`${Party} asked to be called back${when ? ` ${when}` : ""}.`);
+      sentences.push(`${Party} asked to be called back${when(facts.callback?.date, facts.callback?.time)}.`);
       break;
     }
     case "do_not_call":
@@ -79,6 +74,11 @@ export function summarizeCall(input: AnalysisInput, facts: CallFacts, sentiment:
   const spoke = input.transcript.some((s) => s.role === "user");
   sentences.push(spoke ? `${Party}'s tone was ${sentiment.overall}.` : `${Party} said nothing the agent could make out.`);
   return sentences.join(" ");
+}
+
+/** " on 2026-12-01 at 15:00", with what is known of the two, or "". */
+function when(date: FieldValue | undefined, time: FieldValue | undefined, preposition = "on"): string {
+  return [date ? ` ${preposition} ${date}` : "", time ? ` at ${time}` : ""].join("");
 }
 
 function opening(input: AnalysisInput): string {

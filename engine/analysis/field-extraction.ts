@@ -30,8 +30,8 @@ export function extractFields(
     const words = fieldWords(field);
     let value: FieldValue = null;
     for (const turn of turns) {
-      const answering = names(turn.question, words);
-      if (!answering && !names(turn.text, words)) continue;
+      const answering = names(turn.questionStems, words);
+      if (!answering && !names(turn.stems, words)) continue;
       value = readValue(field, turn.text, { ...context, answering, fieldWords: words.name }) ?? value;
     }
     if (value === null && SELF_EVIDENT.has(field.type)) {
@@ -45,18 +45,21 @@ export function extractFields(
 
 interface CallerTurn {
   text: string;
-  /** What the agent said last before it (empty at the start of the call). */
-  question: string;
+  /** The turn's words, stemmed (read once for every field). */
+  stems: ReadonlySet<string>;
+  /** The same of what the agent said last before it (none at the start of the call). */
+  questionStems: ReadonlySet<string>;
 }
 
 function callerTurns(transcript: readonly TranscriptSegment[]): CallerTurn[] {
+  const stems = (text: string) => new Set(toUtterance(text).words.map(stem));
   const turns: CallerTurn[] = [];
-  let question = "";
+  let question: ReadonlySet<string> = new Set();
   for (const segment of transcript) {
-    if (segment.role === "agent") question = segment.content;
+    if (segment.role === "agent") question = stems(segment.content);
     else {
-      turns.push({ text: segment.content, question });
-      question = "";
+      turns.push({ text: segment.content, stems: stems(segment.content), questionStems: question });
+      question = new Set();
     }
   }
   return turns;
@@ -75,9 +78,7 @@ export function fieldWords(field: Pick<AnalysisField, "name" | "description">): 
   return { name: topical(field.name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ")), description: topical(field.description) };
 }
 
-/** Whether `text` names the field: one of its name's words, or two of its description's. */
-function names(text: string, words: FieldWords): boolean {
-  if (text === "") return false;
-  const said = new Set(toUtterance(text).words.map(stem));
+/** Whether words said (stemmed) name the field: one of its name's words, or two of its description's. */
+function names(said: ReadonlySet<string>, words: FieldWords): boolean {
   return words.name.some((w) => said.has(w)) || words.description.filter((w) => said.has(w)).length >= 2;
 }

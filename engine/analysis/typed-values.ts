@@ -7,6 +7,7 @@ import { stem } from "../providers/llm/rules/word-stem.js";
 import { hasAnyPhrase, toUtterance, type Utterance } from "../providers/llm/rules/utterance.js";
 import type { WallClock } from "../providers/llm/rules/wall-clock.js";
 import { normalizeNumberWords } from "../text/number-words.js";
+import { digitRuns } from "../text/spoken-digits.js";
 import type { AnalysisField, FieldValue } from "./call-analysis.js";
 
 // Typed readers of one caller turn: each returns the value the words clearly say, or null.
@@ -96,10 +97,6 @@ export function readEmail(text: string): string | null {
   return EMAIL.test(address) ? address : null;
 }
 
-const DIGIT_WORDS: Readonly<Record<string, string>> = {
-  zero: "0", oh: "0", o: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9",
-};
-
 /**
  * A phone number written ("(415) 555-0199", "+44 20 7946 0958") or said digit by digit ("four
  * one five five five five zero one nine nine", "double five", "oh"), as E.164; it must be a
@@ -108,38 +105,11 @@ const DIGIT_WORDS: Readonly<Record<string, string>> = {
  */
 export function readPhone(text: string, defaultCountry: CountryCode): string | null {
   const found = new Set(findPhoneNumbersInText(text, defaultCountry).map((m) => m.number.number as string));
-  for (const run of spokenDigitRuns(toUtterance(text).words)) {
+  for (const run of digitRuns(toUtterance(text).words)) {
     const parsed = parsePhoneNumberFromString(run, defaultCountry);
     if (parsed?.isValid()) found.add(parsed.number);
   }
   return found.size === 1 ? [...found][0]! : null;
-}
-
-/** Runs of seven or more digits said one by one ("double five" is 55); "plus" keeps a country code. */
-function spokenDigitRuns(words: readonly string[]): string[] {
-  const runs: string[] = [];
-  let run = "";
-  let repeat = 1;
-  const end = () => {
-    if (run.replace("+", "").length >= 7) runs.push(run);
-    run = "";
-  };
-  for (const word of words) {
-    const digits = DIGIT_WORDS[word] ?? (/^\d+$/.test(word) ? word : undefined);
-    if (digits !== undefined) {
-      run += digits.repeat(repeat);
-      repeat = 1;
-    } else if (word === "double" || word === "triple") {
-      repeat = word === "double" ? 2 : 3;
-    } else if (word === "plus" && run === "") {
-      run = "+";
-    } else {
-      end();
-      repeat = 1;
-    }
-  }
-  end();
-  return runs;
 }
 
 const NEGATIONS = ["not", "no", "never", "do not", "does not", "did not", "is not", "am not", "cannot", "have not", "has not", "nope"] as const;

@@ -1,3 +1,4 @@
+import { digitRuns } from "../../../text/spoken-digits.js";
 import type { BookingSlot } from "./booking-draft.js";
 import { similarWords } from "./similar-words.js";
 import { hasAnyPhrase, type Utterance } from "./utterance.js";
@@ -164,16 +165,12 @@ export function isDoNotCallRequest(utterance: Utterance): boolean {
   return hasAnyPhrase(utterance, DO_NOT_CALL_PHRASES);
 }
 
-const DIGIT_WORDS = new Set(["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "double", "triple"]);
-
 /**
  * Giving a phone number: "my phone number is four one five ...", "you can reach me at 415 555
- * 0199". Its digits are no day or time, and no misunderstanding.
+ * 0199" (seven digits or more in a row). Its digits are no day or time, and no misunderstanding.
  */
 export function isPhoneNumberStatement(utterance: Utterance): boolean {
-  const digits = utterance.words.filter((w) => DIGIT_WORDS.has(w) || /^\d+$/.test(w)).join("").replace(/\D/g, "").length;
-  const spokenDigits = utterance.words.filter((w) => DIGIT_WORDS.has(w)).length;
-  return (digits >= 7 || spokenDigits >= 7) && hasAnyPhrase(utterance, ["number", "reach me", "call me at", "call me on"]);
+  return digitRuns(utterance.words).length > 0 && hasAnyPhrase(utterance, ["number", "reach me", "call me at", "call me on"]);
 }
 
 /** Declining what the call offers: "i am not interested", "not for me". */

@@ -1,3 +1,4 @@
+import { DIGIT_WORDS } from "../../../text/spoken-digits.js";
 import { STOP_WORD_SET } from "./stop-words.js";
 import type { Utterance } from "./utterance.js";
 import { stem } from "./word-stem.js";
@@ -9,10 +10,7 @@ export interface MenuOption {
   label: string;
 }
 
-const KEY_WORDS: Readonly<Record<string, string>> = {
-  zero: "0", oh: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9",
-  star: "*", pound: "#", hash: "#",
-};
+const KEY_WORDS: Readonly<Record<string, string>> = { ...DIGIT_WORDS, star: "*", pound: "#", hash: "#" };
 const PRESS = "(?:press|dial|select|push)";
 const KEY = "(zero|oh|one|two|three|four|five|six|seven|eight|nine|star|pound|hash|[0-9])";
 const LABEL = `((?:(?!${PRESS}\\b|for\\b|or\\b)[a-z]+ ?)+)`;
