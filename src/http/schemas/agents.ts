@@ -3,7 +3,7 @@ import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES } from "../../.
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
-import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 import { callListItemSchema } from "./calls-shared.js";
 
 const L = AGENT_LIMITS;
@@ -12,7 +12,7 @@ const nonBlank = (max: number) =>
 
 const FIELD_NAME = /^[a-z][a-z0-9_]*$/;
 
-/** One value each call's analysis reads (see the README's "Call analysis"). */
+/** One value each call's analysis reads (see docs/call-results.md). */
 const analysisField = z
   .object({
     name: z
@@ -53,7 +53,7 @@ const agentFields = {
   language: z.string().min(2, { message: "must be a language tag like en-US" }).max(35),
   model: z.enum(AGENT_MODELS, { error: `must be one of ${AGENT_MODELS.join(", ")}` }),
   temperature: z.number({ error: "must be a number from 0.0 to 1.0" }).min(0, { message: "must be from 0.0 to 1.0" }).max(1, { message: "must be from 0.0 to 1.0" }),
-  max_tokens: z.number({ error: `must be an integer from 1 to ${L.maxTokens}` }).int({ message: `must be an integer from 1 to ${L.maxTokens}` }).min(1, { message: `must be an integer from 1 to ${L.maxTokens}` }).max(L.maxTokens, { message: `must be an integer from 1 to ${L.maxTokens}` }),
+  max_tokens: intField(1, L.maxTokens),
   interruption_threshold: z.number({ error: "must be a number from 0.0 to 1.0" }).min(0, { message: "must be from 0.0 to 1.0" }).max(1, { message: "must be from 0.0 to 1.0" }),
   end_call_phrases: z.array(nonBlank(L.endCallPhrase)).max(L.endCallPhrases, { message: `at most ${L.endCallPhrases} phrases` }),
   // `booking_hours` in metadata governs bookings (see booking-calendar.ts): a bad one is refused here, not at the first booking.
@@ -64,14 +64,9 @@ const agentFields = {
   transfer_enabled: z.boolean({ error: "must be true or false" }),
   transfer_number: e164("transfer_number").nullable(),
   transfer_message: nonBlank(L.transferMessage),
-  endpointing_ms: z.number({ error: "must be an integer from 100 to 3000" }).int({ message: "must be an integer from 100 to 3000" }).min(100, { message: "must be an integer from 100 to 3000" }).max(3000, { message: "must be an integer from 100 to 3000" }),
+  endpointing_ms: intField(100, 3000),
   analysis_fields: analysisFields,
-  reminder_minutes_before: z
-    .number({ error: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
-    .int({ message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
-    .min(5, { message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
-    .max(L.reminderMinutesBefore, { message: `must be an integer from 5 to ${L.reminderMinutesBefore}, or null for no reminders` })
-    .nullable(),
+  reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
 };
 

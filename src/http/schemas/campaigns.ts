@@ -4,14 +4,9 @@ import { CONTACT_STATUSES } from "../../db/repositories/campaign-contacts.js";
 import { CAMPAIGN_STATUSES } from "../../db/repositories/campaigns.js";
 import { CALLING_DAYS, parseClock, isTimeZone } from "../../services/calling-hours.js";
 import { CAMPAIGN_LIMITS } from "../../services/campaigns.js";
-import { e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 
 const L = CAMPAIGN_LIMITS;
-/** An integer setting from `min` to `max`, every mistake told with the same message. */
-function intSetting(min: number, max: number) {
-  const message = `must be an integer from ${min} to ${max}`;
-  return z.number({ error: message }).int({ message }).min(min, { message }).max(max, { message });
-}
 
 const timeZoneField = z
   .string({ error: "must be an IANA time zone name such as America/New_York" })
@@ -85,12 +80,12 @@ export const createCampaignBody = z
     settings: z
       .object(
         {
-          max_concurrent: intSetting(1, L.maxConcurrent).optional(),
+          max_concurrent: intField(1, L.maxConcurrent).optional(),
           retry_no_answer: z.boolean({ error: "must be true or false" }).optional(),
           schedule: scheduleField.optional(),
           from_number: e164("from_number").optional(),
-          max_attempts: intSetting(1, L.maxAttempts).optional(),
-          retry_delay_minutes: intSetting(0, L.retryDelayMinutes).optional(),
+          max_attempts: intField(1, L.maxAttempts).optional(),
+          retry_delay_minutes: intField(0, L.retryDelayMinutes).optional(),
           calling_hours: callingHoursField.optional(),
           timezone: timeZoneField.nullable().optional(),
         },

@@ -12,6 +12,12 @@ export const metadataSchema = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object" })
   .refine((v) => JSON.stringify(v).length <= 16_384, { message: "must be at most 16384 bytes as JSON" });
 
+/** A body integer from `min` to `max`, every mistake told in one message (`also` names what else is allowed). */
+export const intField = (min: number, max: number, also = "") => {
+  const message = `must be an integer from ${min} to ${max}${also}`;
+  return z.number({ error: message }).int({ message }).min(min, { message }).max(max, { message });
+};
+
 export const intQuery = (min: number, max: number) =>
   z
     .string()
