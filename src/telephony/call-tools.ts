@@ -4,6 +4,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { AppointmentRecord } from "../db/repositories/appointments.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import { bookingHoursOf } from "../services/booking-calendar.js";
+import type { BookingOutcome } from "../services/appointments.js";
 import type { Services } from "../services/container.js";
 import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
 import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
@@ -102,8 +103,7 @@ export class CallTools implements ToolExecutor {
     const outcome = await appointments.reschedule(current, { date: when.date, time: when.time }, hours.hours);
     if ("booked" in outcome) return done("rescheduled", outcome.booked);
     if (outcome.refused === "cancelled") return { ok: false, error: "the appointment was cancelled meanwhile" };
-    const why = outcome.refused === "slot_taken" ? "that time is already taken" : "that time is outside booking hours";
-    return { ok: false, error: `${why}; offer one of the alternatives`, data: { reason: outcome.refused, alternatives: outcome.alternatives } };
+    return calendarRefusal(outcome);
   }
 
   /** Books in the agent's calendar, or refuses with the nearest free times. */
@@ -131,7 +131,12 @@ export class CallTools implements ToolExecutor {
       const { id, date, time } = outcome.booked;
       return { ok: true, data: { status: "booked", appointment_id: id, date, time } };
     }
-    const why = outcome.refused === "slot_taken" ? "that time is already taken" : "that time is outside booking hours";
-    return { ok: false, error: `${why}; offer one of the alternatives`, data: { reason: outcome.refused, alternatives: outcome.alternatives } };
+    return calendarRefusal(outcome);
   }
+}
+
+/** A time the agent's calendar refused (for a booking or a move), with the free times the dialogue offers instead. */
+function calendarRefusal(outcome: Extract<BookingOutcome, { refused: string }>): ToolResult {
+  const why = outcome.refused === "slot_taken" ? "that time is already taken" : "that time is outside booking hours";
+  return { ok: false, error: `${why}; offer one of the alternatives`, data: { reason: outcome.refused, alternatives: outcome.alternatives } };
 }
