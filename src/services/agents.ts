@@ -112,14 +112,15 @@ export class AgentsService {
     if (patch.language !== undefined) patch.language = next.language;
     const at = nextUpdatedAt(current.updated_at);
     next.updated_at = at;
+    const replan = patch.reminder_minutes_before !== undefined || patch.metadata !== undefined;
     await this.db.transaction().execute(async (trx) => {
       await this.agents.update(id, { ...patch, updated_at: at }, trx);
       const data = { ...agentEventData(next), changed: Object.keys(patch).sort() };
       await this.deps.outbox.append([{ accountId, name: "agent.updated", data }], trx);
       // A new lead time or time zone moves the reminders still to come.
-      if (patch.reminder_minutes_before !== undefined || patch.metadata !== undefined) await this.deps.reminders.replanAgent(next, trx);
+      if (replan) await this.deps.reminders.replanAgent(next, trx);
     });
-    this.deps.reminders.wake();
+    if (replan) this.deps.reminders.wake();
     return next;
   }
 

@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import type { Logger } from "pino";
 import { analyzeByRules, type AnalysisInput, type CallAction, type CallAnalyzer, type CallEndReason } from "../../engine/index.js";
 import { nowIso } from "../core/time.js";
+import { knownZone } from "../core/zoned-time.js";
 import type { Db } from "../db/database.js";
 import { AgentsRepository, type AgentRecord } from "../db/repositories/agents.js";
 import { AppointmentsRepository } from "../db/repositories/appointments.js";
@@ -121,7 +122,6 @@ export class CallResults {
 
 /** What the analysis reads of a call and its agent (the agent as it is now; a deleted agent's fields still count). */
 function analysisInput(call: CallRecord, agent: AgentRecord | undefined): AnalysisInput {
-  const zone = agent?.metadata.timezone;
   return {
     transcript: call.transcript ?? [],
     actions: call.actions ?? [],
@@ -133,6 +133,6 @@ function analysisInput(call: CallRecord, agent: AgentRecord | undefined): Analys
     agentName: agent?.name ?? "the agent",
     fields: agent?.analysis_fields ?? [],
     startedAt: new Date(call.answered_at ?? call.created_at),
-    timeZone: typeof zone === "string" && zone.trim() !== "" ? zone : "UTC",
+    timeZone: knownZone(agent?.metadata.timezone) ?? "UTC",
   };
 }

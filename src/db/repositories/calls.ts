@@ -32,7 +32,7 @@ export interface CallRecord extends Omit<CallTable, JsonColumns> {
   context: Record<string, unknown>;
   record: boolean;
   transcript: TranscriptSegment[] | null;
-  /** Null for calls that never connected (and, for calls stored before analysis existed, only `outcome` may be set). */
+  /** Null for calls that never connected, and for calls stored before analyses existed (migration 008). */
   analysis: CallAnalysis | null;
   outcome: CallOutcome | null;
   actions: CallAction[] | null;
