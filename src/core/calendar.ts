@@ -18,3 +18,15 @@ export function isCalendarDate(value: string): boolean {
 export function isClockTime(value: string): boolean {
   return TIME.test(value);
 }
+
+/** The parts of a stored `YYYY-MM-DD` date (already checked with isCalendarDate). */
+export function dateParts(date: string): { year: number; month: number; day: number } {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  return { year, month, day };
+}
+
+/** The parts of a stored `HH:MM` time (already checked with isClockTime). */
+export function timeParts(time: string): { hour: number; minute: number } {
+  const [hour, minute] = time.split(":").map(Number) as [number, number];
+  return { hour, minute };
+}

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { REMINDER_PURPOSE } from "../../engine/index.js";
+import { dateParts, timeParts } from "../core/calendar.js";
 import { newId } from "../core/ids.js";
 import { PassLoop } from "../core/pass-loop.js";
 import { nowIso } from "../core/time.js";
@@ -37,8 +38,8 @@ export function reminderDue(
   nowMs: number,
 ): number | null {
   if (!agent || agent.reminder_minutes_before === null || appointment.status !== "scheduled") return null;
-  const [year, month, day] = appointment.date.split("-").map(Number) as [number, number, number];
-  const [hour, minute] = appointment.time.split(":").map(Number) as [number, number];
+  const { year, month, day } = dateParts(appointment.date);
+  const { hour, minute } = timeParts(appointment.time);
   const startsAt = localToUtc(knownZone(agent.metadata.timezone) ?? "UTC", year, month, day, hour * 60 + minute);
   const due = startsAt - agent.reminder_minutes_before * MINUTE_MS;
   return due > nowMs ? due : null;

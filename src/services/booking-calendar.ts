@@ -1,3 +1,4 @@
+import { dateParts } from "../core/calendar.js";
 import { CALLING_DAYS, parseClock, type CallingDay, type CallingHours } from "./calling-hours.js";
 
 /**
@@ -80,13 +81,13 @@ function overlaps(a: BookedSlot, b: BookedSlot): boolean {
 
 /** The day `days` after YYYY-MM-DD `date`. */
 export function addDays(date: string, days: number): string {
-  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+  const { year, month, day } = dateParts(date);
+  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
 }
 
 function weekday(date: string): CallingDay {
-  const [y, m, d] = date.split("-").map(Number) as [number, number, number];
-  return CALLING_DAYS[(new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7]!;
+  const { year, month, day } = dateParts(date);
+  return CALLING_DAYS[(new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7]!;
 }
 
 function clock(minute: number): string {

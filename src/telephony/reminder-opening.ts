@@ -1,4 +1,5 @@
 import { spokenDate, spokenTime, type AgentSettings } from "../../engine/index.js";
+import { dateParts, timeParts } from "../core/calendar.js";
 import type { AppointmentRecord } from "../db/repositories/appointments.js";
 
 /** The question a reminder call asks: the `rules` agent reads the answer to it (confirm, cancel or move). */
@@ -18,11 +19,9 @@ export function reminderCall(
   appointment: Pick<AppointmentRecord, "date" | "time" | "service" | "customer_name">,
   today: Date,
 ): { agent: AgentSettings; context: Record<string, unknown> } {
-  const [year, month, day] = appointment.date.split("-").map(Number) as [number, number, number];
-  const [hour, minute] = appointment.time.split(":").map(Number) as [number, number];
   const when = {
-    appointment_date: spokenDate({ year, month, day }, { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1, day: today.getUTCDate() }),
-    appointment_time: spokenTime({ hour, minute }),
+    appointment_date: spokenDate(dateParts(appointment.date), { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1, day: today.getUTCDate() }),
+    appointment_time: spokenTime(timeParts(appointment.time)),
   };
   const own = typeof agent.metadata.reminder_message === "string" && agent.metadata.reminder_message.trim() !== "" ? agent.metadata.reminder_message : null;
   const hi = appointment.customer_name ? `Hi ${appointment.customer_name.split(" ")[0]}` : "Hi";
