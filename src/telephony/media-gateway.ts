@@ -151,6 +151,11 @@ export class MediaGateway implements LiveCallControl {
     return true;
   }
 
+  /** The engine's call slots held now: calls being admitted or running, until each one's end is stored. */
+  get slotsHeld(): number {
+    return this.share.held();
+  }
+
   /** Takes no new calls from now on; resolves once the live calls have ended, or after `graceMs`. */
   async drain(graceMs: number): Promise<void> {
     this.accepting = false;

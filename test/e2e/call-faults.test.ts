@@ -62,6 +62,14 @@ async function startCall(agent: string, owner = acct): Promise<{ client: NativeM
   return { client, callId };
 }
 
+/** Resolves once every call of the tests before has given its engine slot back (its end is stored). */
+async function engineIdle(): Promise<void> {
+  const gateway = app.parley.media!.gateway;
+  const deadline = Date.now() + 10_000;
+  while (gateway.slotsHeld > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(gateway.slotsHeld).toBe(0);
+}
+
 /** The stored call once it has ended. */
 async function endedCall(callId: string, owner: TestAccount, timeoutMs: number) {
   await waitForStatus(callId, (s) => s !== "in_progress", timeoutMs, owner);
@@ -98,6 +106,7 @@ describe("faults in one call stay in that call", () => {
     expect(steady.closeCode).toBeUndefined();
     steady.hangUp();
     expect(await waitForStatus(steadyId, (s) => s !== "in_progress", 10_000)).toBe("completed");
+    await engineIdle();
   }, 60_000);
 });
 
@@ -127,6 +136,8 @@ describe("the engine's capacity is shared between accounts", () => {
     held.push(await connect(greedyAgent, greedy));
     for (const client of held) client.hangUp();
     await Promise.all(held.map((c) => c.closed));
+    // The calls side by side below need the slots these calls are still giving back.
+    await engineIdle();
   }, 60_000);
 });
 
