@@ -18,9 +18,10 @@ import { AsyncQueue } from "./stream/async-queue.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { fillTemplate } from "./text/template.js";
 import type { MediaTransport } from "./transports/transport.js";
-import { BargeInPolicy } from "./turn/barge-in-policy.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
-import { SpeechDetector } from "./turn/speech-detector.js";
+import { transcriptCompleteness } from "./turn/turn-completeness.js";
+import type { TurnDetector } from "./turn/turn-detector.js";
+import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS, type ToolExecutor, type ToolResult } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 import type { VadFactory } from "./vad/vad-factory.js";
@@ -60,6 +61,8 @@ export interface CallSessionOptions {
   clock?: Clock;
   /** What the agent may do on this call (booking, transfer, ...), run by the control plane. Default: nothing. */
   tools?: ToolExecutor;
+  /** Decides the caller's turns and barge-in. Default: the one of the agent's `endpointing_mode` (`turnDetectorFor`). */
+  turnDetector?: TurnDetector;
 }
 
 export interface CallSessionEvents {
@@ -109,14 +112,22 @@ interface AgentTurn {
   resumesAfter?: string;
 }
 
-/** Caller speech from speech start to the end of the turn. */
+/**
+ * The caller's turn from its start to its end: one part, or several when the turn detector
+ * paused it (each part is recognized on its own, finished at its pause).
+ */
 interface Utterance {
-  audio: AsyncQueue<AudioFrame>;
+  /** The audio of the part being spoken; undefined during a pause. */
+  audio: AsyncQueue<AudioFrame> | undefined;
+  /** Each part's final text, in order. */
+  parts: Array<Promise<string>>;
+  /** The finals of the parts before, then the partial of the one being spoken. */
   partial: string;
-  final: Promise<string>;
   startMs: number;
   /** Wall time the last voiced frame arrived. */
   lastVoicedAt: number;
+  /** Wall time the last part's final came. */
+  finalAt: number | null;
 }
 
 /** Said in the fallback voice when the dialogue or the TTS failed a reply. */
@@ -169,9 +180,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly outgoing: FrameClock;
   private readonly transport: MediaTransport;
   private readonly agent: AgentSettings;
-  private readonly policy: BargeInPolicy;
   private readonly fallbackVoice: { tts: TtsProvider; voiceId: string };
-  private readonly detector: SpeechDetector;
+  private readonly turnDetector: TurnDetector;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
   private readonly actions: CallAction[] = [];
@@ -228,8 +238,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.outgoing = new FrameClock({ clock: this.clock });
     this.transport = options.transport;
     this.agent = options.agent;
-    this.policy = new BargeInPolicy({ interruptionThreshold: options.agent.interruptionThreshold });
-    this.detector = new SpeechDetector({ endpointingMs: options.agent.endpointingMs });
+    this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
     this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
     this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
@@ -356,60 +365,90 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.inputMs += frameMs;
     this.recorder?.writeCaller(frame, startMs);
     const probability = await vadAnswer;
-    const transition = this.detector.push(probability, this.inputMs, frameMs, rms(frame.samples));
+    const signal = this.turnDetector.push({ probability, level: rms(frame.samples), endMs: this.inputMs, frameMs });
 
-    if (transition?.type === "speech_start") this.beginUtterance(transition.atMs);
+    if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
+    else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
     const utterance = this.utterance;
-    if (utterance) {
+    if (utterance?.audio) {
       utterance.audio.push(frame);
-      if (this.detector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
-      if (this.speaking && !this.interrupted && !this.closing) {
-        const speechMs = this.detector.currentSpeechMs();
-        if (this.policy.shouldInterrupt(speechMs, utterance.partial)) this.interrupt();
-      }
+      if (this.turnDetector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
+      if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(utterance.partial)) this.interrupt();
     } else {
       this.preRoll.push(frame);
       if (this.preRoll.length > this.preRollFrames) this.preRoll.shift();
     }
-    if (transition?.type === "speech_end" && utterance) this.endUtterance(utterance);
+    if (!utterance) return;
+    if (signal?.type === "pause") this.pausePart(utterance, signal.pause);
+    else if (signal?.type === "turn_end") this.endUtterance(utterance);
   }
 
   private beginUtterance(atMs: number): void {
+    const utterance: Utterance = { audio: undefined, parts: [], partial: "", startMs: atMs, lastVoicedAt: this.clock.now(), finalAt: null };
+    this.utterance = utterance;
+    this.openPart(utterance);
+  }
+
+  /** Recognizes the caller's speech from now (and the pre-roll before it) as the next part of `utterance`. */
+  private openPart(utterance: Utterance): void {
     const audio = new AsyncQueue<AudioFrame>();
     for (const frame of this.preRoll) audio.push(frame);
     this.preRoll.length = 0;
-    const utterance: Utterance = { audio, partial: "", final: Promise.resolve(""), startMs: atMs, lastVoicedAt: this.clock.now() };
-    utterance.final = this.recognise(utterance);
-    // An utterance still open when the call ends is abandoned with the recognizer's abort.
-    utterance.final.catch(() => undefined);
-    this.utterance = utterance;
+    utterance.audio = audio;
+    const before = utterance.parts.slice();
+    const part = this.recognise(utterance, audio, before);
+    // A part still open when the call ends is abandoned with the recognizer's abort.
+    part.catch(() => undefined);
+    utterance.parts.push(part);
   }
 
-  private async recognise(utterance: Utterance): Promise<string> {
+  /**
+   * The caller paused: the part is recognized to its end now ("finish now": its audio ends), and
+   * the turn's words so far are judged, unless the caller has spoken again by then.
+   */
+  private pausePart(utterance: Utterance, pause: number): void {
+    utterance.audio?.end();
+    utterance.audio = undefined;
+    const parts = utterance.parts.length;
+    Promise.all(utterance.parts).then(
+      (texts) => {
+        if (this.ending || this.utterance !== utterance || utterance.parts.length !== parts) return;
+        const words = joinParts(texts);
+        const completeness = this.dialogue?.judgeTurn?.(words) ?? transcriptCompleteness(words);
+        if (this.turnDetector.judge(pause, completeness)?.type === "turn_end") this.endUtterance(utterance);
+      },
+      // A failed part fails the turn when it ends (see endUtterance).
+      () => undefined,
+    );
+  }
+
+  /** One part's final text; its partials (after the parts `before`) are the utterance's partial meanwhile. */
+  private async recognise(utterance: Utterance, audio: AsyncQueue<AudioFrame>, before: Array<Promise<string>>): Promise<string> {
     const asr = this.asr ?? (await this.asrReady);
     if (!asr || this.ending) return "";
+    const earlier = joinParts(await Promise.all(before));
     let final = "";
-    for await (const result of asr.transcribe(utterance.audio, this.lifetime.signal)) {
+    for await (const result of asr.transcribe(audio, this.lifetime.signal)) {
       if (result.type === "partial") {
-        utterance.partial = result.text;
-        this.emitEvent({ type: "partial_transcript", text: result.text });
-        if (this.speaking && !this.interrupted && !this.closing && this.policy.shouldInterrupt(this.detector.currentSpeechMs(), result.text)) {
-          this.interrupt();
-        }
+        utterance.partial = joinParts([earlier, result.text]);
+        this.emitEvent({ type: "partial_transcript", text: utterance.partial });
+        if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(utterance.partial)) this.interrupt();
       } else {
         final = result.text.trim();
       }
     }
+    utterance.partial = joinParts([earlier, final]);
+    utterance.finalAt = this.clock.now();
     return final;
   }
 
   private endUtterance(utterance: Utterance): void {
     this.utterance = undefined;
     const endpointAt = this.clock.now();
-    utterance.audio.end();
-    void utterance.final
+    utterance.audio?.end();
+    void Promise.all(utterance.parts)
       .then(
-        (text) => this.onCallerTurn(utterance, text, endpointAt),
+        (texts) => this.onCallerTurn(utterance, joinParts(texts), endpointAt),
         (err: unknown) => this.onUtteranceFailed(utterance, endpointAt, err),
       )
       .catch((err: unknown) => this.fail(err));
@@ -485,9 +524,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (text) this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
       return;
     }
-    const asrFinalAt = this.clock.now();
+    // A turn judged complete at a pause had its final before its end.
+    const asrFinalAt = utterance.finalAt ?? this.clock.now();
     const interrupted = this.interrupted;
-    if (!text || (this.policy.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
+    if (!text || (this.turnDetector.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
       // Noise or a backchannel: the agent goes on (or picks up where it was cut off).
       if (interrupted) this.resume(interrupted);
       return;
@@ -843,7 +883,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.finishTurn(turn, heardText(turn.sentences, turn.playedFrames).text);
     }
     this.lifetime.abort();
-    this.utterance?.audio.end();
+    this.utterance?.audio?.end();
     await this.inputChain.catch(() => undefined);
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     let recording: CallSummary["recording"] = null;
@@ -909,6 +949,11 @@ function fallbackVoice(tts: TtsProvider, agentTts: TtsProvider, agentVoiceId: st
 
 async function* oneItem<T>(item: T): AsyncIterable<T> {
   yield item;
+}
+
+/** The recognized parts of a turn as one text. */
+function joinParts(texts: readonly string[]): string {
+  return texts.filter(Boolean).join(" ");
 }
 
 function round2(n: number): number {

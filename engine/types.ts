@@ -19,6 +19,15 @@ export interface AgentSettings {
   transferEnabled: boolean;
   transferNumber: string | null;
   transferMessage: string;
-  /** Silence that ends the caller's turn. */
+  /**
+   * How the end of the caller's turn is decided: `fixed` waits `endpointingMs` of silence;
+   * `adaptive` waits a short pause when the words so far form a complete turn, longer when
+   * they do not, and never more than `endpointingMs`.
+   */
+  endpointingMode: EndpointingMode;
+  /** Silence that ends the caller's turn (`fixed`), or the most it waits (`adaptive`). */
   endpointingMs: number;
 }
+
+export const ENDPOINTING_MODES = ["adaptive", "fixed"] as const;
+export type EndpointingMode = (typeof ENDPOINTING_MODES)[number];

@@ -15,14 +15,16 @@ export interface SpeechDetectorOptions {
   endThreshold?: number;
   /** Speech needed before a start is declared (filters clicks). */
   startMs?: number;
-  /** Silence that ends the caller's turn. */
+  /** Silence that ends the caller's speech. */
   endpointingMs: number;
+  /** However quiet the frames, the VAD must also have heard this much silence (default 200 ms, at most `endpointingMs`). */
+  minVadSilenceMs?: number;
 }
 
 /** A voiced frame this far below the utterance's loudest is its fading tail, not speech. */
 export const QUIET_TAIL_DB = 30;
 const QUIET_TAIL_RATIO = 10 ** (-QUIET_TAIL_DB / 20);
-/** However quiet, a turn needs this much silence by the VAD as well to end. */
+/** However quiet, speech needs this much silence by the VAD as well to end. */
 const MIN_VAD_SILENCE_MS = 200;
 
 export type SpeechTransition =
@@ -34,6 +36,7 @@ export class SpeechDetector {
   private readonly endThreshold: number;
   private readonly startMs: number;
   private readonly endpointingMs: number;
+  private readonly minVadSilenceMs: number;
   private speaking = false;
   private voicedRunMs = 0;
   private silentRunMs = 0;
@@ -48,6 +51,7 @@ export class SpeechDetector {
     this.endThreshold = options.endThreshold ?? 0.35;
     this.startMs = options.startMs ?? 60;
     this.endpointingMs = options.endpointingMs;
+    this.minVadSilenceMs = Math.min(options.minVadSilenceMs ?? MIN_VAD_SILENCE_MS, options.endpointingMs);
   }
 
   get isSpeaking(): boolean {
@@ -91,7 +95,7 @@ export class SpeechDetector {
     }
     if (probability < this.endThreshold) {
       this.silentRunMs += frameMs;
-      if (endMs - this.lastVoicedEndMs >= this.endpointingMs && this.silentRunMs >= Math.min(this.endpointingMs, MIN_VAD_SILENCE_MS)) {
+      if (endMs - this.lastVoicedEndMs >= this.endpointingMs && this.silentRunMs >= this.minVadSilenceMs) {
         this.speaking = false;
         this.voicedRunMs = 0;
         this.silentRunMs = 0;

@@ -53,6 +53,9 @@ export interface AgentTable {
   transfer_enabled: number;
   transfer_number: string | null;
   transfer_message: string;
+  /** `adaptive` or `fixed` (the engine's ENDPOINTING_MODES); agents stored before migration 010 are `fixed`. */
+  endpointing_mode: string;
+  /** Silence that ends the caller's turn (`fixed`), or the most the wait lasts (`adaptive`). */
   endpointing_ms: number;
   /** JSON array of the fields each call's analysis reads ({name, type, description, enum?}). */
   analysis_fields: string;

@@ -1,5 +1,7 @@
 /** Agent defaults and bounds: the reference's values, plus Parley's documented additions. */
 
+import type { EndpointingMode } from "../../engine/index.js";
+
 export const AGENT_MODELS = ["llm-large", "llm-small", "llm-alt"] as const;
 export type AgentModel = (typeof AGENT_MODELS)[number];
 
@@ -15,11 +17,25 @@ export const AGENT_DEFAULTS = {
   transfer_enabled: false,
   transfer_number: null as string | null,
   transfer_message: "Please hold while I transfer you to a member of our team.",
-  endpointing_ms: 500,
+  /**
+   * New agents end turns adaptively. Agents stored before migration 010 are `fixed` (the
+   * column's default), so their behaviour does not change under them.
+   */
+  endpointing_mode: "adaptive" as EndpointingMode,
   /** A day before. */
   reminder_minutes_before: 1440 as number | null,
   reminder_call: false,
 };
+
+/**
+ * `endpointing_ms` when none is given, by mode: for `fixed` the silence that ends the
+ * caller's turn; for `adaptive` the most the wait lasts (a complete-sounding turn ends
+ * sooner). Used on create, and on update when the mode changes without an `endpointing_ms`.
+ */
+export const ENDPOINTING_MS_DEFAULTS: Readonly<Record<EndpointingMode, number>> = Object.freeze({
+  adaptive: 1500,
+  fixed: 500,
+});
 
 export const AGENT_LIMITS = {
   name: 200,

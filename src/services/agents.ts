@@ -6,7 +6,7 @@ import type { Db } from "../db/database.js";
 import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.js";
-import { AGENT_DEFAULTS } from "./agent-defaults.js";
+import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import type { DestinationPolicy } from "./destination-policy.js";
@@ -47,6 +47,7 @@ export class AgentsService {
 
   async create(account: AccountRecord, input: CreateAgentInput): Promise<AgentRecord> {
     const at = nowIso();
+    const endpointingMode = input.endpointing_mode ?? AGENT_DEFAULTS.endpointing_mode;
     const agent: AgentRecord = {
       id: newId("agent"),
       account_id: account.id,
@@ -65,7 +66,8 @@ export class AgentsService {
       transfer_enabled: input.transfer_enabled ?? AGENT_DEFAULTS.transfer_enabled,
       transfer_number: input.transfer_number ?? AGENT_DEFAULTS.transfer_number,
       transfer_message: input.transfer_message ?? AGENT_DEFAULTS.transfer_message,
-      endpointing_ms: input.endpointing_ms ?? AGENT_DEFAULTS.endpointing_ms,
+      endpointing_mode: endpointingMode,
+      endpointing_ms: input.endpointing_ms ?? ENDPOINTING_MS_DEFAULTS[endpointingMode],
       analysis_fields: input.analysis_fields ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
@@ -107,6 +109,11 @@ export class AgentsService {
     const current = await this.get(accountId, id);
     const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AgentRecord>;
     if (typeof patch.name === "string") patch.name = patch.name.trim();
+    // A new mode without an endpointing_ms takes that mode's default: an adaptive agent's
+    // 1,500 ms ceiling would be a long fixed wait.
+    if (patch.endpointing_mode !== undefined && patch.endpointing_mode !== current.endpointing_mode && patch.endpointing_ms === undefined) {
+      patch.endpointing_ms = ENDPOINTING_MS_DEFAULTS[patch.endpointing_mode];
+    }
     const next: AgentRecord = { ...current, ...patch };
     await this.checkSettings(next);
     if (patch.language !== undefined) patch.language = next.language;

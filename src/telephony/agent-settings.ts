@@ -19,6 +19,7 @@ export function toAgentSettings(agent: AgentRecord): AgentSettings {
     transferEnabled: agent.transfer_enabled,
     transferNumber: agent.transfer_number,
     transferMessage: agent.transfer_message,
+    endpointingMode: agent.endpointing_mode,
     endpointingMs: agent.endpointing_ms,
   };
 }

@@ -38,7 +38,8 @@ describe("POST /v1/agents", () => {
       metadata: {},
       transfer_enabled: false,
       transfer_number: null,
-      endpointing_ms: 500,
+      endpointing_mode: "adaptive",
+      endpointing_ms: 1500,
     });
     expect(typeof agent.transfer_message).toBe("string");
     expect(agent.updated_at).toBe(agent.created_at);
@@ -86,6 +87,8 @@ describe("POST /v1/agents", () => {
     [{ ...minimal, max_tokens: 1.5 }, 400, "invalid_request", "max_tokens"],
     [{ ...minimal, model: "gpt-9" }, 400, "invalid_request", "model"],
     [{ ...minimal, endpointing_ms: 50 }, 400, "invalid_request", "endpointing_ms"],
+    [{ ...minimal, endpointing_mode: "smart" }, 400, "invalid_request", "endpointing_mode"],
+    [{ ...minimal, endpointing_mode: null }, 400, "invalid_request", "endpointing_mode"],
     [{ ...minimal, end_call_phrases: "bye" }, 400, "invalid_request", "end_call_phrases"],
     [{ ...minimal, metadata: [1, 2] }, 400, "invalid_request", "metadata"],
     [{ ...minimal, metadata: { booking_hours: { start: "17:00", end: "09:00" } } }, 400, "invalid_request", "metadata.booking_hours"],
@@ -127,6 +130,69 @@ describe("POST /v1/agents", () => {
     const third = await create(minimal, small.key);
     expect(third.status).toBe(402);
     expect(errorOf(third).code).toBe("agent_limit_reached");
+  });
+});
+
+describe("endpointing_mode", () => {
+  const patch = (id: string, body: unknown) => app.request("PATCH", `/v1/agents/${id}`, { key: acct.key, body });
+
+  it("takes the mode's endpointing_ms when none is given, and keeps given values", async () => {
+    const fixed = await create({ ...minimal, endpointing_mode: "fixed" });
+    expect(fixed.status).toBe(201);
+    expect(fixed.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 500 });
+    const adaptive = await create({ ...minimal, endpointing_mode: "adaptive" });
+    expect(adaptive.body).toMatchObject({ endpointing_mode: "adaptive", endpointing_ms: 1500 });
+    const given = await create({ ...minimal, endpointing_mode: "fixed", endpointing_ms: 900 });
+    expect(given.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 900 });
+    const cap = await create({ ...minimal, endpointing_ms: 2500 });
+    expect(cap.body).toMatchObject({ endpointing_mode: "adaptive", endpointing_ms: 2500 });
+    const read = await app.request("GET", `/v1/agents/${given.body.id}`, { key: acct.key });
+    expect(read.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 900 });
+  });
+
+  it("resets endpointing_ms to the new mode's default when the mode changes without one", async () => {
+    const { body: agent } = await create(minimal);
+    const toFixed = await patch(agent.id, { endpointing_mode: "fixed" });
+    expect(toFixed.status).toBe(200);
+    expect(toFixed.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 500 });
+    const back = await patch(agent.id, { endpointing_mode: "adaptive" });
+    expect(back.body).toMatchObject({ endpointing_mode: "adaptive", endpointing_ms: 1500 });
+    const both = await patch(agent.id, { endpointing_mode: "fixed", endpointing_ms: 700 });
+    expect(both.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 700 });
+    const read = await app.request("GET", `/v1/agents/${agent.id}`, { key: acct.key });
+    expect(read.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 700 });
+  });
+
+  it("changes only the given field otherwise", async () => {
+    const { body: agent } = await create({ ...minimal, endpointing_mode: "fixed", endpointing_ms: 800 });
+    const same = await patch(agent.id, { endpointing_mode: "fixed" });
+    expect(same.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 800 });
+    const ms = await patch(agent.id, { endpointing_ms: 300 });
+    expect(ms.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 300 });
+    const other = await patch(agent.id, { temperature: 0.3 });
+    expect(other.body).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 300 });
+  });
+
+  it("refuses an unknown mode on update, naming the field, and leaves the agent alone", async () => {
+    const { body: agent } = await create(minimal);
+    const res = await patch(agent.id, { endpointing_mode: "eager" });
+    expect(res.status).toBe(400);
+    const error = errorOf(res);
+    expect(error.code).toBe("invalid_request");
+    expect(error.details.fields.map((f: { field: string }) => f.field)).toEqual(["endpointing_mode"]);
+    expect(error.message).toContain("endpointing_mode");
+    const read = await app.request("GET", `/v1/agents/${agent.id}`, { key: acct.key });
+    expect(read.body).toEqual(agent);
+  });
+
+  it("is in the OpenAPI document with its values", async () => {
+    const doc = (await app.request("GET", "/v1/openapi.json")).body;
+    const json = (part: { content: { "application/json": { schema: { properties: Record<string, unknown> } } } }) => part.content["application/json"].schema.properties;
+    const values = { type: "string", enum: ["adaptive", "fixed"] };
+    expect(json(doc.paths["/v1/agents"].post.requestBody).endpointing_mode).toMatchObject(values);
+    expect(json(doc.paths["/v1/agents"].post.responses["201"]).endpointing_mode).toMatchObject(values);
+    expect(json(doc.paths["/v1/agents/{agent_id}"].patch.requestBody).endpointing_mode).toMatchObject(values);
+    expect(json(doc.paths["/v1/agents/{agent_id}"].get.responses["200"]).endpointing_mode).toMatchObject(values);
   });
 });
 

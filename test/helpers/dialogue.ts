@@ -19,6 +19,7 @@ export function testAgent(overrides: Partial<AgentSettings> = {}): AgentSettings
     transferEnabled: false,
     transferNumber: null,
     transferMessage: "Please hold while I transfer you to a member of our team.",
+    endpointingMode: "fixed",
     endpointingMs: 500,
     metadata: {},
     ...overrides,

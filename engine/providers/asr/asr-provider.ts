@@ -10,6 +10,11 @@ export interface AsrResult {
  * `transcribe` is called once per caller utterance with that utterance's frames (at the
  * transport's own sample rate; the provider converts as it needs) and yields partials and
  * exactly one final when the audio ends. Aborting the signal stops the work at once.
+ *
+ * The end of the audio is "finish now": the final of the words so far comes at once, without
+ * waiting for silence after them or for an endpointing of the provider's own (the embedded
+ * recognizer ends its utterance, Deepgram is sent `Finalize`). The turn detector decides when
+ * the caller's words end, and it may finish an utterance at each short pause of a turn.
  */
 export interface AsrSession {
   transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult>;

@@ -1,4 +1,5 @@
 import type { ToolExecutor } from "../../tools.js";
+import type { TurnCompleteness } from "../../turn/turn-completeness.js";
 import type { AgentSettings } from "../../types.js";
 
 /** What a dialogue turn streams back, in order. */
@@ -31,6 +32,13 @@ export interface DialogueSession {
    * that, not the full reply, as what the agent said.
    */
   truncateLastReply(heardText: string): void;
+  /**
+   * Whether the caller's words so far make a whole turn in this conversation (adaptive
+   * endpointing answers a complete turn at once and waits for the rest of an incomplete one).
+   * Must not change the conversation. Absent: the transcript alone decides
+   * (`transcriptCompleteness`).
+   */
+  judgeTurn?(text: string): TurnCompleteness;
 }
 
 export interface DialogueProvider {

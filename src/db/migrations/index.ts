@@ -8,6 +8,7 @@ import * as webhookDeliveries from "./006-webhook-deliveries.js";
 import * as campaignRunner from "./007-campaign-runner.js";
 import * as callResults from "./008-call-results.js";
 import * as appointmentReminders from "./009-appointment-reminders.js";
+import * as endpointingMode from "./010-endpointing-mode.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "007-campaign-runner": campaignRunner,
   "008-call-results": callResults,
   "009-appointment-reminders": appointmentReminders,
+  "010-endpointing-mode": endpointingMode,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { AnalysisField } from "../../../engine/index.js";
+import type { AnalysisField, EndpointingMode } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { AgentTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
@@ -9,8 +9,9 @@ export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "endpointing_mode"> {
   reminder_call: boolean;
+  endpointing_mode: EndpointingMode;
   end_call_phrases: string[];
   analysis_fields: AnalysisField[];
   metadata: Record<string, unknown>;
@@ -32,6 +33,7 @@ function toRecord(row: AgentTable): AgentRecord {
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
     transfer_enabled: row.transfer_enabled === 1,
     status: row.status as AgentStatus,
+    endpointing_mode: row.endpointing_mode as EndpointingMode,
   };
 }
 

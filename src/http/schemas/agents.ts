@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES } from "../../../engine/index.js";
+import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES } from "../../../engine/index.js";
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
@@ -64,6 +64,7 @@ const agentFields = {
   transfer_enabled: z.boolean({ error: "must be true or false" }),
   transfer_number: e164("transfer_number").nullable(),
   transfer_message: nonBlank(L.transferMessage),
+  endpointing_mode: z.enum(ENDPOINTING_MODES, { error: `must be one of ${ENDPOINTING_MODES.join(", ")}` }),
   endpointing_ms: intField(100, 3000),
   analysis_fields: analysisFields,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
@@ -110,6 +111,7 @@ export const createAgentBody = z
     transfer_enabled: agentFields.transfer_enabled.optional(),
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
+    endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
@@ -138,6 +140,7 @@ export const updateAgentBody = z
     transfer_enabled: agentFields.transfer_enabled.optional(),
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
+    endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
@@ -177,7 +180,10 @@ export const agentSchema = z.object({
   transfer_enabled: z.boolean(),
   transfer_number: z.string().nullable(),
   transfer_message: z.string(),
-  endpointing_ms: z.number().int(),
+  endpointing_mode: z
+    .enum(ENDPOINTING_MODES)
+    .describe("how the end of the caller's turn is decided: `fixed` waits endpointing_ms of silence; `adaptive` ends a complete-sounding turn after a short pause and waits longer for an incomplete one, never past endpointing_ms"),
+  endpointing_ms: z.number().int().describe("the silence that ends the caller's turn (`fixed`), or the most the wait lasts (`adaptive`)"),
   analysis_fields: z.array(
     z.object({ name: z.string(), type: z.enum(ANALYSIS_FIELD_TYPES), description: z.string(), enum: z.array(z.string()).optional() }),
   ),

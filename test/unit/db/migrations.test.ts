@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../../src/db/database.js";
 import { migrationProvider } from "../../../src/db/migrations/index.js";
 import { AccountsRepository } from "../../../src/db/repositories/accounts.js";
+import { AgentsRepository } from "../../../src/db/repositories/agents.js";
 import { EventsRepository } from "../../../src/db/repositories/events.js";
 import { hashToken } from "../../../src/core/token-hash.js";
 
@@ -13,7 +14,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -54,7 +55,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
@@ -105,7 +106,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
     expect(row).not.toHaveProperty("media_token");
     expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
@@ -127,7 +128,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     await new EventsRepository(db).append([{ id: "evt_0", account_id: "acct_1", name: "call.ringing", call_id: null, data: {}, created_at: "u" }]);
     const rows = await db.selectFrom("events").select(["id", "seq"]).orderBy("seq").execute();
     expect(rows).toEqual([
@@ -154,7 +155,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner", "008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     const campaigns = await db.selectFrom("campaigns").select(["id", "status", "paused_reason", "max_attempts", "retry_delay_minutes"]).orderBy("id").execute();
     expect(campaigns).toEqual([
       { id: "cmp_c", status: "completed", paused_reason: null, max_attempts: 3, retry_delay_minutes: 60 },
@@ -179,7 +180,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["008-call-results", "009-appointment-reminders"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["008-call-results", "009-appointment-reminders", "010-endpointing-mode"]);
     const calls = await db.selectFrom("calls").select(["id", "outcome", "analysis", "analysis_pending", "actions"]).orderBy("id").execute();
     expect(calls).toEqual([
       { id: "call_dnc", outcome: "do_not_call", analysis: null, analysis_pending: 0, actions: null },
@@ -188,6 +189,27 @@ describe("database migrations", () => {
     ]);
     const agentColumns = await sql<{ name: string; dflt_value: string }>`SELECT name, dflt_value FROM pragma_table_info('agents') WHERE name = 'analysis_fields'`.execute(db);
     expect(agentColumns.rows).toEqual([{ name: "analysis_fields", dflt_value: "'[]'" }]);
+    await db.destroy();
+  });
+
+  it("keep the agents stored before endpointing modes (010) as they were: fixed, with their endpointing_ms", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("009-appointment-reminders")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(old);
+    for (const [id, ms] of [["agent_1", 500], ["agent_2", 1200]] as const) {
+      await sql`INSERT INTO agents (id, account_id, name, system_prompt, voice_id, language, model, temperature, max_tokens, interruption_threshold,
+          end_call_phrases, status, metadata, transfer_enabled, transfer_message, endpointing_ms, created_at, updated_at)
+        VALUES (${id}, 'acct_1', 'A', 'p', 'flite-slt', 'en-US', 'llm-large', 0.7, 150, 0.5, '[]', 'active', '{}', 0, 'hold', ${ms}, 't', 't')`.execute(old);
+    }
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(["010-endpointing-mode"]);
+    const agents = new AgentsRepository(db);
+    expect(await agents.findById("agent_1")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 500 });
+    expect(await agents.findById("agent_2")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 1200 });
     await db.destroy();
   });
 });

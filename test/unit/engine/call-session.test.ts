@@ -30,6 +30,7 @@ import type { AgentSettings } from "../../../engine/types.js";
 import type { VadFactory } from "../../../engine/vad/vad-factory.js";
 import { testAgent } from "../../helpers/dialogue.js";
 import { FakeClock } from "../../helpers/fake-clock.js";
+import { PAUSE_MS } from "../../../engine/turn/adaptive-turn-detector.js";
 
 const RATE = 16000;
 const FRAME = RATE / 50;
@@ -733,5 +734,60 @@ describe("call session: tools the dialogue waits for", () => {
     expect(call.transcript()).toEqual(["user: book it", `agent: ${TOOL_HOLD_LINE} Sorry, I couldn't book that.`]);
     const reported = call.transport.events.find((e) => e.type === "tool_call");
     expect(reported).toMatchObject({ result: { ok: false, error: "book_appointment did not answer within 10 s" } });
+  });
+});
+
+describe("call session: adaptive endpointing", () => {
+  const adaptive = { endpointingMode: "adaptive", endpointingMs: 1500 } as const;
+  const faq = [{ question: "What are your opening hours?", answer: "We open at nine." }];
+
+  it("answers a complete turn after the short pause, not after endpointing_ms", async () => {
+    const call = await startCall({ asr: plannedAsr(["what are your opening hours"]), dialogue: createRulesDialogueProvider() }, { ...adaptive, metadata: { faq } });
+    await call.say();
+    await call.session.stop();
+    const [turn] = call.summary()!.turns;
+    expect(call.transcript()).toEqual(["user: what are your opening hours", "agent: We open at nine. Is there anything else I can help you with?"]);
+    // On the fake clock (which moves after each frame is handled, hence one frame's leeway):
+    // the pause (PAUSE_MS) after the last voiced frame, and the judgement at once.
+    expect(Math.abs(turn!.endpointAt! - turn!.endOfSpeechAt! - PAUSE_MS)).toBeLessThanOrEqual(20);
+    // The recognizer finished at the pause, before the turn was declared over.
+    expect(turn!.asrFinalAt).toBeLessThanOrEqual(turn!.endpointAt!);
+  });
+
+  it("waits through a pause after words that end open and answers the whole sentence once", async () => {
+    const call = await startCall(
+      { asr: plannedAsr(["i would like to book a cleaning on", "tuesday at three in the afternoon"]), dialogue: createRulesDialogueProvider() },
+      { ...adaptive, metadata: { faq } },
+    );
+    await call.caller(400, 500);
+    await call.caller(800);
+    await call.caller(400, 500);
+    await call.untilAgentLines(1);
+    await call.session.stop();
+    expect(call.transcript()[0]).toBe("user: i would like to book a cleaning on tuesday at three in the afternoon");
+    expect(call.transcript().filter((line) => line.startsWith("agent:"))).toHaveLength(1);
+    // The reply knows the day, the time and the service: it asks for the name.
+    expect(call.transcript()[1]).toMatch(/name/i);
+  });
+
+  it("ends a turn whose words end open at endpointing_ms after the last word", async () => {
+    const call = await startCall({ asr: plannedAsr(["i would like to come in on"]), dialogue: plannedDialogue(["ok"]) }, adaptive);
+    await call.say();
+    await call.session.stop();
+    const [turn] = call.summary()!.turns;
+    expect(Math.abs(turn!.endpointAt! - turn!.endOfSpeechAt! - 1500)).toBeLessThanOrEqual(20);
+  });
+
+  it("with endpointing_mode fixed, a pause of endpointing_ms splits the sentence into two turns", async () => {
+    const call = await startCall(
+      { asr: plannedAsr(["i would like to book a cleaning on", "tuesday at three in the afternoon"]), dialogue: plannedDialogue(["ok", "ok"]) },
+      { endpointingMode: "fixed", endpointingMs: 500 },
+    );
+    await call.caller(400, 500);
+    await call.caller(800);
+    await call.caller(400, 500);
+    await call.untilAgentLines(2);
+    await call.session.stop();
+    expect(call.transcript()).toEqual(["user: i would like to book a cleaning on", "agent: Reply 1.", "user: tuesday at three in the afternoon", "agent: Reply 2."]);
   });
 });

@@ -54,6 +54,12 @@ export class ReminderConversation {
     private readonly goodbye: readonly string[],
   ) {}
 
+  /** Puts the conversation back as it is now. */
+  saveState(): () => void {
+    const askedDate = this.askedDate;
+    return () => (this.askedDate = askedDate);
+  }
+
   /** The question the agent repeats after a misunderstanding. */
   question(expecting: "reminder" | "reminder_change"): string {
     return expecting === "reminder" ? LINES.willYouMakeIt : LINES.cancelOrMove.at(-1)!;

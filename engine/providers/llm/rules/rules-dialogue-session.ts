@@ -40,6 +40,7 @@ import type { WallClock } from "./wall-clock.js";
 import type { ToolExecutor, ToolResult } from "../../../tools.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
 import { chooseMenuOption, readPhoneMenu, type MenuOption } from "./phone-menu.js";
+import { endsOpen, type TurnCompleteness } from "../../../turn/turn-completeness.js";
 
 /** What one utterance said about the booking. */
 interface Slots {
@@ -142,6 +143,36 @@ export class RulesDialogueSession implements DialogueSession {
     const heard = toUtterance(heardText).words;
     const heardAll = said.every((word, i) => heard[i] === word);
     if (!heardAll) this.expectation = null;
+  }
+
+  /**
+   * Words ending open ("on", "and", "um") and an answering machine's greeting are incomplete; words this conversation understands
+   * now (an answer to the agent's question, a question it can answer, a request it knows) are
+   * complete; anything else is unknown. Decided by planning the reply on a copy of the state,
+   * which is then put back.
+   */
+  judgeTurn(text: string): TurnCompleteness {
+    if (endsOpen(text)) return "incomplete";
+    const utterance = toUtterance(text);
+    // The voicemail message goes after the beep, which is no speech: wait the longest.
+    if (isAnsweringMachineGreeting(utterance)) return "incomplete";
+    const restore = this.saveState();
+    try {
+      return this.decide(utterance).missed ? "unknown" : "complete";
+    } finally {
+      restore();
+    }
+  }
+
+  /** Puts the conversation back as it is now (planning a reply changes it). */
+  private saveState(): () => void {
+    const { expectation, callerName, misunderstandings, transferOffered, lastReply } = this;
+    const draft = this.draft && { ...this.draft };
+    const restoreReminder = this.reminder?.saveState();
+    return () => {
+      Object.assign(this, { expectation, callerName, misunderstandings, transferOffered, lastReply, draft });
+      restoreReminder?.();
+    };
   }
 
   private decide(utterance: Utterance): Reply {

@@ -1,0 +1,92 @@
+import { BargeInPolicy } from "./barge-in-policy.js";
+import { SpeechDetector } from "./speech-detector.js";
+import type { TurnCompleteness } from "./turn-completeness.js";
+import type { TurnDetector, TurnFrame, TurnSignal } from "./turn-detector.js";
+
+/** Silence after which the words so far are judged: a person answers a finished question about this fast. */
+export const PAUSE_MS = 200;
+/** How long a turn whose words the dialogue cannot judge waits after the caller's last word. */
+export const UNKNOWN_WAIT_MS = 600;
+
+export interface AdaptiveTurnOptions {
+  /** The longest wait: silence that ends any turn (the agent's `endpointing_ms`). */
+  maxWaitMs: number;
+  interruptionThreshold: number;
+  /** Default PAUSE_MS, at most `maxWaitMs`. */
+  pauseMs?: number;
+  /** Default UNKNOWN_WAIT_MS, at most `maxWaitMs`. */
+  unknownWaitMs?: number;
+}
+
+/**
+ * `endpointing_mode: adaptive`: after a short pause (PAUSE_MS) the turn's words so far are
+ * judged. A complete turn ends at once; an incomplete one ("on", "and", "um" at its end) waits
+ * up to `maxWaitMs` after the last word, an unknown one UNKNOWN_WAIT_MS. Speech before then
+ * resumes the same turn, and the next pause is judged on all its words. Until the words of a
+ * pause are judged, the turn waits as for an incomplete one: a slow recognizer makes the turn
+ * end late, never early.
+ */
+export class AdaptiveTurnDetector implements TurnDetector {
+  private readonly speech: SpeechDetector;
+  private readonly policy: BargeInPolicy;
+  private readonly maxWaitMs: number;
+  private readonly unknownWaitMs: number;
+  private turn = false;
+  private pauses = 0;
+  /** The pause the caller is in: its number, and the silence that ends the turn once its words are judged. */
+  private paused: { pause: number; waitMs: number } | undefined;
+
+  constructor(options: AdaptiveTurnOptions) {
+    this.maxWaitMs = options.maxWaitMs;
+    this.unknownWaitMs = Math.min(options.unknownWaitMs ?? UNKNOWN_WAIT_MS, options.maxWaitMs);
+    this.speech = new SpeechDetector({ endpointingMs: Math.min(options.pauseMs ?? PAUSE_MS, options.maxWaitMs) });
+    this.policy = new BargeInPolicy({ interruptionThreshold: options.interruptionThreshold });
+  }
+
+  get inTurn(): boolean {
+    return this.turn;
+  }
+
+  get lastSpeechEndMs(): number {
+    return this.speech.lastSpeechEndMs;
+  }
+
+  push(frame: TurnFrame): TurnSignal | null {
+    const transition = this.speech.push(frame.probability, frame.endMs, frame.frameMs, frame.level);
+    if (transition?.type === "speech_start") {
+      this.paused = undefined;
+      if (this.turn) return { type: "resume", atMs: transition.atMs };
+      this.turn = true;
+      return { type: "turn_start", atMs: transition.atMs };
+    }
+    if (transition?.type === "speech_end") {
+      // An endpointing_ms no longer than the pause: the turn ends here, as a fixed one would.
+      if (frame.endMs - transition.atMs >= this.maxWaitMs) return this.end();
+      this.paused = { pause: ++this.pauses, waitMs: this.maxWaitMs };
+      return { type: "pause", atMs: transition.atMs, pause: this.pauses };
+    }
+    if (this.paused && frame.endMs - this.speech.lastSpeechEndMs >= this.paused.waitMs) return this.end();
+    return null;
+  }
+
+  judge(pause: number, completeness: TurnCompleteness): TurnSignal | null {
+    if (this.paused?.pause !== pause) return null;
+    if (completeness === "complete") return this.end();
+    this.paused.waitMs = completeness === "unknown" ? this.unknownWaitMs : this.maxWaitMs;
+    return null;
+  }
+
+  interrupts(partialText: string): boolean {
+    return this.policy.shouldInterrupt(this.speech.currentSpeechMs(), partialText);
+  }
+
+  interruptsAfterFinal(finalText: string): boolean {
+    return this.policy.interruptsAfterFinal(finalText);
+  }
+
+  private end(): TurnSignal {
+    this.turn = false;
+    this.paused = undefined;
+    return { type: "turn_end", atMs: this.speech.lastSpeechEndMs };
+  }
+}
