@@ -5,7 +5,6 @@ import { FRAME_MS, durationMs, type AudioFrame } from "./audio/audio-frame.js";
 import { CallerInputBudget, MAX_QUEUED_INPUT_MS } from "./audio/caller-input-budget.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import { FrameChunker } from "./audio/frame-chunker.js";
-import { FrameClock } from "./audio/frame-clock.js";
 import { rms } from "./audio/pcm16.js";
 import { Resampler } from "./audio/resampler.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
@@ -13,6 +12,8 @@ import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { isRetryable } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
+import { AgentPlayout, type TurnAudio } from "./playout/agent-playout.js";
+import type { HeardText } from "./playout/heard-text.js";
 import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
@@ -85,8 +86,8 @@ export interface CallSummary {
 /** When the caller's turn ended, as the agent turn that answers it records it. */
 type CallerTimings = Pick<TurnMetrics, "endOfSpeechAt" | "endpointAt" | "asrFinalAt">;
 
-/** Agent audio of one reply, sentence by sentence, as it is queued and played. */
-interface AgentTurn {
+/** One agent turn: its reply, its audio sentence by sentence as it is queued and played, its metrics. */
+interface AgentTurn extends TurnAudio {
   id: number;
   /**
    * A dialogue `reply`; `fixed` text (the greeting, the rest of a reply cut short); or the
@@ -95,10 +96,6 @@ interface AgentTurn {
   kind: "reply" | "fixed" | "fallback";
   abort: AbortController;
   metrics: TurnMetrics;
-  sentences: Array<{ text: string; frames: number }>;
-  /** Frames queued for sending, and frames sent so far. */
-  queuedFrames: number;
-  playedFrames: number;
   /** The dialogue finished and all its audio is queued. */
   complete: boolean;
   /** All of the turn's text is known (the dialogue finished it): a TTS failure can leave its rest to the fallback voice. */
@@ -177,7 +174,7 @@ const PLAYBACK_LEAD_MS = 500;
  */
 export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly clock: Clock;
-  private readonly outgoing: FrameClock;
+  private readonly playout: AgentPlayout<AgentTurn>;
   private readonly transport: MediaTransport;
   private readonly agent: AgentSettings;
   private readonly fallbackVoice: { tts: TtsProvider; voiceId: string };
@@ -203,7 +200,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Caller frames are being dropped because the VAD is behind (reported once per episode). */
   private droppingInput = false;
   private utterance: Utterance | undefined;
-  private speaking: AgentTurn | undefined;
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
@@ -235,7 +231,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   constructor(private readonly options: CallSessionOptions) {
     super();
     this.clock = options.clock ?? systemClock;
-    this.outgoing = new FrameClock({ clock: this.clock });
+    this.playout = new AgentPlayout<AgentTurn>(options.transport, this.clock);
     this.transport = options.transport;
     this.agent = options.agent;
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
@@ -281,9 +277,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         .catch((err: unknown) => this.fail(err));
     });
     transport.on("dtmf", (digit) => this.onKey(digit));
-    this.outgoing.on("frame", (frame, atMs) => this.sendFrame(frame, atMs));
-    this.outgoing.on("idle", () => {
-      const turn = this.speaking;
+    this.playout.on("frame", (frame, atMs, turn) => this.onFrameSent(frame, atMs, turn));
+    this.playout.on("idle", (turn) => {
       if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
     });
     this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
@@ -325,7 +320,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const turn = this.speaking;
     if (turn) {
       this.silence(turn);
-      const heard = heardText(turn.sentences, turn.playedFrames);
+      const heard = this.playout.heard(turn);
       if (turn.kind === "reply") this.dialogue?.truncateLastReply(heard.text);
       this.finishTurn(turn, heard.text);
     }
@@ -369,6 +364,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
     if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
     else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
+    // Caller speech over the agent: the agent stops at once and waits to know what it is.
+    if ((signal?.type === "turn_start" || signal?.type === "resume") && this.speaking && !this.interrupted && !this.closing) this.playout.pause();
     const utterance = this.utterance;
     if (utterance?.audio) {
       utterance.audio.push(frame);
@@ -459,6 +456,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending || this.closing) return;
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
+      this.playout.resume();
       if (isRetryable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
       else this.fail(err);
       return;
@@ -528,8 +526,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const asrFinalAt = utterance.finalAt ?? this.clock.now();
     const interrupted = this.interrupted;
     if (!text || (this.turnDetector.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
-      // Noise or a backchannel: the agent goes on (or picks up where it was cut off).
+      // Noise or a backchannel: the agent goes on where it paused (or says the rest of what was cut off).
       if (interrupted) this.resume(interrupted);
+      else this.playout.resume();
       return;
     }
     if (this.speaking && !interrupted) this.interrupt();
@@ -642,9 +641,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     };
   }
 
+  /** The turn the agent is saying (or pausing in, or preparing audio for); undefined when it is silent. */
+  private get speaking(): AgentTurn | undefined {
+    return this.playout.turn;
+  }
+
   /** Synthesises `sentences` and queues the audio for paced sending. */
   private speak(turn: AgentTurn, sentences: AsyncIterable<string>): void {
-    this.speaking = turn;
+    this.playout.begin(turn);
     const outputRate = this.transport.outputSampleRate;
     const spoken = new AsyncQueue<string>();
     const tee = async () => {
@@ -652,7 +656,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         for await (const sentence of sentences) {
           if (turn.abort.signal.aborted) break;
           turn.metrics.firstTokenAt ??= this.clock.now();
-          turn.sentences.push({ text: sentence, frames: 0 });
+          this.playout.addSentence(turn, sentence);
           turn.text = turn.text ? `${turn.text} ${sentence}` : sentence;
           spoken.push(sentence);
         }
@@ -671,7 +675,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       for await (const chunk of tts.synthesize(spoken, { voiceId, signal: turn.abort.signal })) {
         if (turn.abort.signal.aborted) break;
         turn.metrics.firstTtsAudioAt ??= this.clock.now();
-        await this.roomToQueue(turn);
+        await this.playout.room(turn, PLAYBACK_LEAD_MS, turn.abort.signal);
         if (turn.abort.signal.aborted) break;
         if (!resampler || !chunker) {
           resampler = new Resampler({ inputRate: chunk.sampleRate, outputRate });
@@ -694,7 +698,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         turn.complete = true;
         if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
         // Everything already played (or nothing to play): the FrameClock will not go idle again.
-        if (this.speaking === turn && turn.queuedFrames === turn.playedFrames && !this.outgoing.playing) this.onTurnPlayed(turn);
+        if (this.speaking === turn && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
       })
       .catch((err: unknown) => {
         if (!turn.abort.signal.aborted) this.onTurnFailed(turn, err);
@@ -713,7 +717,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!this.survives(err)) return;
     if (this.speaking === turn) this.silence(turn);
     else turn.abort.abort();
-    const heard = heardText(turn.sentences, turn.playedFrames);
+    const heard = this.playout.heard(turn);
     this.finishTurn(turn, heard.text);
     if (turn.textComplete) {
       // The text is known (fixed text, or a reply the dialogue finished before the TTS failed):
@@ -747,39 +751,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return true;
   }
 
-  /** Resolves once less than PLAYBACK_LEAD_MS of audio waits to be sent, or the turn is aborted. */
-  private async roomToQueue(turn: AgentTurn): Promise<void> {
-    const signal = turn.abort.signal;
-    while (!signal.aborted && this.speaking === turn && this.outgoing.queuedMs > PLAYBACK_LEAD_MS) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.outgoing.off("frame", done);
-          signal.removeEventListener("abort", done);
-          resolve();
-        };
-        this.outgoing.on("frame", done);
-        signal.addEventListener("abort", done);
-      });
-    }
-  }
-
   private enqueue(turn: AgentTurn, samples: Int16Array, sentenceIndex: number): void {
-    if (turn.abort.signal.aborted || this.speaking !== turn) return;
-    const sentence = turn.sentences[sentenceIndex];
-    if (sentence) sentence.frames += 1;
-    turn.queuedFrames += 1;
-    if (!this.outgoing.playing) this.setState("speaking");
-    this.outgoing.enqueue({ samples, sampleRate: this.transport.outputSampleRate });
+    if (turn.abort.signal.aborted) return;
+    const starting = !this.playout.playing && !this.playout.paused;
+    if (this.playout.enqueue(turn, { samples, sampleRate: this.transport.outputSampleRate }, sentenceIndex) && starting) this.setState("speaking");
   }
 
-  /** One paced agent frame: to the caller, into the recording, into the turn's accounts. */
-  private sendFrame(frame: AudioFrame, atMs: number): void {
-    const turn = this.speaking;
-    this.transport.sendAudio(frame);
+  /** One paced agent frame has gone to the caller: into the recording and the turn's metrics. */
+  private onFrameSent(frame: AudioFrame, atMs: number, turn: AgentTurn | undefined): void {
     this.recorder?.writeAgent(frame, atMs - this.startedAt);
     if (!turn) return;
     this.lastHeardAt = this.clock.now();
-    turn.playedFrames += 1;
     if (turn.metrics.firstFrameSentAt === null) {
       const now = this.clock.now();
       turn.metrics.firstFrameSentAt = now;
@@ -790,7 +772,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The reply was heard in full. */
   private onTurnPlayed(turn: AgentTurn): void {
     if (this.speaking !== turn) return;
-    this.speaking = undefined;
+    this.playout.end(turn);
     this.transport.sendMark(`turn-${turn.id}`);
     this.finishTurn(turn, turn.text);
     // The whole reply has now been heard after all: the dialogue must know (a question it asked counts).
@@ -818,7 +800,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!turn) return;
     this.silence(turn);
     const playedMs = turn.playedFrames * FRAME_MS;
-    const heard = heardText(turn.sentences, turn.playedFrames);
+    const heard = this.playout.heard(turn);
     turn.metrics.interrupted = true;
     this.dialogue?.truncateLastReply(heard.text);
     this.emitEvent({ type: "interruption", turnId: turn.id, playedMs, heardText: heard.text });
@@ -830,9 +812,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Stops the turn being spoken at once: its requests are aborted and its queued audio dropped, here and at the far end. */
   private silence(turn: AgentTurn): void {
     turn.abort.abort();
-    this.speaking = undefined;
-    this.outgoing.clear();
-    this.transport.clearAudio();
+    this.playout.stop();
   }
 
   /**
@@ -875,12 +855,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   private async finish(reason: CallEndReason): Promise<CallSummary> {
     for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer, this.keysTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
-    this.outgoing.clear();
     const turn = this.speaking;
+    this.playout.stop({ farEnd: false });
     if (turn) {
       turn.abort.abort();
-      this.speaking = undefined;
-      this.finishTurn(turn, heardText(turn.sentences, turn.playedFrames).text);
+      this.finishTurn(turn, this.playout.heard(turn).text);
     }
     this.lifetime.abort();
     this.utterance?.audio?.end();
@@ -958,41 +937,4 @@ function joinParts(texts: readonly string[]): string {
 
 function round2(n: number): number {
   return Math.round(n * 100) / 100;
-}
-
-/** What the caller heard of a reply cut short. */
-export interface HeardText {
-  /** The sentences played in full, then the share of the cut sentence's words played. */
-  text: string;
-  /** The sentences played in full only. */
-  before: string;
-  /** The reply from the cut sentence on (said again after a false interruption). */
-  remaining: string;
-}
-
-/**
- * What the caller heard of a reply cut after `playedFrames`: the share of the cut sentence is
- * in proportion to its audio played.
- */
-export function heardText(sentences: ReadonlyArray<{ text: string; frames: number }>, playedFrames: number): HeardText {
-  const full: string[] = [];
-  let left = playedFrames;
-  for (const [i, sentence] of sentences.entries()) {
-    // A sentence with no audio played after it (none synthesized yet) was not heard.
-    if (left >= sentence.frames && (left > 0 || sentence.frames > 0)) {
-      full.push(sentence.text);
-      left -= sentence.frames;
-      continue;
-    }
-    const words = sentence.text.split(/\s+/);
-    const count = Math.floor((words.length * left) / Math.max(1, sentence.frames));
-    const before = full.join(" ");
-    return {
-      text: [before, words.slice(0, count).join(" ")].filter(Boolean).join(" "),
-      before,
-      remaining: sentences.slice(i).map((s) => s.text).join(" "),
-    };
-  }
-  const text = full.join(" ");
-  return { text, before: text, remaining: "" };
 }

@@ -11,7 +11,9 @@ import { systemClock, type Clock, type TimerHandle } from "./clock.js";
  * late timer sends every overdue frame at once to catch up. When the queue runs dry the run
  * ends as the last frame finishes playing (`idle`); frames queued after that start a new run.
  *
- * Barge-in: `clear()` drops everything queued at once and says how much had played.
+ * Barge-in: `pause()` stops sending at once and keeps the queue, `resume()` goes on from the
+ * next frame (a caller's backchannel); `clear()` drops everything queued at once and says how
+ * much had played (an interruption).
  */
 export interface FrameClockOptions {
   clock?: Clock;
@@ -45,6 +47,7 @@ export class FrameClock extends EventEmitter<FrameClockEvents> {
   private timer: TimerHandle | undefined;
   /** Audio played in runs that have ended. */
   private playedBeforeRunMs = 0;
+  private pausedNow = false;
 
   constructor(options: FrameClockOptions = {}) {
     super();
@@ -67,9 +70,14 @@ export class FrameClock extends EventEmitter<FrameClockEvents> {
     return this.queue.reduce((sum, frame) => sum + durationMs(frame), 0);
   }
 
-  /** True from the first frame of a run until its `idle`. */
+  /** True from the first frame of a run until its `idle` (a paused clock is not playing). */
   get playing(): boolean {
     return this.run !== undefined;
+  }
+
+  /** Between `pause()` and `resume()` or `clear()`. */
+  get paused(): boolean {
+    return this.pausedNow;
   }
 
   enqueue(frame: AudioFrame): void {
@@ -80,20 +88,47 @@ export class FrameClock extends EventEmitter<FrameClockEvents> {
       this.endRun();
     }
     this.queue.push(frame);
-    if (!this.run) {
+    if (!this.run && !this.pausedNow) {
       this.run = { startMs: now, sentMs: 0 };
       this.tick();
     }
   }
 
-  /** Drops everything queued and stops the run at once (barge-in). */
+  /**
+   * Stops sending at once, keeping what is queued (frames queued meanwhile wait too): the run
+   * ends where it was, without `idle`. Idempotent.
+   */
+  pause(): void {
+    if (this.pausedNow) return;
+    this.pausedNow = true;
+    this.stopRun();
+  }
+
+  /** Sends the queued frames on from where `pause()` stopped, as a new run. */
+  resume(): void {
+    if (!this.pausedNow) return;
+    this.pausedNow = false;
+    if (this.queue.length > 0 && !this.run) {
+      this.run = { startMs: this.clock.now(), sentMs: 0 };
+      this.tick();
+    }
+  }
+
+  /** Drops everything queued and stops the run at once (barge-in); also ends a pause. */
   clear(): ClearResult {
     const playedMs = this.playedMs;
     const dropped = this.queue.splice(0);
+    this.pausedNow = false;
+    this.stopRun();
+    return { dropped, droppedMs: dropped.reduce((sum, frame) => sum + durationMs(frame), 0), playedMs };
+  }
+
+  /** Ends the run at once, counting what has played of it. */
+  private stopRun(): void {
+    const playedMs = this.playedMs;
     this.cancelTimer();
     this.run = undefined;
     this.playedBeforeRunMs = playedMs;
-    return { dropped, droppedMs: dropped.reduce((sum, frame) => sum + durationMs(frame), 0), playedMs };
   }
 
   private tick(): void {

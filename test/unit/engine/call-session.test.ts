@@ -42,6 +42,7 @@ class RecordingTransport extends EventEmitter<TransportEvents> implements MediaT
   readonly outputSampleRate = RATE;
   readonly events: CallEvent[] = [];
   agentFrames = 0;
+  clears = 0;
   closedWith: string | null = null;
   /** Set by a test for a connection that went before the session started. */
   farEndGone = false;
@@ -53,7 +54,9 @@ class RecordingTransport extends EventEmitter<TransportEvents> implements MediaT
   sendAudio(): void {
     this.agentFrames += 1;
   }
-  clearAudio(): void {}
+  clearAudio(): void {
+    this.clears += 1;
+  }
   sendMark(): void {}
   sendEvent(event: CallEvent): void {
     this.events.push(event);
@@ -789,5 +792,68 @@ describe("call session: adaptive endpointing", () => {
     await call.untilAgentLines(2);
     await call.session.stop();
     expect(call.transcript()).toEqual(["user: i would like to book a cleaning on", "agent: Reply 1.", "user: tuesday at three in the afternoon", "agent: Reply 2."]);
+  });
+});
+
+describe("call session: barge-in that pauses, then resumes or interrupts", () => {
+  /** One reply of ten 100 ms sentences (5 frames each). */
+  const tenSentences: DialogueProvider = {
+    name: "ten",
+    open: () => ({
+      async *respond(): AsyncIterable<DialogueEvent> {
+        for (let i = 1; i <= 10; i++) yield { type: "text", text: `${i === 1 ? "" : " "}Sentence ${i}.` };
+      },
+      truncateLastReply: () => {},
+      ...keysAsText,
+    }),
+  };
+
+  /** Caller asks, the agent answers; `over` is what the caller says 200 ms into the reply. */
+  async function replyWithCallerOver(over: string, overMs: number) {
+    const call = await startCall({ asr: plannedAsr(["tell me everything", over]), dialogue: tenSentences });
+    await call.caller(400, 500);
+    // The turn ends 500 ms into the silence; 200 ms into the reply the caller speaks over it.
+    while (call.transport.agentFrames === 0) await call.caller(20);
+    await call.caller(200);
+    const beforeOver = call.transport.agentFrames;
+    await call.caller(overMs, 500);
+    const duringOver = call.transport.agentFrames - beforeOver;
+    await call.caller(3000);
+    await call.session.stop();
+    return { call, duringOver };
+  }
+
+  it("pauses the agent at a backchannel's start and goes on from the same frame after it: nothing repeated, nothing lost", async () => {
+    const { call, duringOver } = await replyWithCallerOver("okay", 200);
+    // Speech starts after 60 ms of voiced frames: the agent is paused before the backchannel ends.
+    expect(duringOver).toBeLessThanOrEqual(3);
+    // Paused, not cut: the far end keeps what it has.
+    expect(call.transport.clears).toBe(0);
+    expect(call.transport.events.some((e) => e.type === "interruption")).toBe(false);
+    // Every frame of the reply was sent once: 10 sentences x 5 frames.
+    expect(call.transport.agentFrames).toBe(50);
+    const agentLines = call.transcript().filter((l) => l.startsWith("agent:"));
+    expect(agentLines).toEqual([`agent: ${Array.from({ length: 10 }, (_, i) => `Sentence ${i + 1}.`).join(" ")}`]);
+    expect(call.summary()!.turns.map((t) => t.interrupted)).toEqual([false]);
+  });
+
+  it("goes on after noise the recognizer finds no words in", async () => {
+    const { call } = await replyWithCallerOver("", 200);
+    expect(call.transport.agentFrames).toBe(50);
+    expect(call.transport.events.some((e) => e.type === "interruption")).toBe(false);
+  });
+
+  it("turns the pause into an interruption when the caller goes on talking: the reply is cut where it paused", async () => {
+    const { call } = await replyWithCallerOver("actually i have a question about my bill", 800);
+    const interruption = call.transport.events.find((e) => e.type === "interruption");
+    expect(call.summary()!.turns[0]!.interrupted).toBe(true);
+    // What played before the pause (about 200 ms after the reply started, the pause 60 ms into
+    // the caller's speech) is all that was heard: nothing went out while the agent was paused.
+    expect(interruption).toMatchObject({ type: "interruption", turnId: 1 });
+    expect((interruption as { playedMs: number }).playedMs).toBeLessThanOrEqual(300);
+    const full = Array.from({ length: 10 }, (_, i) => `Sentence ${i + 1}.`).join(" ");
+    const cut = call.transcript()[1]!.replace(/^agent: /, "");
+    expect(full.startsWith(cut) && cut.length < full.length).toBe(true);
+    expect(call.transcript()[2]).toBe("user: actually i have a question about my bill");
   });
 });

@@ -114,6 +114,39 @@ describe("FrameClock", () => {
     expect(frameClock.playedMs).toBe(50);
   });
 
+  it("pauses at once keeping the queue, and resumes with the next frame where it stopped", () => {
+    const { clock, frameClock, sent, idles } = setup();
+    for (let i = 1; i <= 5; i++) frameClock.enqueue(frame(i));
+    clock.advance(30);
+    frameClock.pause();
+    expect(frameClock.paused).toBe(true);
+    expect(frameClock.playing).toBe(false);
+    frameClock.enqueue(frame(6));
+    clock.advance(500);
+    // Frames 1 and 2 went out before the pause; nothing while paused, and no idle.
+    expect(sent.map((s) => s.tag)).toEqual([1, 2]);
+    expect(frameClock.queuedMs).toBe(80);
+    expect(idles()).toBe(0);
+    frameClock.resume();
+    expect(sent.at(-1)).toEqual({ tag: 3, atMs: 530, sentAt: 530 });
+    clock.advance(100);
+    expect(sent.map((s) => s.tag)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(idles()).toBe(1);
+    // 10 ms of frame 2 had played when the pause came, then frames 3 to 6.
+    expect(frameClock.playedMs).toBe(110);
+  });
+
+  it("ends a pause on clear: what was queued is dropped and new frames play at once", () => {
+    const { clock, frameClock, sent } = setup();
+    for (let i = 1; i <= 3; i++) frameClock.enqueue(frame(i));
+    frameClock.pause();
+    expect(frameClock.clear().droppedMs).toBe(40);
+    expect(frameClock.paused).toBe(false);
+    clock.advance(100);
+    frameClock.enqueue(frame(9));
+    expect(sent.map((s) => s.tag)).toEqual([1, 9]);
+  });
+
   it("counts played audio across runs, so a turn can take differences", () => {
     const { clock, frameClock } = setup();
     frameClock.enqueue(frame(1));
