@@ -17,7 +17,7 @@ import type { HeardText } from "./playout/heard-text.js";
 import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
-import { fillTemplate } from "./text/template.js";
+import { greetingSentences } from "./text/greeting.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import { transcriptCompleteness } from "./turn/turn-completeness.js";
@@ -38,6 +38,8 @@ export interface CallProviders {
    * embedded Flite). It speaks in the agent's voice when it has it, else in its first voice.
    */
   fallbackTts: TtsProvider;
+  /** Says greetings rendered before (by `tts`, kept per voice and sentence). Default: `tts`. */
+  greetingTts?: TtsProvider;
 }
 
 export interface CallSessionOptions {
@@ -286,10 +288,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.options.silenceTimeoutMs) this.armSilenceCheck(this.options.silenceTimeoutMs);
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
-    if (this.agent.firstMessage) {
-      const text = fillTemplate(this.agent.firstMessage, { ...this.agent.metadata, ...this.options.context });
-      if (text) this.speak(this.newTurn(null, "fixed"), oneItem(text));
-    }
+    const greeting = greetingSentences(this.agent, this.options.context);
+    if (greeting.length > 0) this.speak(this.newTurn(null, "fixed"), fromArray(greeting), providers.greetingTts);
     // A recognizer that cannot be opened now ends the call (start() rejects), whatever the
     // error: a call that cannot listen has not begun, and none free (capacity) is meant to
     // refuse the call at once. Failures later in the call are recovered utterance by utterance.
@@ -646,8 +646,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.playout.turn;
   }
 
-  /** Synthesises `sentences` and queues the audio for paced sending. */
-  private speak(turn: AgentTurn, sentences: AsyncIterable<string>): void {
+  /** Synthesises `sentences` (with `tts` instead of the agent's TTS when given) and queues the audio for paced sending. */
+  private speak(turn: AgentTurn, sentences: AsyncIterable<string>, tts = this.options.providers.tts): void {
     this.playout.begin(turn);
     const outputRate = this.transport.outputSampleRate;
     const spoken = new AsyncQueue<string>();
@@ -671,8 +671,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       let chunker: FrameChunker | undefined;
       let sentenceIndex = 0;
       let lastSentences = 0;
-      const { tts, voiceId } = turn.kind === "fallback" ? this.fallbackVoice : { tts: this.options.providers.tts, voiceId: this.agent.voiceId };
-      for await (const chunk of tts.synthesize(spoken, { voiceId, signal: turn.abort.signal })) {
+      const voice = turn.kind === "fallback" ? this.fallbackVoice : { tts, voiceId: this.agent.voiceId };
+      for await (const chunk of voice.tts.synthesize(spoken, { voiceId: voice.voiceId, signal: turn.abort.signal })) {
         if (turn.abort.signal.aborted) break;
         turn.metrics.firstTtsAudioAt ??= this.clock.now();
         await this.playout.room(turn, PLAYBACK_LEAD_MS, turn.abort.signal);
@@ -681,8 +681,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           resampler = new Resampler({ inputRate: chunk.sampleRate, outputRate });
           chunker = new FrameChunker(outputRate);
         }
-        // Audio chunks arrive in sentence order; attribute them to the newest sentence queued.
-        if (turn.sentences.length > lastSentences) {
+        // The sentence the chunk says (a TTS that does not say: the newest one queued).
+        if (chunk.piece !== undefined) sentenceIndex = chunk.piece;
+        else if (turn.sentences.length > lastSentences) {
           sentenceIndex = turn.sentences.length - 1;
           lastSentences = turn.sentences.length;
         }
@@ -928,6 +929,10 @@ function fallbackVoice(tts: TtsProvider, agentTts: TtsProvider, agentVoiceId: st
 
 async function* oneItem<T>(item: T): AsyncIterable<T> {
   yield item;
+}
+
+async function* fromArray<T>(items: readonly T[]): AsyncIterable<T> {
+  yield* items;
 }
 
 /** The recognized parts of a turn as one text. */

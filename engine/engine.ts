@@ -8,9 +8,12 @@ import { createRulesDialogueProvider } from "./providers/llm/rules/rules-dialogu
 import { FliteTts } from "./providers/tts/flite-tts.js";
 import { FLITE_VOICES } from "./providers/tts/flite-voices.js";
 import { OpenAiSpeechTts, type OpenAiSpeechTtsConfig } from "./providers/tts/openai/openai-speech-tts.js";
+import { SpeechCache } from "./providers/tts/speech-cache.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import type { VoiceInfo } from "./providers/tts/voice.js";
 import { VoiceRouterTts } from "./providers/tts/voice-router-tts.js";
+import { greetingSentences } from "./text/greeting.js";
+import type { AgentSettings } from "./types.js";
 import { createVadFactory, type VadName } from "./vad/vad-factory.js";
 
 export interface EngineOptions {
@@ -41,6 +44,13 @@ export interface Engine {
   readonly capacity: number | null;
   /** A new call session (not started: call `start()`). */
   createCall(options: Omit<CallSessionOptions, "providers">): CallSession;
+  /**
+   * Renders the agent's greeting for a call with `context` ahead of time (an outbound call
+   * while it rings), so the call says it at once; resolves once it is kept. Greetings are kept
+   * per voice and sentence as calls say them, so an agent's calls after its first start at once
+   * anyway; this is for the first, and for greetings with placeholders.
+   */
+  prepareGreeting(agent: AgentSettings, context: Record<string, unknown>, signal: AbortSignal): Promise<void>;
   /** Releases every provider; live calls should be stopped first. */
   close(): Promise<void>;
 }
@@ -52,12 +62,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const dialogue: DialogueProvider = options.dialogue?.provider === "openai" ? new OpenAiDialogueProvider(options.dialogue) : createRulesDialogueProvider();
   const remoteTts: TtsProvider[] = options.tts?.provider === "openai" ? [new OpenAiSpeechTts(options.tts)] : [];
   const tts = remoteTts.length ? new VoiceRouterTts([flite, ...remoteTts]) : flite;
+  const greetingTts = new SpeechCache(tts);
   // Flite needs no network: it says the fallback line when a remote provider fails a turn.
-  const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite };
+  const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite, greetingTts };
   return {
     voices: tts.voices(),
     capacity: asr.maxSessions ?? null,
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
+    prepareGreeting: (agent, context, signal) => greetingTts.prepare(agent.voiceId, greetingSentences(agent, context), signal),
     close: async () => {
       await Promise.allSettled([asr.close?.(), flite.close(), vad.close()]);
     },

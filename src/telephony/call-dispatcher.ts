@@ -84,6 +84,9 @@ export class CallDispatcher {
     const log = this.logger.child({ callId: call.id, carrier: this.carrier.name });
     const controller = new AbortController();
     this.dialling.set(call.id, controller);
+    // While it rings, the greeting is rendered: the callee hears it as soon as they answer.
+    const ringingAgent = await this.services.agents.get(call.account_id, call.agent_id).catch(() => undefined);
+    if (ringingAgent) void this.media.prepareGreeting(call, ringingAgent, controller.signal);
     let result;
     try {
       result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number, metadata: call.metadata }, controller.signal);

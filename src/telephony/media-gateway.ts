@@ -353,12 +353,31 @@ export class MediaGateway implements LiveCallControl {
     }
   }
 
-  private async createSession(call: CallRecord, setup: CallSetup, transport: MediaTransport, log: Logger): Promise<CallSession> {
-    let agent = toAgentSettings(setup.agent);
-    let context = setup.context;
-    // A reminder call opens with its reminder, and its tools act on its appointment (as it is now).
+  /**
+   * Renders the greeting of an outbound call while it rings (see Engine.prepareGreeting): the
+   * callee hears it as soon as they answer. Never rejects; a failure only costs that head start.
+   */
+  async prepareGreeting(call: CallRecord, agentRecord: AgentRecord, signal: AbortSignal): Promise<void> {
+    try {
+      const { agent, context } = await this.callAgent(call, agentRecord, call.context);
+      await this.engine.prepareGreeting(agent, context, signal);
+    } catch (err) {
+      if (!signal.aborted) this.logger.warn({ err, callId: call.id }, "greeting not rendered ahead");
+    }
+  }
+
+  /** The agent as this call runs it, and the call's context: a reminder call opens with its reminder. */
+  private async callAgent(call: CallRecord, agentRecord: AgentRecord, callContext: Record<string, unknown>) {
+    let agent = toAgentSettings(agentRecord);
+    let context = callContext;
+    // A reminder call's tools act on its appointment (as it is now).
     const appointment = call.appointment_id ? await this.services.appointments.get(call.account_id, call.appointment_id).catch(() => null) : null;
     if (appointment) ({ agent, context } = reminderCall(agent, context, appointment, new Date()));
+    return { agent, context, appointment };
+  }
+
+  private async createSession(call: CallRecord, setup: CallSetup, transport: MediaTransport, log: Logger): Promise<CallSession> {
+    const { agent, context, appointment } = await this.callAgent(call, setup.agent, setup.context);
     if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
       log.warn({ agentId: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");

@@ -12,7 +12,7 @@ import { FlitePool, type FlitePcm } from "./flite-pool.js";
 import { toFliteText } from "./flite-text.js";
 import { FLITE_VOICES } from "./flite-voices.js";
 import { prefetchInOrder } from "./prefetch-in-order.js";
-import type { TtsProvider } from "./tts-provider.js";
+import type { SpeechChunk, TtsProvider } from "./tts-provider.js";
 import type { VoiceInfo } from "./voice.js";
 
 /** Flite renders a sentence whole; chunks let the consumer queue, play and cut it on a fine grid. */
@@ -58,24 +58,26 @@ export class FliteTts implements TtsProvider {
     return FLITE_VOICES;
   }
 
-  async *synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<AudioFrame> {
+  async *synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<SpeechChunk> {
     const { voiceId, signal } = options;
     const voice = FLITE_VOICES.find((v) => v.id === voiceId);
     if (!voice) throw new Error(`unknown Flite voice "${voiceId}"; Flite voices: ${FLITE_VOICES.map((v) => v.id).join(", ")}`);
     const pool = this.pool;
     if (!pool) throw new Error("FliteTts is not running: start() it first, and not after close()");
+    let pieces = 0;
     const utterances = prefetchInOrder(
       text,
-      (piece) => {
-        const fliteText = toFliteText(piece);
-        return fliteText ? pool.run(voice.name, fliteText, signal) : undefined;
+      (text) => {
+        const piece = pieces++;
+        const fliteText = toFliteText(text);
+        return fliteText ? pool.run(voice.name, fliteText, signal).then((pcm) => ({ pcm, piece })) : undefined;
       },
       { ahead: SENTENCES_AHEAD, signal },
     );
-    for await (const pcm of utterances) {
+    for await (const { pcm, piece } of utterances) {
       for (const chunk of chunks(withoutOpeningSilence(pcm))) {
         if (signal.aborted) return;
-        yield chunk;
+        yield { ...chunk, piece };
       }
     }
   }

@@ -1,5 +1,4 @@
-import type { AudioFrame } from "../../audio/audio-frame.js";
-import type { TtsProvider } from "./tts-provider.js";
+import type { SpeechChunk, TtsProvider } from "./tts-provider.js";
 import type { VoiceInfo } from "./voice.js";
 
 /**
@@ -28,7 +27,7 @@ export class VoiceRouterTts implements TtsProvider {
     return this.allVoices;
   }
 
-  synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<AudioFrame> {
+  synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<SpeechChunk> {
     const provider = this.byVoice.get(options.voiceId);
     if (!provider) throw new Error(`no TTS provider offers voice ${options.voiceId}`);
     return provider.synthesize(text, options);

@@ -31,6 +31,8 @@ import type { VadFactory } from "../../../engine/vad/vad-factory.js";
 import { testAgent } from "../../helpers/dialogue.js";
 import { FakeClock } from "../../helpers/fake-clock.js";
 import { PAUSE_MS } from "../../../engine/turn/adaptive-turn-detector.js";
+import { SpeechCache } from "../../../engine/providers/tts/speech-cache.js";
+import { greetingSentences } from "../../../engine/text/greeting.js";
 
 const RATE = 16000;
 const FRAME = RATE / 50;
@@ -97,8 +99,9 @@ function scriptedAsr(texts: string[]): AsrProvider {
 const levelTts: TtsProvider = {
   name: "level",
   voices: () => [],
-  async *synthesize(text: AsyncIterable<string>): AsyncIterable<AudioFrame> {
-    for await (const _ of text) yield { samples: new Int16Array(RATE / 10).fill(1000), sampleRate: RATE };
+  async *synthesize(text: AsyncIterable<string>) {
+    let piece = 0;
+    for await (const _ of text) yield { samples: new Int16Array(RATE / 10).fill(1000), sampleRate: RATE, piece: piece++ };
   },
 };
 
@@ -555,9 +558,10 @@ function lengthyTts(lengths: Record<string, number>) {
     name: "lengthy",
     voices: () => [],
     async *synthesize(text) {
+      let index = 0;
       for await (const piece of text) {
         asked.push(piece);
-        yield { samples: new Int16Array(((lengths[piece] ?? 100) * RATE) / 1000).fill(1000), sampleRate: RATE };
+        yield { samples: new Int16Array(((lengths[piece] ?? 100) * RATE) / 1000).fill(1000), sampleRate: RATE, piece: index++ };
       }
     },
   };
@@ -598,8 +602,9 @@ describe("call session: ending calls nobody speaks in, and ending them politely"
 
   it("hangUpWith cuts the agent short, says the closing line through the caller's speech, then ends with the reason given", async () => {
     const goodbye = "I have to end the call now. Goodbye.";
+    // Said sentence by sentence, 500 ms each.
     const greeting = "One. Two. Three. Four.";
-    const tts = lengthyTts({ [greeting]: 2_000, [goodbye]: 2_000 });
+    const tts = lengthyTts({ "One.": 500, "Two.": 500, "Three.": 500, "Four.": 500, [goodbye]: 2_000 });
     const call = await startCall({ tts, asr: plannedAsr(["wait a second"]) }, { firstMessage: greeting });
     await call.caller(500);
     void call.session.hangUpWith(goodbye, "credit_exhausted", 10_000);
@@ -607,7 +612,9 @@ describe("call session: ending calls nobody speaks in, and ending them politely"
     await call.caller(1_000, 500);
     await call.caller(3_000);
     expect(call.summary()?.reason).toBe("credit_exhausted");
-    expect(tts.asked).toEqual([greeting, goodbye]);
+    // The greeting's next sentences were rendered ahead (500 ms at most); the goodbye came last.
+    expect(tts.asked[0]).toBe("One.");
+    expect(tts.asked.at(-1)).toBe(goodbye);
     expect(call.transcript()).toEqual(["agent: One.", "user: wait a second", `agent: ${goodbye}`]);
     expect(call.transport.events.some((e) => e.type === "interruption")).toBe(false);
   });
@@ -851,9 +858,43 @@ describe("call session: barge-in that pauses, then resumes or interrupts", () =>
     // the caller's speech) is all that was heard: nothing went out while the agent was paused.
     expect(interruption).toMatchObject({ type: "interruption", turnId: 1 });
     expect((interruption as { playedMs: number }).playedMs).toBeLessThanOrEqual(300);
-    const full = Array.from({ length: 10 }, (_, i) => `Sentence ${i + 1}.`).join(" ");
-    const cut = call.transcript()[1]!.replace(/^agent: /, "");
-    expect(full.startsWith(cut) && cut.length < full.length).toBe(true);
+    // Each sentence's frames are its own: the transcript is cut at the frame where the agent paused.
+    const played = (interruption as { playedMs: number }).playedMs / 20;
+    const sentences = Array.from({ length: 10 }, (_, i) => `Sentence ${i + 1}.`);
+    const heard = [...sentences.slice(0, Math.floor(played / 5)), ...(played % 5 >= 3 ? ["Sentence"] : [])].join(" ");
+    expect(call.transcript()[1]).toBe(`agent: ${heard}`);
     expect(call.transcript()[2]).toBe("user: actually i have a question about my bill");
+  });
+});
+
+describe("call session: the greeting", () => {
+  it("says a greeting rendered ahead from the speech cache, sentence by sentence, without asking the TTS again", async () => {
+    const tts = lengthyTts({});
+    const greetingTts = new SpeechCache(tts);
+    const agent = { firstMessage: "Hello {{customer_name}}. This is Acme Dental." };
+    await greetingTts.prepare("openai-alloy", greetingSentences({ ...agent, metadata: {} }, { customer_name: "Ann" }), new AbortController().signal);
+    expect(tts.asked).toEqual(["Hello Ann.", "This is Acme Dental."]);
+    const clock = new FakeClock();
+    const transport = new RecordingTransport();
+    const session = new CallSession({
+      callId: "call_test",
+      agent: testAgent({ voiceId: "openai-alloy", ...agent }),
+      context: { customer_name: "Ann" },
+      transport,
+      providers: { vad: energyVad, asr: plannedAsr([]), dialogue: plannedDialogue([]), tts, fallbackTts: recordingTts(FLITE_VOICES), greetingTts },
+      recordingPath: null,
+      maxDurationSec: 60,
+      clock,
+    });
+    await session.start();
+    for (let i = 0; i < 20; i++) {
+      transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
+      await tick();
+      clock.advance(20);
+      await tick();
+    }
+    const summary = await session.stop();
+    expect(tts.asked).toHaveLength(2);
+    expect(summary.transcript).toMatchObject([{ role: "agent", content: "Hello Ann. This is Acme Dental." }]);
   });
 });

@@ -3,7 +3,7 @@ import type { AudioFrame } from "../../../audio/audio-frame.js";
 import { AsyncQueue } from "../../../stream/async-queue.js";
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
 import { prefetchInOrder } from "../prefetch-in-order.js";
-import type { TtsProvider } from "../tts-provider.js";
+import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
 import { isRetryableStatus, OpenAiSpeechError } from "./openai-speech-error.js";
 import { OPENAI_VOICE_NAMES, OPENAI_VOICE_PREFIX, openAiVoices } from "./openai-voices.js";
@@ -94,7 +94,7 @@ export class OpenAiSpeechTts implements TtsProvider {
     return this.voiceList;
   }
 
-  async *synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<AudioFrame> {
+  async *synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<SpeechChunk> {
     const { voiceId, signal } = options;
     const voice = this.voiceList.find((v) => v.id === voiceId);
     if (!voice) throw new Error(`unknown OpenAI speech voice "${voiceId}"; configured voices: ${this.voiceList.map((v) => v.id).join(", ")}`);
@@ -104,19 +104,21 @@ export class OpenAiSpeechTts implements TtsProvider {
     const onAbort = () => stop.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     try {
+      let pieces = 0;
       const sentences = prefetchInOrder(
         text,
-        (piece) => {
-          const input = piece.trim();
+        (text) => {
+          const piece = pieces++;
+          const input = text.trim();
           // Punctuation or emoji alone: nothing to say, and some servers refuse it.
-          return /[\p{L}\p{N}]/u.test(input) ? Promise.resolve(this.fetchSentence(input, voice.name, stop.signal)) : undefined;
+          return /[\p{L}\p{N}]/u.test(input) ? Promise.resolve({ audio: this.fetchSentence(input, voice.name, stop.signal), piece }) : undefined;
         },
         { ahead: SENTENCES_AHEAD, signal: stop.signal },
       );
-      for await (const audio of sentences) {
+      for await (const { audio, piece } of sentences) {
         for await (const frame of audio) {
           if (stop.signal.aborted) return;
-          yield frame;
+          yield { ...frame, piece };
         }
         if (stop.signal.aborted) return;
       }
