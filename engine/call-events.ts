@@ -66,6 +66,12 @@ export type CallEvent =
   | { type: "partial_transcript"; text: string }
   | { type: "interruption"; turnId: number; playedMs: number; heardText: string }
   | { type: "turn_metrics"; metrics: TurnMetrics }
+  /**
+   * A reply prepared before the caller's turn was over (see `endpointing_mode` adaptive): `used`
+   * when the turn ended with those words and it was said, false when the caller went on and it
+   * was dropped unheard.
+   */
+  | { type: "early_reply"; used: boolean }
   /** A tool the agent used, with what it came to. */
   | { type: "tool_call"; name: string; arguments: Record<string, unknown>; result: ToolResult }
   | { type: "transfer"; number: string | null }

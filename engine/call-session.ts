@@ -109,6 +109,12 @@ interface AgentTurn extends TurnAudio {
   hold?: (line: string) => void;
   /** For the rest of a reply said after a false interruption: what was heard before the cut. */
   resumesAfter?: string;
+  /**
+   * An early reply, prepared while the caller's turn may still go on: unheard (its audio paused
+   * in the playout, its tools and actions waiting) until `release(true)` makes it the answer or
+   * `release(false)` drops it.
+   */
+  held?: { released: Promise<boolean>; release: (used: boolean) => void; actions: CallAction[] };
 }
 
 /**
@@ -205,6 +211,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
+  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`), and the way back for the dialogue. */
+  private early: { turn: AgentTurn; words: string; utterance: Utterance; restore: () => void } | undefined;
   private turnCounter = 0;
   /** Keys pressed and not yet given to the dialogue, since `keysStartedAt`. */
   private keys = "";
@@ -316,6 +324,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   hangUpWith(line: string, reason: CallEndReason, withinMs: number): Promise<CallSummary> {
     if (this.ending || this.closing) return this.ended;
     this.closing = true;
+    this.dropEarly();
     this.closingTimer = this.clock.setTimeout(() => void this.stop(reason), withinMs);
     const turn = this.speaking;
     if (turn) {
@@ -364,6 +373,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
     if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
     else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
+    // The caller goes on: a reply prepared for their words so far is not the answer.
+    if (signal?.type === "turn_start" || signal?.type === "resume") this.dropEarly();
     // Caller speech over the agent: the agent stops at once and waits to know what it is.
     if ((signal?.type === "turn_start" || signal?.type === "resume") && this.speaking && !this.interrupted && !this.closing) this.playout.pause();
     const utterance = this.utterance;
@@ -413,6 +424,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         const words = joinParts(texts);
         const completeness = this.dialogue?.judgeTurn?.(words) ?? transcriptCompleteness(words);
         if (this.turnDetector.judge(pause, completeness)?.type === "turn_end") this.endUtterance(utterance);
+        else if (completeness === "unknown") this.replyEarly(utterance, words);
       },
       // A failed part fails the turn when it ends (see endUtterance).
       () => undefined,
@@ -439,6 +451,49 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return final;
   }
 
+  /**
+   * The caller paused on words the dialogue cannot judge: the turn waits a moment longer (see
+   * AdaptiveTurnDetector), and meanwhile the reply to those words is prepared, unheard: the
+   * dialogue's text and the first audio. It is said at once if the turn ends with those words;
+   * dropped, with the conversation put back, if the caller goes on.
+   */
+  private replyEarly(utterance: Utterance, words: string): void {
+    if (!this.dialogue?.checkpoint || !words || this.early || this.speaking || this.interrupted || this.closing || this.ending) return;
+    const restore = this.dialogue.checkpoint();
+    const turn = this.newTurn(null, "reply");
+    let release!: (used: boolean) => void;
+    turn.held = { released: new Promise((resolve) => (release = resolve)), release: (used) => release(used), actions: [] };
+    this.early = { turn, words, utterance, restore };
+    this.speak(turn, this.reply(turn, { text: words }));
+  }
+
+  /** The turn ended with the words the early reply answers: it is said now. */
+  private sayEarly(turn: AgentTurn, utterance: Utterance, text: string, caller: CallerTimings): void {
+    const held = turn.held!;
+    turn.held = undefined;
+    this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+    Object.assign(turn.metrics, caller);
+    this.actions.push(...held.actions);
+    held.release(true);
+    this.emitEvent({ type: "early_reply", used: true });
+    this.setState("thinking");
+    this.playout.resume();
+    if (this.playout.playing) this.setState("speaking");
+    else if (turn.complete && turn.queuedFrames === turn.playedFrames) this.onTurnPlayed(turn);
+  }
+
+  /** The caller went on (or the call is closing): the early reply is dropped unheard and the conversation put back. */
+  private dropEarly(): void {
+    const early = this.early;
+    if (!early) return;
+    this.early = undefined;
+    early.turn.abort.abort();
+    if (this.speaking === early.turn) this.playout.stop({ farEnd: false });
+    early.turn.held?.release(false);
+    early.restore();
+    this.emitEvent({ type: "early_reply", used: false });
+  }
+
   private endUtterance(utterance: Utterance): void {
     this.utterance = undefined;
     const endpointAt = this.clock.now();
@@ -454,6 +509,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
   private onUtteranceFailed(utterance: Utterance, endpointAt: number, err: unknown): void {
     if (this.ending || this.closing) return;
+    this.dropEarly();
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
       this.playout.resume();
@@ -485,6 +541,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.recentKeys.push(now);
     this.emitEvent({ type: "dtmf", digit });
     if (this.closing) return;
+    this.dropEarly();
     this.lastHeardAt = now;
     if (this.keysTimer !== undefined) this.clock.clearTimeout(this.keysTimer);
     this.keysTimer = undefined;
@@ -524,6 +581,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     // A turn judged complete at a pause had its final before its end.
     const asrFinalAt = utterance.finalAt ?? this.clock.now();
+    const caller = { endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt };
+    const early = this.early;
+    if (early?.utterance === utterance && early.words === text && !matchEndCallPhrase(text, this.agent.endCallPhrases)) {
+      this.early = undefined;
+      return this.sayEarly(early.turn, utterance, text, caller);
+    }
+    this.dropEarly();
     const interrupted = this.interrupted;
     if (!text || (this.turnDetector.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
       // Noise or a backchannel: the agent goes on where it paused (or says the rest of what was cut off).
@@ -538,7 +602,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       void this.stop("end_call_phrase");
       return;
     }
-    const turn = this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt }, "reply");
+    const turn = this.newTurn(caller, "reply");
     this.setState("thinking");
     this.speak(turn, this.reply(turn, { text }));
   }
@@ -594,7 +658,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           for (const sentence of splitter.push(event.text)) out.push(sentence);
           continue;
         }
-        this.actions.push(event.type === "transfer" ? { type: "transfer" } : event);
+        (turn.held?.actions ?? this.actions).push(event.type === "transfer" ? { type: "transfer" } : event);
         if (event.type === "transfer") turn.after = "transfer";
         else if (event.type === "end_call") turn.after = { endCall: callEndReasonOf(event.reason) };
       }
@@ -618,6 +682,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       definitions: tools.definitions,
       execute: async (name, args, signal) => {
         const turn = this.replying;
+        // An early reply acts only once it is the answer: the caller may still change their mind.
+        if (turn?.held && !(await turn.held.released)) return { ok: false, error: `${name} not run: the caller went on` };
         const hold = this.clock.setTimeout(() => {
           if (turn && !turn.abort.signal.aborted) turn.hold?.(TOOL_HOLD_LINE);
         }, TOOL_HOLD_AFTER_MS);
@@ -649,6 +715,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Synthesises `sentences` (with `tts` instead of the agent's TTS when given) and queues the audio for paced sending. */
   private speak(turn: AgentTurn, sentences: AsyncIterable<string>, tts = this.options.providers.tts): void {
     this.playout.begin(turn);
+    // An early reply's audio waits, unheard, until it is the answer.
+    if (turn.held) this.playout.pause();
     const outputRate = this.transport.outputSampleRate;
     const spoken = new AsyncQueue<string>();
     const tee = async () => {
@@ -699,7 +767,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         turn.complete = true;
         if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
         // Everything already played (or nothing to play): the FrameClock will not go idle again.
-        if (this.speaking === turn && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
+        if (this.speaking === turn && !turn.held && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
       })
       .catch((err: unknown) => {
         if (!turn.abort.signal.aborted) this.onTurnFailed(turn, err);
@@ -713,6 +781,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    */
   private onTurnFailed(turn: AgentTurn, err: unknown): void {
     if (this.ending) return;
+    // An early reply that failed is dropped: the turn, when it ends, is answered as usual.
+    if (this.early?.turn === turn) return this.dropEarly();
     // The fallback voice failing as well leaves nothing to speak with.
     if (turn.kind === "fallback") return this.fail(err);
     if (!this.survives(err)) return;
@@ -855,6 +925,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   private async finish(reason: CallEndReason): Promise<CallSummary> {
+    this.dropEarly();
     for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer, this.keysTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     const turn = this.speaking;
     this.playout.stop({ farEnd: false });

@@ -174,7 +174,9 @@ describe("inbound SIP", () => {
     for (const call of calls) {
       expect(call).toMatchObject({ status: "completed", phone_number: NUMBER });
       const full = await app.request("GET", `/v1/calls/${call.id}?include=transcript`, { key: acct.key });
-      expect(full.body.transcript[0].role).toBe("agent");
+      // sipp's pcap sound starts with the call: the agent may pause its greeting for it (barge-in), so
+      // the first line is not always the agent's, but the agent spoke on each call.
+      expect(full.body.transcript.some((s: any) => s.role === "agent")).toBe(true);
       const row = await app.parley.services.db.selectFrom("calls").select(["billed_credits"]).where("id", "=", call.id).executeTakeFirstOrThrow();
       expect(row.billed_credits).toBe(Math.ceil(call.duration / 60));
     }

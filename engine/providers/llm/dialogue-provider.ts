@@ -39,6 +39,13 @@ export interface DialogueSession {
    * (`transcriptCompleteness`).
    */
   judgeTurn?(text: string): TurnCompleteness;
+  /**
+   * A way back to the conversation as it is now: calling the returned function puts it back,
+   * as if no reply had been asked for since. The call session prepares a reply early (before
+   * the caller's turn is over) only with a dialogue that has this, and withdraws the reply this
+   * way when the caller goes on. Absent: no early replies (a remote model would bill them).
+   */
+  checkpoint?(): () => void;
 }
 
 export interface DialogueProvider {

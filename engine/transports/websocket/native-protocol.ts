@@ -29,6 +29,7 @@ export type NativeServerMessage =
   | { type: "partial_transcript"; text: string }
   | { type: "interruption"; turn_id: number; played_ms: number; heard_text: string }
   | { type: "turn_metrics"; [key: string]: unknown }
+  | { type: "early_reply"; used: boolean }
   | { type: "tool_call"; name: string; arguments: Record<string, unknown>; ok: boolean; data?: Record<string, unknown>; error?: string }
   | { type: "transfer"; number: string | null }
   | { type: "ended"; reason: string; duration_ms: number }
@@ -55,6 +56,8 @@ export function toNativeMessage(event: CallEvent): NativeServerMessage | null {
       return { type: "partial_transcript", text: event.text };
     case "interruption":
       return { type: "interruption", turn_id: event.turnId, played_ms: event.playedMs, heard_text: event.heardText };
+    case "early_reply":
+      return { type: "early_reply", used: event.used };
     case "turn_metrics": {
       const m = event.metrics;
       return {

@@ -164,6 +164,10 @@ export class RulesDialogueSession implements DialogueSession {
     }
   }
 
+  checkpoint(): () => void {
+    return this.saveState();
+  }
+
   /** Puts the conversation back as it is now (planning a reply changes it). */
   private saveState(): () => void {
     const { expectation, callerName, misunderstandings, transferOffered, lastReply } = this;

@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import { NativeMediaClient } from "../helpers/media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// The pause fixtures over the native WebSocket, with the real engine: a caller who pauses
+// mid-sentence is answered once, after the whole sentence, by an adaptive agent; a fixed 500 ms
+// agent answers in the pause. The calls run side by side.
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
+const RATE = 16000;
+
+function fixture(name: string): Int16Array {
+  return parseWav(readFileSync(path.join(FIXTURES, `${name}.16k.wav`))).samples;
+}
+
+/** The fixture lines with the given silences between them, as one stretch of caller audio. */
+function withPauses(lines: string[], gapsMs: number[]): Int16Array {
+  const parts = lines.flatMap((line, i) => (i === 0 ? [fixture(line)] : [new Int16Array((gapsMs[i - 1]! * RATE) / 1000), fixture(line)]));
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+let app: TestApp;
+let acct: TestAccount;
+let wsBase: string;
+
+beforeAll(async () => {
+  app = await startTestApp({}, { PARLEY_ENGINE: "1" });
+  wsBase = app.baseUrl.replace(/^http/, "ws");
+  acct = await app.account({ credits: 100 });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/**
+ * A call to a new agent with `settings` in which the caller, after the greeting, says `lines`
+ * with `gapsMs` of silence between them. Resolves with when the caller stopped speaking, when
+ * the agent's first audio after the caller started came, and the stored transcript.
+ */
+async function pausingCaller(settings: Record<string, unknown>, lines: string[], gapsMs: number[]) {
+  const agent = await app.request("POST", "/v1/agents", {
+    key: acct.key,
+    body: { name: "Desk", system_prompt: "You book for Acme Dental.", voice_id: "flite-slt", first_message: "Hello.", metadata: { business_name: "Acme Dental", services: ["cleaning", "checkup"] }, ...settings },
+  });
+  expect(agent.status).toBe(201);
+  const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agent.body.id}`, acct.key, RATE);
+  const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
+  client.startStreaming();
+  await client.waitForAgentSilence(600);
+  const spoken = await client.speak(withPauses(lines, gapsMs));
+  await client.waitForAgentSilence(1000, spoken.endedAt);
+  const replyAt = client.firstAudioAfter(spoken.startedAt);
+  client.hangUp();
+  await client.closed;
+  for (let i = 0; i < 200; i++) {
+    const call = (await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key })).body;
+    if (call.status !== "in_progress") {
+      const user = call.transcript.filter((s: any) => s.role === "user").map((s: any) => s.content as string);
+      return { spoken, replyAt, user, agent: call.transcript.filter((s: any) => s.role === "agent").map((s: any) => s.content as string) };
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`call ${callId} did not end`);
+}
+
+describe.concurrent("a caller who pauses mid-sentence", () => {
+  it("adaptive: 'i would like to come in on' ... 800 ms ... 'tuesday at three': no reply in the pause, one reply to the whole sentence", async () => {
+    const { spoken, replyAt, user, agent } = await pausingCaller({}, ["come-in-on", "day-and-time"], [800]);
+    expect(replyAt, "the agent answered before the caller had finished").toBeGreaterThan(spoken.endedAt);
+    expect(user).toHaveLength(1);
+    expect(user[0]).toMatch(/tuesday/);
+    // The reply knows the day and time: it asks what the appointment is for.
+    expect(agent[1]?.toLowerCase()).toContain("which service would you like");
+  }, 60_000);
+
+  it("adaptive: 'i need a' ... 600 ms ... 'um' ... 900 ms ... 'a cleaning please': one turn, a booking for a cleaning", async () => {
+    const { spoken, replyAt, user, agent } = await pausingCaller({}, ["i-need-a", "um", "service-cleaning"], [600, 900]);
+    expect(replyAt).toBeGreaterThan(spoken.endedAt);
+    expect(user).toHaveLength(1);
+    expect(user[0]).toMatch(/cleaning/);
+    expect(agent[1]?.toLowerCase()).toContain("what day would you like to come in");
+  }, 60_000);
+
+  it("fixed 500 ms: the same sentence is answered in the pause, and its end becomes a second turn", async () => {
+    const { spoken, replyAt, user } = await pausingCaller({ endpointing_mode: "fixed" }, ["come-in-on", "day-and-time"], [800]);
+    expect(replyAt).toBeLessThan(spoken.endedAt);
+    expect(user).toHaveLength(2);
+  }, 60_000);
+});
