@@ -20,7 +20,8 @@ import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
-import { transcriptCompleteness } from "./turn/turn-completeness.js";
+import { isBackchannel } from "./turn/backchannel.js";
+import { transcriptCompleteness, type TurnCompleteness } from "./turn/turn-completeness.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS, type ToolExecutor, type ToolResult } from "./tools.js";
@@ -422,7 +423,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       (texts) => {
         if (this.ending || this.utterance !== utterance || utterance.parts.length !== parts) return;
         const words = joinParts(texts);
-        const completeness = this.dialogue?.judgeTurn?.(words) ?? transcriptCompleteness(words);
+        const completeness = this.judgeWords(words);
         if (this.turnDetector.judge(pause, completeness)?.type === "turn_end") this.endUtterance(utterance);
         else if (completeness === "unknown") this.replyEarly(utterance, words);
       },
@@ -449,6 +450,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     utterance.partial = joinParts([earlier, final]);
     utterance.finalAt = this.clock.now();
     return final;
+  }
+
+  /**
+   * Whether the caller's words so far make a whole turn. No words (a noise) and a backchannel
+   * over the agent end it at once: the agent, paused for them, goes on without a long wait.
+   */
+  private judgeWords(words: string): TurnCompleteness {
+    if (words === "" || (this.speaking && isBackchannel(words))) return "complete";
+    return this.dialogue?.judgeTurn?.(words) ?? transcriptCompleteness(words);
   }
 
   /**

@@ -844,6 +844,23 @@ describe("call session: barge-in that pauses, then resumes or interrupts", () =>
     expect(call.summary()!.turns.map((t) => t.interrupted)).toEqual([false]);
   });
 
+  it("adaptive: goes on soon after a backchannel or a noise, not after the longest wait", async () => {
+    for (const over of ["mm hmm", ""]) {
+      const call = await startCall({ asr: plannedAsr(["tell me everything", over]), dialogue: tenSentences }, { endpointingMode: "adaptive", endpointingMs: 1500 });
+      await call.caller(400, 500);
+      while (call.transport.agentFrames === 0) await call.caller(20);
+      await call.caller(200);
+      await call.caller(200, 500);
+      const pausedAt = call.transport.agentFrames;
+      // The pause (PAUSE_MS) and the judgement: the agent goes on well within 600 ms.
+      await call.caller(600);
+      expect(call.transport.agentFrames, `after "${over}"`).toBeGreaterThan(pausedAt + 5);
+      await call.caller(3000);
+      await call.session.stop();
+      expect(call.transport.agentFrames).toBe(50);
+    }
+  });
+
   it("goes on after noise the recognizer finds no words in", async () => {
     const { call } = await replyWithCallerOver("", 200);
     expect(call.transport.agentFrames).toBe(50);
