@@ -424,8 +424,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         if (this.ending || this.utterance !== utterance || utterance.parts.length !== parts) return;
         const words = joinParts(texts);
         const completeness = this.judgeWords(words);
-        if (this.turnDetector.judge(pause, completeness)?.type === "turn_end") this.endUtterance(utterance);
-        else if (completeness === "unknown") this.replyEarly(utterance, words);
+        if (this.turnDetector.judge(pause, completeness, this.inputMs)?.type === "turn_end") this.endUtterance(utterance);
+        else if (completeness !== "incomplete") this.replyEarly(utterance, words);
       },
       // A failed part fails the turn when it ends (see endUtterance).
       () => undefined,
@@ -462,10 +462,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /**
-   * The caller paused on words the dialogue cannot judge: the turn waits a moment longer (see
-   * AdaptiveTurnDetector), and meanwhile the reply to those words is prepared, unheard: the
-   * dialogue's text and the first audio. It is said at once if the turn ends with those words;
-   * dropped, with the conversation put back, if the caller goes on.
+   * The caller paused on words that may end their turn (complete or unknown): the turn waits a
+   * little longer (see AdaptiveTurnDetector), and meanwhile the reply to those words is
+   * prepared, unheard: the dialogue's text and the first audio. It is said at once if the turn
+   * ends with those words; dropped, with the conversation put back, if the caller goes on.
    */
   private replyEarly(utterance: Utterance, words: string): void {
     if (!this.dialogue?.checkpoint || !words || this.early || this.speaking || this.interrupted || this.closing || this.ending) return;

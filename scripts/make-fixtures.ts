@@ -33,6 +33,13 @@ export const CALLER_LINES = {
   "cancel-appointment": "i need to cancel my appointment",
   "move-appointment": "could we make it wednesday at four in the afternoon",
   "phone-menu": "press one for appointments press two for billing",
+  // Lines that end before the sentence does (the rest follows after a pause) and a hesitation.
+  // No second backchannel besides "okay": Flite spells "mm hmm" out letter by letter, the
+  // embedded recognizer reads "yeah" at 8 kHz as "you have", and the first partials of "right",
+  // "sure" and "all right" ("bra", "shh", "all rye") sometimes interrupt the agent.
+  "come-in-on": "i would like to come in on",
+  "i-need-a": "i need a",
+  um: "um",
 } as const;
 
 export type CallerLine = keyof typeof CALLER_LINES;

@@ -3,8 +3,16 @@ import { SpeechDetector } from "./speech-detector.js";
 import type { TurnCompleteness } from "./turn-completeness.js";
 import type { TurnDetector, TurnFrame, TurnSignal } from "./turn-detector.js";
 
-/** Silence after which the words so far are judged: a person answers a finished question about this fast. */
+/** Silence after which the words so far are judged (and a reply to them may be prepared). */
 export const PAUSE_MS = 200;
+/**
+ * Silence that ends a turn whose words are complete: about when a person answers a finished
+ * question, and longer than the short pauses inside a sentence the caller goes on with, which
+ * the pause alone would cut into. The reply is prepared meanwhile (see CallSession), so the
+ * wait costs the caller little. A speaker who pauses longer than this between complete
+ * sentences is answered in the pause (and can talk over the answer).
+ */
+export const COMPLETE_WAIT_MS = 300;
 /** How long a turn whose words the dialogue cannot judge waits after the caller's last word. */
 export const UNKNOWN_WAIT_MS = 600;
 
@@ -14,14 +22,17 @@ export interface AdaptiveTurnOptions {
   interruptionThreshold: number;
   /** Default PAUSE_MS, at most `maxWaitMs`. */
   pauseMs?: number;
+  /** Default COMPLETE_WAIT_MS, at least the pause, at most `maxWaitMs`. */
+  completeWaitMs?: number;
   /** Default UNKNOWN_WAIT_MS, at most `maxWaitMs`. */
   unknownWaitMs?: number;
 }
 
 /**
  * `endpointing_mode: adaptive`: after a short pause (PAUSE_MS) the turn's words so far are
- * judged. A complete turn ends at once; an incomplete one ("on", "and", "um" at its end) waits
- * up to `maxWaitMs` after the last word, an unknown one UNKNOWN_WAIT_MS. Speech before then
+ * judged. A complete turn ends COMPLETE_WAIT_MS after the last word (at once if the judgement
+ * came later); an incomplete one ("on", "and", "um" at its end) waits up to `maxWaitMs`, an
+ * unknown one UNKNOWN_WAIT_MS. Speech before then
  * resumes the same turn, and the next pause is judged on all its words. Until the words of a
  * pause are judged, the turn waits as for an incomplete one: a slow recognizer makes the turn
  * end late, never early.
@@ -31,6 +42,7 @@ export class AdaptiveTurnDetector implements TurnDetector {
   private readonly policy: BargeInPolicy;
   private readonly maxWaitMs: number;
   private readonly unknownWaitMs: number;
+  private readonly completeWaitMs: number;
   private turn = false;
   private pauses = 0;
   /** The pause the caller is in: its number, and the silence that ends the turn once its words are judged. */
@@ -39,7 +51,9 @@ export class AdaptiveTurnDetector implements TurnDetector {
   constructor(options: AdaptiveTurnOptions) {
     this.maxWaitMs = options.maxWaitMs;
     this.unknownWaitMs = Math.min(options.unknownWaitMs ?? UNKNOWN_WAIT_MS, options.maxWaitMs);
-    this.speech = new SpeechDetector({ endpointingMs: Math.min(options.pauseMs ?? PAUSE_MS, options.maxWaitMs) });
+    const pauseMs = Math.min(options.pauseMs ?? PAUSE_MS, options.maxWaitMs);
+    this.completeWaitMs = Math.min(Math.max(options.completeWaitMs ?? COMPLETE_WAIT_MS, pauseMs), options.maxWaitMs);
+    this.speech = new SpeechDetector({ endpointingMs: pauseMs });
     this.policy = new BargeInPolicy({ interruptionThreshold: options.interruptionThreshold });
   }
 
@@ -65,15 +79,15 @@ export class AdaptiveTurnDetector implements TurnDetector {
       this.paused = { pause: ++this.pauses, waitMs: this.maxWaitMs };
       return { type: "pause", atMs: transition.atMs, pause: this.pauses };
     }
-    if (this.paused && frame.endMs - this.speech.lastSpeechEndMs >= this.paused.waitMs) return this.end();
+    // Not while voiced frames may be the caller going on.
+    if (this.paused && !this.speech.startingSpeech && frame.endMs - this.speech.lastSpeechEndMs >= this.paused.waitMs) return this.end();
     return null;
   }
 
-  judge(pause: number, completeness: TurnCompleteness): TurnSignal | null {
+  judge(pause: number, completeness: TurnCompleteness, atMs: number): TurnSignal | null {
     if (this.paused?.pause !== pause) return null;
-    if (completeness === "complete") return this.end();
-    this.paused.waitMs = completeness === "unknown" ? this.unknownWaitMs : this.maxWaitMs;
-    return null;
+    this.paused.waitMs = completeness === "complete" ? this.completeWaitMs : completeness === "unknown" ? this.unknownWaitMs : this.maxWaitMs;
+    return atMs - this.speech.lastSpeechEndMs >= this.paused.waitMs ? this.end() : null;
   }
 
   interrupts(partialText: string): boolean {

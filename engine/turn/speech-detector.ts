@@ -58,6 +58,11 @@ export class SpeechDetector {
     return this.speaking;
   }
 
+  /** Voiced frames have come since the last silence, not yet enough to declare speech. */
+  get startingSpeech(): boolean {
+    return !this.speaking && this.voicedRunMs > 0;
+  }
+
   /** End of the last voiced frame on the audio timeline: where the caller last stopped speaking. */
   get lastSpeechEndMs(): number {
     return this.lastVoicedEndMs;

@@ -35,10 +35,11 @@ export interface TurnDetector {
   /** One caller frame, in order; a decision or null. */
   push(frame: TurnFrame): TurnSignal | null;
   /**
-   * The turn's words up to pause number `pause`, judged by the dialogue. A `turn_end` when that
-   * ends the turn now; null when it waits (or the caller has spoken again since that pause).
+   * The turn's words up to pause number `pause`, judged by the dialogue, with the caller's audio
+   * timeline at `atMs` now. A `turn_end` when that ends the turn now; null when it waits (or the
+   * caller has spoken again since that pause).
    */
-  judge(pause: number, completeness: TurnCompleteness): TurnSignal | null;
+  judge(pause: number, completeness: TurnCompleteness, atMs: number): TurnSignal | null;
   /** The caller is in a turn (from `turn_start` until `turn_end`). */
   readonly inTurn: boolean;
   /** End of the last voiced frame on the audio timeline. */

@@ -1,9 +1,11 @@
+import type { EndpointingMode } from "./conversation.js";
 import type { Summary } from "./percentiles.js";
 import type { CallResult, Protocol } from "./play-conversation.js";
 
-/** One concurrency level of one protocol: resource use and its calls. */
+/** One concurrency level of one protocol in one endpointing mode: resource use and its calls. */
 export interface LevelResult {
   protocol: Protocol;
+  endpointing_mode: EndpointingMode;
   concurrency: number;
   wall_ms: number;
   /** CPU of the server process tree (service + recognizer processes), % of one core. Null against --url. */
@@ -22,22 +24,51 @@ export interface LevelResult {
   calls: CallResult[];
 }
 
-export type MetricName =
-  | "greeting_ms"
-  | "voice_to_voice_ms"
-  | "barge_in_ms"
-  | "jitter_ms"
-  | "endpointing_wait_ms"
-  | "asr_ms"
-  | "first_token_ms"
-  | "first_tts_audio_ms"
-  | "first_frame_sent_ms"
-  | "server_voice_to_voice_ms"
-  | "pipeline_overhead_ms";
+/** Latency figures, in report order (see METRIC_LABELS). */
+export const METRIC_NAMES = [
+  "greeting_ms",
+  "voice_to_voice_ms",
+  "barge_in_ms",
+  "barge_in_stop_ms",
+  "jitter_ms",
+  "endpointing_wait_ms",
+  "asr_ms",
+  "first_token_ms",
+  "first_tts_audio_ms",
+  "first_frame_sent_ms",
+  "server_voice_to_voice_ms",
+  "pipeline_overhead_ms",
+] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+/** Everything measured in one endpointing mode, over all its levels and protocols. */
+export interface ModeResult {
+  endpointing_mode: EndpointingMode;
+  endpointing_ms: number;
+  calls: number;
+  metrics: Record<MetricName, Summary>;
+  /**
+   * Agent audio starting while a multi-line `say` step still had lines to play: the agent
+   * answered before the caller finished. `steps`: multi-line say steps played; `calls`: calls
+   * with at least one; `by_conversation`: the count per conversation that has such steps.
+   */
+  false_endpoints: { total: number; steps: number; calls: number; by_conversation: Record<string, number> };
+  /**
+   * Backchannels: caller speech over the agent in conversations that expect no interruption.
+   * `false_stops`: the agent stopped (a `clear`, or its audio missing for over 300 ms);
+   * `resumes`: of those, how many it picked up again before the caller's next step.
+   */
+  backchannels: { spoken: number; false_stops: number; resumes: number };
+  /** Replies prepared before the caller's turn was over (native calls), and those dropped unheard because the caller went on. */
+  early_replies: { prepared: number; wasted: number };
+  /** Checked outcomes: `required` ones (the mode is in the conversation's expect_modes) and how many were met; the others apart. */
+  outcomes: { required: number; met: number; not_required: number; not_required_met: number };
+}
 
 /** The bench.json file. */
 export interface BenchResult {
-  version: 1;
+  /** 2: endpointing modes (`modes`, `endpointing_mode` on levels and calls). */
+  version: 2;
   started_at: string;
   finished_at: string;
   settings: {
@@ -47,19 +78,22 @@ export interface BenchResult {
     standin_delays_ms: { asrFinalMs: number; llmFirstTokenMs: number; llmTokenMs: number; ttsFirstByteMs: number } | null;
     concurrency: number[];
     protocols: Protocol[];
+    /** In the order they ran; each ran every protocol and level with its own agents. */
+    endpointing_modes: EndpointingMode[];
+    /** The agents' `endpointing_ms` per mode run. */
+    endpointing_ms: Partial<Record<EndpointingMode, number>>;
     seed: number;
     /** Calls of a level start this far apart. */
     arrival_interval_ms: number;
     target: string;
-    endpointing_ms: number;
     conversations: string[];
     fixture_lines: string[];
   };
   machine: { platform: string; arch: string; cpus: number; cpu_model: string; memory_gb: number; node: string };
-  /** Over every call of every level and protocol. */
-  metrics: Record<MetricName, Summary>;
+  /** One per endpointing mode, in `settings.endpointing_modes` order. */
+  modes: ModeResult[];
   levels: Array<
-    Omit<LevelResult, "calls"> & { calls: number; voice_to_voice_ms: Summary; greeting_ms: Summary; jitter_ms: Summary }
+    Omit<LevelResult, "calls"> & { calls: number; voice_to_voice_ms: Summary; greeting_ms: Summary; jitter_ms: Summary; false_endpoints: number }
   >;
   calls: CallResult[];
 }

@@ -18,6 +18,8 @@ export interface ReceivedAudio {
 export interface SpokenAt {
   startedAt: number;
   endedAt: number;
+  /** When the frames holding the sample offsets given to `speak` as `marks` left, in their order. */
+  marksAt: number[];
 }
 
 /** Epoch milliseconds from the monotonic clock: fractional, and never stepped by NTP. */
@@ -119,21 +121,27 @@ export abstract class MediaClient {
     this.pump = undefined;
   }
 
-  /** Queues speech (at the client's rate); resolves when its first and last frames have been sent. */
-  speak(samples: Int16Array): Promise<SpokenAt> {
+  /**
+   * Queues speech (at the client's rate); resolves when its first and last frames have been
+   * sent, with the times the frames holding `marks` (sample offsets) were sent.
+   */
+  speak(samples: Int16Array, marks: readonly number[] = []): Promise<SpokenAt> {
     const frame = this.sampleRate / 50;
     let startedAt = 0;
+    const marksAt = marks.map(() => 0);
     return new Promise((resolve) => {
       for (let i = 0; i < samples.length; i += frame) {
         const chunk = new Int16Array(frame);
         chunk.set(samples.subarray(i, Math.min(i + frame, samples.length)));
         const first = i === 0;
         const last = i + frame >= samples.length;
+        const marked = marks.flatMap((m, k) => (m >= i && (m < i + frame || (last && m >= samples.length)) ? [k] : []));
         this.queue.push({
           samples: chunk,
           onSent: (at) => {
             if (first) startedAt = at;
-            if (last) resolve({ startedAt, endedAt: at });
+            for (const k of marked) marksAt[k] = at;
+            if (last) resolve({ startedAt, endedAt: at, marksAt });
           },
         });
       }

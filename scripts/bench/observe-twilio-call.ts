@@ -9,13 +9,16 @@ const ENDED = new Set(["completed", "transferred", "failed", "no_answer", "busy"
 /**
  * A Twilio stream carries audio and `clear` only, so what the call did is read back the way an
  * integrator would: the call row (found by the stream's call SID, which the service keeps in
- * the call's metadata) with its transcript, and the appointments booked on it. The end reason
- * is the close reason the service gives the stream when it ends the call.
+ * the call's metadata) with its transcript and per-turn latency (whose `interrupted` says an
+ * agent turn was cut short: a `clear` alone need not be an interruption), and the appointments
+ * booked on it. The end reason is the close reason the service gives the stream when it ends
+ * the call.
  */
 export async function observeTwilioCall(api: RestClient, agentId: string, client: TwilioMediaClient): Promise<ObservedCall> {
   const call = await findEndedCall(api, agentId, client.callSid);
-  const full = await api("GET", `/v1/calls/${call.id}?include=transcript`);
+  const full = await api("GET", `/v1/calls/${call.id}?include=transcript,latency`);
   const transcript: Array<{ role: string; content: string }> = full.transcript ?? [];
+  const turns: Array<{ interrupted: boolean }> | undefined = full.latency?.turns;
   const appointments = (await api("GET", `/v1/appointments?call_id=${call.id}&limit=100`)).data as Array<Record<string, unknown>>;
   return {
     agentText: transcript
@@ -23,7 +26,8 @@ export async function observeTwilioCall(api: RestClient, agentId: string, client
       .map((s) => s.content.toLowerCase())
       .join(" "),
     userTurns: transcript.filter((s) => s.role === "user").length,
-    interrupted: client.messages.some((m) => m.message.event === "clear"),
+    // Without stored turns (none were measured), a `clear` is the only sign there is.
+    interrupted: turns ? turns.some((t) => t.interrupted) : client.messages.some((m) => m.message.event === "clear"),
     endReason: call.status === "transferred" ? "transferred" : client.closeReason || null,
     toolCalls: appointments.map((a) => ({
       name: "book_appointment",

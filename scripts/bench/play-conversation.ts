@@ -1,6 +1,7 @@
-import type { Conversation, Expectation } from "./conversation.js";
-import { resolveExpectedValue } from "./conversation.js";
-import { clientNow, type MediaClient } from "./media-caller.js";
+import type { Conversation, EndpointingMode, Expectation, SayStep } from "./conversation.js";
+import { expectedIn, gapsOf, resolveExpectedValue } from "./conversation.js";
+import { clientNow, type MediaClient, type SpokenAt } from "./media-caller.js";
+import { agentStopAfter, backchannelVerdict, falseEndpoints, type BackchannelWindow, type LineSent } from "./turn-taking.js";
 
 export type Protocol = "native" | "twilio";
 
@@ -24,19 +25,46 @@ export interface TurnSample {
 export interface CallResult {
   conversation: string;
   protocol: Protocol;
+  /** The agent's `endpointing_mode` (its `endpointing_ms` is the mode's, see settings). */
+  endpointing_mode: EndpointingMode;
   concurrency: number;
   lane: number;
   greeting_ms: number | null;
+  /** Answered `say` steps; a step with a false endpoint has none (its first reply was to part of it). */
   turns: TurnSample[];
+  /** Caller speech over the agent (its first frame) -> `clear` (the reply is cut); backchannels are not counted here. */
   barge_in_ms: number[];
+  /**
+   * The same speech -> the agent's audio stopping (its last frame before over 300 ms without
+   * any, or the `clear`, whichever is first). A playout that pauses at speech stops before the
+   * interruption is decided, without a `clear`.
+   */
+  barge_in_stop_ms: number[];
+  /** Times agent audio started while a multi-line `say` step still had lines to play (see turn-taking.ts). */
+  false_endpoints: number;
+  /** Steps spoken over the agent in a conversation that expects no interruption. */
+  backchannels: number;
+  /** Of those, how many the agent stopped for (a `clear`, or its audio missing for over 300 ms) ... */
+  backchannel_false_stops: number;
+  /** ... and how many of those stops it picked up again before the caller's next step. */
+  backchannel_resumes: number;
+  /** Replies the server prepared before the caller's turn was over (`early_reply` messages, native only), and how many it dropped unheard. */
+  early_replies: number;
+  early_replies_wasted: number;
   /** |inter-arrival - 20 ms| of agent audio frames within continuous agent speech. */
   jitter_ms: number[];
-  /** null when not checked (stand-in providers) or when the call failed first (see `error`). */
-  outcome: { passed: boolean; failures: string[] } | null;
+  /**
+   * null when not checked (stand-in providers) or when the call failed first (see `error`).
+   * `required` is false in an endpointing mode outside the conversation's `expect_modes`:
+   * recorded, but not a failure.
+   */
+  outcome: { passed: boolean; failures: string[]; required: boolean } | null;
   error: string | null;
 }
 
 const REPLY_TIMEOUT_MS = 15_000;
+/** How long after caller speech over the agent its `clear` (or its audio stopping) is waited for. */
+const BARGE_IN_WINDOW_MS = 3000;
 /** Silence that marks the end of an agent reply (the engine pauses less than this between sentences). */
 const AGENT_QUIET_MS = 900;
 /** Inter-arrival gaps above this are pauses between replies, not pacing jitter. */
@@ -63,46 +91,69 @@ export async function playConversation(
   client: MediaClient,
   conversation: Conversation,
   audio: (line: string) => Int16Array,
-  meta: { protocol: Protocol; concurrency: number; lane: number; seed: number },
+  meta: { protocol: Protocol; endpointing_mode: EndpointingMode; concurrency: number; lane: number; seed: number },
   /** How to learn what the call did; null: its outcome is not checked. */
   observe: ((client: MediaClient) => Promise<ObservedCall>) | null,
 ): Promise<CallResult> {
   const { seed, ...where } = meta;
-  const result: CallResult = { conversation: conversation.name, ...where, greeting_ms: null, turns: [], barge_in_ms: [], jitter_ms: [], outcome: null, error: null };
+  const result = emptyCallResult(conversation.name, where);
   const spokenTurns: number[] = [];
+  /** Backchannels (over-agent steps where no interruption is expected), and when each caller step began. */
+  const backchannels: Array<{ startedAt: number; endedAt: number; step: number }> = [];
+  /** When caller speech over the agent began, for the other over-agent steps (barge-ins). */
+  const bargeIns: number[] = [];
+  const stepStarts: Array<number | null> = conversation.steps.map(() => null);
+  const backchannelsExpected = conversation.expect.interrupted === false;
   try {
     client.setLineNoise(conversation.line_noise_rms, seed);
     client.startStreaming();
     const greetingAt = await until(() => client.firstAudioAfter(0), REPLY_TIMEOUT_MS, "the greeting");
     result.greeting_ms = greetingAt - client.openedAt;
     let mark = 0;
-    for (const step of conversation.steps) {
+    /** Consecutive steps over the agent are all timed from the first agent audio after this (the last other step's end). */
+    let overAgentFrom = 0;
+    for (const [index, step] of conversation.steps.entries()) {
       if ("dtmf" in step) {
+        stepStarts[index] = overAgentFrom = clientNow();
         client.sendDtmf(step.dtmf);
         continue;
       }
       if ("silence_ms" in step) {
         await sleep(step.silence_ms);
-        mark = clientNow();
+        mark = overAgentFrom = clientNow();
         continue;
       }
-      const speech = joinLines(step.say.map(audio), step.gap_ms ?? 0, client.sampleRate);
+      const { speech, marks } = joinLines(step.say.map(audio), gapsOf(step), client.sampleRate);
       if (step.over_agent_ms !== undefined) {
-        const agentStarted = await until(() => client.firstAudioAfter(mark), REPLY_TIMEOUT_MS, "agent speech to talk over");
+        // A second step over the same long agent turn is timed from that turn's first audio too
+        // (the agent may have paused for the first one in between).
+        const agentStarted = await until(() => client.firstAudioAfter(overAgentFrom), REPLY_TIMEOUT_MS, "agent speech to talk over");
         await sleep(agentStarted + step.over_agent_ms - clientNow());
         const spoken = await client.speak(speech);
-        const clear = await until(() => client.messages.find((m) => m.at >= spoken.startedAt && isClear(m.message)), 3000, "clear").catch(() => null);
-        if (clear) result.barge_in_ms.push(clear.at - spoken.startedAt);
+        stepStarts[index] = spoken.startedAt;
+        const clear = await until(() => client.messages.find((m) => m.at >= spoken.startedAt && isClear(m.message)), BARGE_IN_WINDOW_MS, "clear").catch(() => null);
+        // A backchannel's `clear` is a false stop (counted after the call), not a barge-in.
+        if (backchannelsExpected) backchannels.push({ startedAt: spoken.startedAt, endedAt: spoken.endedAt, step: index });
+        else {
+          bargeIns.push(spoken.startedAt);
+          if (clear) result.barge_in_ms.push(clear.at - spoken.startedAt);
+        }
         mark = spoken.endedAt;
       } else {
         await client.waitForAgentSilence(AGENT_QUIET_MS, mark, REPLY_TIMEOUT_MS);
-        const spoken = await client.speak(speech);
+        const spoken = await client.speak(speech, marks);
+        stepStarts[index] = spoken.startedAt;
         const replyAt = await until(() => client.firstAudioAfter(spoken.endedAt), REPLY_TIMEOUT_MS, `a reply to ${step.say.join("+")}`);
-        if (step.timed !== false) {
+        const early = falseEndpoints(
+          client.audio.map((a) => a.at),
+          linesSent(step, spoken),
+        ).length;
+        result.false_endpoints += early;
+        if (step.timed !== false && early === 0) {
           result.turns.push({ voice_to_voice_ms: replyAt - spoken.endedAt, server: null });
           spokenTurns.push(spoken.endedAt);
         }
-        mark = spoken.endedAt;
+        mark = overAgentFrom = spoken.endedAt;
       }
     }
     // Let the last reply play out (the greeting counts: a silent caller still hears it).
@@ -112,9 +163,31 @@ export async function playConversation(
   } catch (err) {
     result.error = (err as Error).message;
   }
+  const hungUpAt = clientNow();
   client.hangUp();
   await Promise.race([client.closed, sleep(3000)]);
   client.close();
+
+  const arrivals = client.audio.map((a) => a.at);
+  const clears = client.messages.filter((m) => isClear(m.message)).map((m) => m.at);
+  for (const startedAt of bargeIns) {
+    const stoppedAt = agentStopAfter(arrivals, clears, startedAt, BARGE_IN_WINDOW_MS);
+    if (stoppedAt !== null) result.barge_in_stop_ms.push(stoppedAt - startedAt);
+  }
+  for (const b of backchannels) {
+    const next = stepStarts.slice(b.step + 1).find((at): at is number => at !== null) ?? hungUpAt;
+    const window: BackchannelWindow = { startedAt: b.startedAt, endedAt: b.endedAt, until: next };
+    const verdict = backchannelVerdict(arrivals, clears, window);
+    result.backchannels += 1;
+    if (verdict.stoppedAt !== null) result.backchannel_false_stops += 1;
+    if (verdict.resumedAt !== null) result.backchannel_resumes += 1;
+  }
+
+  for (const { message } of client.messages) {
+    if (message.type !== "early_reply") continue;
+    result.early_replies += 1;
+    if (message.used === false) result.early_replies_wasted += 1;
+  }
 
   spokenTurns.forEach((endedAt, i) => {
     const metrics = client.messages.find((m) => m.at >= endedAt && m.message.type === "turn_metrics" && m.message.end_of_speech_at !== null)?.message;
@@ -123,7 +196,7 @@ export async function playConversation(
   result.jitter_ms = pacingJitter(client.audio.map((a) => a.at));
   if (result.error === null && observe) {
     try {
-      result.outcome = checkOutcome(await observe(client), conversation.expect);
+      result.outcome = { ...checkOutcome(await observe(client), conversation.expect), required: expectedIn(conversation, meta.endpointing_mode) };
     } catch (err) {
       result.error = `outcome not observable: ${(err as Error).message}`;
     }
@@ -131,15 +204,47 @@ export async function playConversation(
   return result;
 }
 
-function joinLines(lines: Int16Array[], gapMs: number, rate: number): Int16Array {
-  const gap = Math.round((gapMs / 1000) * rate);
-  const out = new Int16Array(lines.reduce((n, l) => n + l.length, 0) + gap * (lines.length - 1));
+/** A call that has not run yet (or failed before anything was measured). */
+export function emptyCallResult(conversation: string, where: Pick<CallResult, "protocol" | "endpointing_mode" | "concurrency" | "lane">): CallResult {
+  return {
+    conversation,
+    ...where,
+    greeting_ms: null,
+    turns: [],
+    barge_in_ms: [],
+    barge_in_stop_ms: [],
+    false_endpoints: 0,
+    backchannels: 0,
+    backchannel_false_stops: 0,
+    backchannel_resumes: 0,
+    early_replies: 0,
+    early_replies_wasted: 0,
+    jitter_ms: [],
+    outcome: null,
+    error: null,
+  };
+}
+
+/**
+ * Lines joined by their gaps of silence, with `marks`: each line's first and last sample, in
+ * order, for `MediaClient.speak` to time.
+ */
+export function joinLines(lines: readonly Int16Array[], gapsMs: readonly number[], rate: number): { speech: Int16Array; marks: number[] } {
+  const gaps = lines.map((_, i) => (i < lines.length - 1 ? Math.round(((gapsMs[i] ?? 0) / 1000) * rate) : 0));
+  const out = new Int16Array(lines.reduce((n, l, i) => n + l.length + gaps[i]!, 0));
+  const marks: number[] = [];
   let at = 0;
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
     out.set(line, at);
-    at += line.length + gap;
+    marks.push(at, at + Math.max(0, line.length - 1));
+    at += line.length + gaps[i]!;
   }
-  return out;
+  return { speech: out, marks };
+}
+
+/** Each line's first and last frame times, from the marks `joinLines` made. */
+function linesSent(step: SayStep, spoken: SpokenAt): LineSent[] {
+  return step.say.map((_, i) => ({ startedAt: spoken.marksAt[2 * i]!, endedAt: spoken.marksAt[2 * i + 1]! }));
 }
 
 function diff(later: number | null, earlier: number | null): number | null {

@@ -9,22 +9,23 @@ import { QUIET_TAIL_DB } from "../../engine/turn/speech-detector.js";
 import { loadConfig } from "../../src/config.js";
 import { integer, parseOptions, UsageError } from "../../src/cli/args.js";
 import { startBenchServer, type BenchServer } from "./bench-server.js";
-import { linesOf, loadConversations, type Conversation } from "./conversation.js";
+import { BENCH_ENDPOINTING_MODES, BENCH_ENDPOINTING_MS, linesOf, loadConversations, type Conversation, type EndpointingMode } from "./conversation.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "./media-caller.js";
 import { restClient } from "./rest-client.js";
 import { startStandinProcess, type StandinProcess } from "./standin-process.js";
 import { DEFAULT_STANDIN_DELAYS } from "../standins/standin-server.js";
 import { summarize, round } from "./percentiles.js";
 import { observeTwilioCall } from "./observe-twilio-call.js";
-import { observeNativeEvents, playConversation, type CallResult, type ObservedCall, type Protocol } from "./play-conversation.js";
+import { emptyCallResult, observeNativeEvents, playConversation, type CallResult, type ObservedCall, type Protocol } from "./play-conversation.js";
 import { processTreeUsage } from "./process-tree-usage.js";
 import { renderHtmlReport } from "./report-html.js";
 import { renderTextSummary } from "./report-text.js";
 import type { BenchResult, LevelResult } from "./bench-result.js";
+import { failedCall, modeResult, samplesOf } from "./summarize-calls.js";
 
 export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
-             [--protocol native|twilio|both] [--conversations a,b] [--url URL --key KEY]
-             [--out DIR] [--seed N]
+             [--protocol native|twilio|both] [--endpointing fixed,adaptive]
+             [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N]
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
@@ -36,6 +37,10 @@ starts \`parley serve\` as a child process with a temporary data directory. With
   OpenAI speech-compatible, in their own process) to measure the media engine apart from
   model compute; each lane plays one conversation; levels 10,50,100,200; outcomes are not
   checked (the replies are canned).
+--endpointing: the agents' endpointing modes, compared side by side; each mode runs every
+  level with its own agents (default fixed,adaptive). fixed: the caller's turn ends after
+  ${BENCH_ENDPOINTING_MS.fixed} ms of silence; adaptive: after a short pause when its words form a
+  complete turn, after up to ${BENCH_ENDPOINTING_MS.adaptive} ms when they do not ("i need a", "um").
 --quick: the quick conversations at 1 and 2 calls (10 with stand-ins).`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -79,6 +84,21 @@ function parseLevels(raw: string | undefined, quick: boolean, providers: Provide
   return levels;
 }
 
+/** `--endpointing fixed,adaptive`: the modes in the order given (default: every mode). */
+export function parseEndpointingModes(raw: string | undefined): EndpointingMode[] {
+  if (raw === undefined) return [...BENCH_ENDPOINTING_MODES];
+  const modes = raw.split(",").map((s) => s.trim());
+  const unknown = modes.filter((m) => !(BENCH_ENDPOINTING_MODES as string[]).includes(m));
+  if (modes.length === 0 || unknown.length) throw new UsageError(`--endpointing takes a comma list of ${BENCH_ENDPOINTING_MODES.join(", ")}${unknown.length ? `, not ${unknown.map((m) => JSON.stringify(m)).join(", ")}` : ""}`);
+  if (new Set(modes).size !== modes.length) throw new UsageError("--endpointing lists a mode twice");
+  return modes as EndpointingMode[];
+}
+
+/** The POST /v1/agents fields of a mode: they override the conversation's own. */
+export function endpointingFields(mode: EndpointingMode): { endpointing_mode: EndpointingMode; endpointing_ms: number } {
+  return { endpointing_mode: mode, endpointing_ms: BENCH_ENDPOINTING_MS[mode] };
+}
+
 /** `parley bench` / `npm run bench`: returns the exit code. */
 export async function bench(argv: string[]): Promise<number> {
   const o = parseOptions(argv, {
@@ -91,6 +111,7 @@ export async function bench(argv: string[]): Promise<number> {
     out: { type: "string" },
     seed: { type: "string" },
     providers: { type: "string" },
+    endpointing: { type: "string" },
   });
   const quick = o.quick ?? false;
   const providers = (o.providers ?? "embedded") as Providers;
@@ -100,6 +121,7 @@ export async function bench(argv: string[]): Promise<number> {
   const protocolOption = o.protocol ?? "native";
   if (!["native", "twilio", "both"].includes(protocolOption)) throw new UsageError("--protocol must be native, twilio or both");
   const protocols: Protocol[] = protocolOption === "both" ? ["native", "twilio"] : [protocolOption as Protocol];
+  const modes = parseEndpointingModes(o.endpointing);
   if (o.url && !(o.key ?? process.env.PARLEY_API_KEY)) throw new UsageError("--url needs --key or PARLEY_API_KEY");
   const seed = integer(o.seed, "seed", 0) ?? 1;
   const outDir = o.out ?? path.join(loadConfig().dataDir, "bench");
@@ -135,10 +157,21 @@ export async function bench(argv: string[]): Promise<number> {
   const key = o.key ?? process.env.PARLEY_API_KEY ?? server!.key;
   const api = restClient(baseUrl, key);
   const started = new Date();
-  const agents = new Map<string, string>();
+  /** Agent ids by mode, then conversation. */
+  const agents = new Map<EndpointingMode, Map<string, string>>();
   try {
     const voice = providers === "standin" ? { voice_id: STANDIN_VOICE } : {};
-    for (const c of conversations) agents.set(c.name, (await api("POST", "/v1/agents", { ...BASE_AGENT, ...c.agent, ...voice, name: `Bench ${c.name}` })).id);
+    for (const mode of modes) {
+      const byConversation = new Map<string, string>();
+      agents.set(mode, byConversation);
+      for (const c of conversations) {
+        const body = { ...BASE_AGENT, ...c.agent, ...endpointingFields(mode), ...voice, name: `Bench ${c.name} (${mode})` };
+        const agent = await api("POST", "/v1/agents", body).catch((err: Error) => {
+          throw new Error(/endpointing_mode/.test(err.message) ? `${err.message} (a service older than endpointing modes?)` : err.message);
+        });
+        byConversation.set(c.name, agent.id);
+      }
+    }
     // The token is shown only when made: a Twilio run makes a new one (the account's previous one stops working).
     const mediaToken = protocols.includes("twilio") ? ((await api("POST", "/v1/account/media-token/rotate")).media_token as string) : "";
     const wsBase = baseUrl.replace(/^http/, "ws");
@@ -149,36 +182,40 @@ export async function bench(argv: string[]): Promise<number> {
         : TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId, record: "false" });
 
     const levelResults: LevelResult[] = [];
-    for (const protocol of protocols) {
-      for (const level of levels) {
-        const perLane = providers === "standin" ? 1 : conversations.length;
-        progress(`${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${perLane} conversation(s) each`);
-        const caller: Caller = {
-          connect: (c) => connect(protocol, agents.get(c.name)!),
-          audio: (name) => audio[protocol === "native" ? 16 : 8].get(name)!,
-          // Canned stand-in replies make outcomes meaningless; Twilio streams carry no events,
-          // so their outcome is read back from the REST API.
-          observe:
-            providers === "standin"
-              ? null
-              : protocol === "twilio"
-                ? (c, client) => observeTwilioCall(api, agents.get(c.name)!, client as TwilioMediaClient)
-                : (_c, client) => Promise.resolve(observeNativeEvents(client)),
-        };
-        levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress));
+    for (const mode of modes) {
+      const agentOf = (c: Conversation) => agents.get(mode)!.get(c.name)!;
+      for (const protocol of protocols) {
+        for (const level of levels) {
+          const perLane = providers === "standin" ? 1 : conversations.length;
+          progress(`[${mode}] ${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${perLane} conversation(s) each`);
+          const caller: Caller = {
+            mode,
+            connect: (c) => connect(protocol, agentOf(c)),
+            audio: (name) => audio[protocol === "native" ? 16 : 8].get(name)!,
+            // Canned stand-in replies make outcomes meaningless; Twilio streams carry no events,
+            // so their outcome is read back from the REST API.
+            observe:
+              providers === "standin"
+                ? null
+                : protocol === "twilio"
+                  ? (c, client) => observeTwilioCall(api, agentOf(c), client as TwilioMediaClient)
+                  : (_c, client) => Promise.resolve(observeNativeEvents(client)),
+          };
+          levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress));
+        }
       }
     }
-    const result = buildResult({ started, quick, providers, levels, protocols, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults });
+    const result = buildResult({ started, quick, providers, levels, protocols, modes, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults });
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, "bench.json"), JSON.stringify(result, null, 2) + "\n");
     writeFileSync(path.join(outDir, "bench.html"), renderHtmlReport(result));
     const summary = renderTextSummary(result);
     writeFileSync(path.join(outDir, "bench.txt"), summary);
     process.stdout.write(summary + `\nreport: ${path.join(outDir, "bench.html")}\nresults: ${path.join(outDir, "bench.json")}\n`);
-    return result.calls.some((c) => c.error !== null || c.outcome?.passed === false) ? 1 : 0;
+    return result.calls.some(failedCall) ? 1 : 0;
   } finally {
     // Against --url the agents live in someone's account: remove them (a started server goes away whole).
-    if (!server) for (const id of agents.values()) await api("DELETE", `/v1/agents/${id}`).catch(() => undefined);
+    if (!server) for (const byConversation of agents.values()) for (const id of byConversation.values()) await api("DELETE", `/v1/agents/${id}`).catch(() => undefined);
     await server?.stop();
     await standins?.stop();
   }
@@ -196,8 +233,9 @@ function standinEnv(url: string): NodeJS.ProcessEnv {
   };
 }
 
-/** How one protocol's calls are placed, fed and checked. */
+/** How one protocol's calls (in one endpointing mode) are placed, fed and checked. */
 interface Caller {
+  mode: EndpointingMode;
   connect(c: Conversation): Promise<MediaClient>;
   audio(line: string): Int16Array;
   /** null: outcomes are not checked. */
@@ -243,14 +281,26 @@ async function runLevel(
         try {
           const client = await caller.connect(c);
           const observe = caller.observe;
-          call = await playConversation(client, c, caller.audio, { protocol, concurrency: level, lane, seed: seed + lane * 1000 + i }, observe && ((cl) => observe(c, cl)));
+          const where = { protocol, endpointing_mode: caller.mode, concurrency: level, lane };
+          call = await playConversation(client, c, caller.audio, { ...where, seed: seed + lane * 1000 + i }, observe && ((cl) => observe(c, cl)));
         } catch (err) {
-          call = { conversation: c.name, protocol, concurrency: level, lane, greeting_ms: null, turns: [], barge_in_ms: [], jitter_ms: [], outcome: null, error: (err as Error).message };
+          call = { ...emptyCallResult(c.name, { protocol, endpointing_mode: caller.mode, concurrency: level, lane }), error: (err as Error).message };
         }
         calls.push(call);
         const v2v = call.turns.map((t) => Math.round(t.voice_to_voice_ms)).join("/") || "-";
-        const verdict = call.error ? `ERROR ${call.error}` : call.outcome === null ? "outcome not checked" : call.outcome.passed ? "ok" : `FAILED ${call.outcome.failures.join("; ")}`;
-        progress(`  ${protocol} x${level} lane ${lane} ${c.name}: greeting ${call.greeting_ms === null ? "-" : Math.round(call.greeting_ms)} ms, voice-to-voice ${v2v} ms, ${verdict}`);
+        const failures = call.outcome?.failures.join("; ");
+        const verdict = call.error
+          ? `ERROR ${call.error}`
+          : call.outcome === null
+            ? "outcome not checked"
+            : call.outcome.passed
+              ? "ok"
+              : call.outcome.required
+                ? `FAILED ${failures}`
+                : `not met (not required in ${caller.mode} mode): ${failures}`;
+        const early = call.false_endpoints ? `, ${call.false_endpoints} false endpoint(s)` : "";
+        const stops = call.backchannels ? `, backchannels ${call.backchannels} (stopped ${call.backchannel_false_stops}, resumed ${call.backchannel_resumes})` : "";
+        progress(`  [${caller.mode}] ${protocol} x${level} lane ${lane} ${c.name}: greeting ${call.greeting_ms === null ? "-" : Math.round(call.greeting_ms)} ms, voice-to-voice ${v2v} ms${early}${stops}, ${verdict}`);
       }
     }),
   );
@@ -264,6 +314,7 @@ async function runLevel(
   const standinCpuMs = standinsBefore && standinsAfter ? standinsAfter.cpuMs - standinsBefore.cpuMs : null;
   return {
     protocol,
+    endpointing_mode: caller.mode,
     concurrency: level,
     wall_ms: round(wallMs),
     server_cpu_percent: serverCpuMs === null ? null : round((serverCpuMs / wallMs) * 100),
@@ -284,6 +335,7 @@ function buildResult(r: {
   providers: Providers;
   levels: number[];
   protocols: Protocol[];
+  modes: EndpointingMode[];
   seed: number;
   conversations: Conversation[];
   baseUrl: string;
@@ -291,23 +343,21 @@ function buildResult(r: {
   levelResults: LevelResult[];
 }): BenchResult {
   const calls = r.levelResults.flatMap((l) => l.calls);
-  const turns = calls.flatMap((c) => c.turns);
-  const stages = turns.flatMap((t) => (t.server ? [t.server] : []));
-  const pick = (key: keyof (typeof stages)[number]) => stages.map((s) => s[key]).filter((v): v is number => v !== null);
   return {
-    version: 1,
+    version: 2,
     started_at: r.started.toISOString(),
     finished_at: new Date().toISOString(),
     settings: {
       quick: r.quick,
       concurrency: r.levels,
       protocols: r.protocols,
+      endpointing_modes: r.modes,
+      endpointing_ms: Object.fromEntries(r.modes.map((m) => [m, BENCH_ENDPOINTING_MS[m]])),
       seed: r.seed,
       arrival_interval_ms: ARRIVAL_INTERVAL_MS,
       providers: r.providers,
       standin_delays_ms: r.providers === "standin" ? { ...DEFAULT_STANDIN_DELAYS } : null,
       target: r.startedServer ? `child process (parley serve, temporary data directory, ${r.providers === "standin" ? "cloud stand-ins" : "embedded engines"})` : r.baseUrl,
-      endpointing_ms: 500,
       conversations: r.conversations.map((c) => c.name),
       fixture_lines: [...new Set(r.conversations.flatMap(linesOf))].sort(),
     },
@@ -319,25 +369,14 @@ function buildResult(r: {
       memory_gb: round(os.totalmem() / 1073741824),
       node: process.version,
     },
-    metrics: {
-      greeting_ms: summarize(calls.flatMap((c) => (c.greeting_ms === null ? [] : [c.greeting_ms]))),
-      voice_to_voice_ms: summarize(turns.map((t) => t.voice_to_voice_ms)),
-      barge_in_ms: summarize(calls.flatMap((c) => c.barge_in_ms)),
-      jitter_ms: summarize(calls.flatMap((c) => c.jitter_ms)),
-      endpointing_wait_ms: summarize(pick("endpointing_wait_ms")),
-      asr_ms: summarize(pick("asr_ms")),
-      first_token_ms: summarize(pick("first_token_ms")),
-      first_tts_audio_ms: summarize(pick("first_tts_audio_ms")),
-      first_frame_sent_ms: summarize(pick("first_frame_sent_ms")),
-      server_voice_to_voice_ms: summarize(pick("server_voice_to_voice_ms")),
-      pipeline_overhead_ms: summarize(pick("pipeline_overhead_ms")),
-    },
+    modes: r.modes.map((mode) => modeResult(mode, BENCH_ENDPOINTING_MS[mode], calls, r.conversations)),
     levels: r.levelResults.map(({ calls: levelCalls, ...level }) => ({
       ...level,
       calls: levelCalls.length,
-      voice_to_voice_ms: summarize(levelCalls.flatMap((c) => c.turns.map((t) => t.voice_to_voice_ms))),
-      greeting_ms: summarize(levelCalls.flatMap((c) => (c.greeting_ms === null ? [] : [c.greeting_ms]))),
-      jitter_ms: summarize(levelCalls.flatMap((c) => c.jitter_ms)),
+      voice_to_voice_ms: summarize(samplesOf(levelCalls, "voice_to_voice_ms")),
+      greeting_ms: summarize(samplesOf(levelCalls, "greeting_ms")),
+      jitter_ms: summarize(samplesOf(levelCalls, "jitter_ms")),
+      false_endpoints: levelCalls.reduce((n, c) => n + c.false_endpoints, 0),
     })),
     calls,
   };

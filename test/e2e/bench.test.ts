@@ -11,6 +11,7 @@ const METRICS = [
   "greeting_ms",
   "voice_to_voice_ms",
   "barge_in_ms",
+  "barge_in_stop_ms",
   "jitter_ms",
   "endpointing_wait_ms",
   "asr_ms",
@@ -23,24 +24,35 @@ const METRICS = [
 
 const runBench = (args: string[]) => runNodeScript(BENCH, args);
 
+// To keep CI short each run uses one endpointing mode and two or three conversations; the last
+// test runs both modes on one conversation.
 describe("npm run bench -- --quick", () => {
-  it("replays the quick conversations against a served child process and writes a well-formed report", async () => {
+  it("replays conversations against a served child process at the quick levels and writes a well-formed report", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--quick", "--out", out]);
-    expect(run.stderr).toContain("native: 1 concurrent call");
-    expect(run.stderr).toContain("native: 2 concurrent calls");
+    const run = await runBench(["--quick", "--endpointing", "adaptive", "--conversations", "faq,barge-in,backchannels", "--out", out]);
+    expect(run.stderr).toContain("[adaptive] native: 1 concurrent call");
+    expect(run.stderr).toContain("[adaptive] native: 2 concurrent calls");
     expect(run.stdout).toContain("voice-to-voice");
 
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
-    expect(result.settings).toMatchObject({ quick: true, concurrency: [1, 2], protocols: ["native"], seed: 1 });
-    expect(result.settings.conversations.length).toBeGreaterThan(0);
+    expect(result.settings).toMatchObject({ quick: true, concurrency: [1, 2], protocols: ["native"], endpointing_modes: ["adaptive"], endpointing_ms: { adaptive: 1500 }, seed: 1 });
+    expect(result.settings.conversations).toEqual(["backchannels", "barge-in", "faq"]);
     expect(result.machine.cpus).toBeGreaterThan(0);
+    expect(result.modes.map((m: any) => m.endpointing_mode)).toEqual(["adaptive"]);
+    const mode = result.modes[0];
     for (const name of METRICS) {
-      const m = result.metrics[name];
+      const m = mode.metrics[name];
       expect(m.n, name).toBeGreaterThan(0);
       for (const key of ["p50", "p95", "p99"]) expect(typeof m[key], `${name}.${key}`).toBe("number");
     }
-    expect(result.levels.map((l: any) => l.concurrency)).toEqual([1, 2]);
+    // Every backchannel is counted (3 calls of the conversation, 1 + 2 lanes, 2 each); no step here has several lines.
+    expect(mode.backchannels).toMatchObject({ spoken: 3 * 2, false_stops: expect.any(Number), resumes: expect.any(Number) });
+    expect(mode.false_endpoints).toEqual({ total: 0, steps: 0, calls: 0, by_conversation: {} });
+    expect(result.calls.every((c: any) => c.endpointing_mode === "adaptive" && typeof c.false_endpoints === "number")).toBe(true);
+    expect(result.levels.map((l: any) => [l.endpointing_mode, l.concurrency])).toEqual([
+      ["adaptive", 1],
+      ["adaptive", 2],
+    ]);
     for (const level of result.levels) {
       for (const key of ["server_cpu_percent", "server_peak_rss_mb", "client_cpu_percent"]) expect(typeof level[key], key).toBe("number");
     }
@@ -59,9 +71,11 @@ describe("npm run bench -- --quick", () => {
 
   it("checks Twilio calls' outcomes through the REST API", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--quick", "--protocol", "twilio", "--concurrency", "1", "--out", out]);
+    const run = await runBench(["--protocol", "twilio", "--concurrency", "1", "--endpointing", "adaptive", "--conversations", "transfer,backchannels", "--out", out]);
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
     expect(result.settings).toMatchObject({ providers: "embedded", protocols: ["twilio"] });
+    // Backchannels over Twilio: a `clear` would be a false stop (and an interruption).
+    expect(result.modes[0].backchannels.spoken).toBe(2);
     expect(result.calls.length).toBe(result.settings.conversations.length);
     // The transfer conversation passes only if the call row says `transferred` and its transcript has the transfer message.
     expect(result.calls.map((c: any) => [c.conversation, c.error, c.outcome?.passed])).toEqual(
@@ -72,7 +86,7 @@ describe("npm run bench -- --quick", () => {
 
   it("runs calls against the cloud stand-ins and reports their process apart", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--quick", "--providers", "standin", "--conversations", "faq,barge-in", "--out", out]);
+    const run = await runBench(["--quick", "--providers", "standin", "--endpointing", "fixed", "--conversations", "faq,barge-in", "--out", out]);
     expect(run.stderr).toContain("cloud stand-ins at http://127.0.0.1:");
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
     expect(result.settings).toMatchObject({ providers: "standin", concurrency: [10], arrival_interval_ms: 20 });
@@ -82,11 +96,39 @@ describe("npm run bench -- --quick", () => {
     // The stand-in stages are fixed delays: the server's own stage timings include them. The
     // stand-ins time their delays in their own process, whose timers may fire a fraction of a
     // millisecond early against the server's clock (149.97 ms was seen): a few ms of slack.
-    expect(result.metrics.asr_ms.min).toBeGreaterThanOrEqual(145);
-    expect(result.metrics.first_token_ms.min).toBeGreaterThanOrEqual(295);
-    expect(result.metrics.barge_in_ms.n).toBe(5);
+    const { metrics } = result.modes[0];
+    expect(metrics.asr_ms.min).toBeGreaterThanOrEqual(145);
+    expect(metrics.first_token_ms.min).toBeGreaterThanOrEqual(295);
+    expect(metrics.barge_in_ms.n).toBe(5);
     expect(typeof result.levels[0].standin_cpu_percent).toBe("number");
     expect(run.stdout).toContain("outcomes: not checked");
     expect(run.code).toBe(0);
+  }, 240_000);
+
+  it("runs each endpointing mode with its own agents and reports them side by side", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--conversations", "pause-mid-sentence", "--concurrency", "1", "--out", out]);
+    expect(run.stderr).toContain("[fixed] native: 1 concurrent call");
+    expect(run.stderr).toContain("[adaptive] native: 1 concurrent call");
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    expect(result.settings).toMatchObject({ endpointing_modes: ["fixed", "adaptive"], endpointing_ms: { fixed: 500, adaptive: 1500 } });
+    expect(result.levels.map((l: any) => l.endpointing_mode)).toEqual(["fixed", "adaptive"]);
+    expect(result.modes.map((m: any) => [m.endpointing_mode, m.endpointing_ms, m.calls, m.false_endpoints.steps])).toEqual([
+      ["fixed", 500, 1, 1],
+      ["adaptive", 1500, 1, 1],
+    ]);
+    const [fixed, adaptive] = result.calls;
+    expect(result.calls.map((c: any) => [c.endpointing_mode, c.error])).toEqual([
+      ["fixed", null],
+      ["adaptive", null],
+    ]);
+    // The conversation's outcome (one caller turn, answered whole) is required in adaptive mode
+    // only: checked in both, and only a miss in adaptive mode fails the run.
+    expect(adaptive.outcome).toEqual({ passed: true, failures: [], required: true });
+    expect(fixed.outcome.required).toBe(false);
+    expect(run.code).toBe(0);
+    const text = readFileSync(path.join(out, "bench.txt"), "utf8");
+    expect(text).toMatch(/fixed 500 ms\s+adaptive <=1500 ms/);
+    expect(text).toContain("false endpoints / multi-line steps");
   }, 240_000);
 });

@@ -30,7 +30,7 @@ import type { AgentSettings } from "../../../engine/types.js";
 import type { VadFactory } from "../../../engine/vad/vad-factory.js";
 import { testAgent } from "../../helpers/dialogue.js";
 import { FakeClock } from "../../helpers/fake-clock.js";
-import { PAUSE_MS } from "../../../engine/turn/adaptive-turn-detector.js";
+import { COMPLETE_WAIT_MS } from "../../../engine/turn/adaptive-turn-detector.js";
 import { SpeechCache } from "../../../engine/providers/tts/speech-cache.js";
 import { greetingSentences } from "../../../engine/text/greeting.js";
 
@@ -751,17 +751,18 @@ describe("call session: adaptive endpointing", () => {
   const adaptive = { endpointingMode: "adaptive", endpointingMs: 1500 } as const;
   const faq = [{ question: "What are your opening hours?", answer: "We open at nine." }];
 
-  it("answers a complete turn after the short pause, not after endpointing_ms", async () => {
+  it("answers a complete turn after COMPLETE_WAIT_MS with the reply prepared at the short pause, not after endpointing_ms", async () => {
     const call = await startCall({ asr: plannedAsr(["what are your opening hours"]), dialogue: createRulesDialogueProvider() }, { ...adaptive, metadata: { faq } });
     await call.say();
     await call.session.stop();
     const [turn] = call.summary()!.turns;
     expect(call.transcript()).toEqual(["user: what are your opening hours", "agent: We open at nine. Is there anything else I can help you with?"]);
-    // On the fake clock (which moves after each frame is handled, hence one frame's leeway):
-    // the pause (PAUSE_MS) after the last voiced frame, and the judgement at once.
-    expect(Math.abs(turn!.endpointAt! - turn!.endOfSpeechAt! - PAUSE_MS)).toBeLessThanOrEqual(20);
-    // The recognizer finished at the pause, before the turn was declared over.
-    expect(turn!.asrFinalAt).toBeLessThanOrEqual(turn!.endpointAt!);
+    // On the fake clock (which moves after each frame is handled, hence one frame's leeway).
+    expect(Math.abs(turn!.endpointAt! - turn!.endOfSpeechAt! - COMPLETE_WAIT_MS)).toBeLessThanOrEqual(20);
+    // The recognizer finished at the pause, and the reply was ready before the turn was declared over.
+    expect(turn!.asrFinalAt! - turn!.endOfSpeechAt!).toBeLessThan(COMPLETE_WAIT_MS);
+    expect(turn!.firstTtsAudioAt).toBeLessThan(turn!.endpointAt!);
+    expect(call.transport.events.filter((e) => e.type === "early_reply")).toEqual([{ type: "early_reply", used: true }]);
   });
 
   it("waits through a pause after words that end open and answers the whole sentence once", async () => {
@@ -852,7 +853,7 @@ describe("call session: barge-in that pauses, then resumes or interrupts", () =>
       await call.caller(200);
       await call.caller(200, 500);
       const pausedAt = call.transport.agentFrames;
-      // The pause (PAUSE_MS) and the judgement: the agent goes on well within 600 ms.
+      // The wait after complete words (COMPLETE_WAIT_MS): the agent goes on well within 600 ms.
       await call.caller(600);
       expect(call.transport.agentFrames, `after "${over}"`).toBeGreaterThan(pausedAt + 5);
       await call.caller(3000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdaptiveTurnDetector, PAUSE_MS, UNKNOWN_WAIT_MS } from "../../../../engine/turn/adaptive-turn-detector.js";
+import { AdaptiveTurnDetector, COMPLETE_WAIT_MS, PAUSE_MS, UNKNOWN_WAIT_MS } from "../../../../engine/turn/adaptive-turn-detector.js";
 import { FixedTurnDetector } from "../../../../engine/turn/fixed-turn-detector.js";
 import type { TurnCompleteness } from "../../../../engine/turn/turn-completeness.js";
 import type { TurnDetector, TurnSignal } from "../../../../engine/turn/turn-detector.js";
@@ -34,7 +34,7 @@ function play(detector: TurnDetector, events: Event[]): Observed[] {
     if (pending && now >= pending.at) {
       const judged = pending;
       pending = undefined;
-      note(detector.judge(judged.pause, judged.completeness));
+      note(detector.judge(judged.pause, judged.completeness, now));
     }
   };
   for (const event of events) {
@@ -48,14 +48,24 @@ function play(detector: TurnDetector, events: Event[]): Observed[] {
 const adaptive = () => new AdaptiveTurnDetector({ maxWaitMs: 1500, interruptionThreshold: 0.5 });
 
 describe("AdaptiveTurnDetector", () => {
-  it("ends a complete turn as soon as its words are judged after the short pause", () => {
+  it("ends a complete turn COMPLETE_WAIT_MS after its last word, its words judged at the short pause before", () => {
     // 1 s of speech ending at 1000 ms; the pause comes PAUSE_MS later, the final 40 ms after that.
     const signals = play(adaptive(), [{ speech: 1000 }, { silence: PAUSE_MS }, { judge: "complete", afterMs: 40 }, { silence: 2000 }]);
     expect(signals).toEqual([
       { type: "turn_start", atMs: 0, decidedAtMs: 60 },
       { type: "pause", atMs: 1000, decidedAtMs: 1000 + PAUSE_MS },
-      { type: "turn_end", atMs: 1000, decidedAtMs: 1000 + PAUSE_MS + 40 },
+      { type: "turn_end", atMs: 1000, decidedAtMs: 1000 + COMPLETE_WAIT_MS },
     ]);
+  });
+
+  it("ends a complete turn at once when its words are judged after COMPLETE_WAIT_MS (a slow recognizer)", () => {
+    const signals = play(adaptive(), [{ speech: 1000 }, { silence: PAUSE_MS }, { judge: "complete", afterMs: 300 }, { silence: 2000 }]);
+    expect(signals.at(-1)).toEqual({ type: "turn_end", atMs: 1000, decidedAtMs: 1000 + PAUSE_MS + 300 });
+  });
+
+  it("lets a speaker who goes on after a short pause behind complete words keep the turn", () => {
+    const signals = play(adaptive(), [{ speech: 1000 }, { silence: 260 }, { judge: "complete" }, { speech: 800 }, { silence: PAUSE_MS }, { judge: "complete" }, { silence: 1000 }]);
+    expect(signals.map((s) => s.type)).toEqual(["turn_start", "pause", "resume", "pause", "turn_end"]);
   });
 
   it("waits through a mid-sentence pause after words that end open, and the turn goes on with the rest", () => {
@@ -71,7 +81,7 @@ describe("AdaptiveTurnDetector", () => {
       { silence: 2000 },
     ]);
     expect(signals.map((s) => s.type)).toEqual(["turn_start", "pause", "resume", "pause", "turn_end"]);
-    expect(signals.at(-1)).toMatchObject({ atMs: 2800, decidedAtMs: 2800 + PAUSE_MS + 20 });
+    expect(signals.at(-1)).toMatchObject({ atMs: 2800, decidedAtMs: 2800 + COMPLETE_WAIT_MS });
   });
 
   it("ends an incomplete turn the caller never finishes at the longest wait after the last word", () => {
