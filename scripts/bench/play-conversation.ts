@@ -13,7 +13,11 @@ export interface ServerStages {
   first_tts_audio_ms: number | null;
   first_frame_sent_ms: number | null;
   server_voice_to_voice_ms: number | null;
-  /** Client voice-to-voice minus end of speech -> first TTS audio on the server: transport, VAD lag, framing. */
+  /**
+   * Client voice-to-voice minus the server's end of speech -> first audio it could send (its
+   * first TTS audio, or the end of the turn when the reply was prepared early): transport, VAD
+   * lag, framing.
+   */
   pipeline_overhead_ms: number | null;
 }
 
@@ -252,7 +256,10 @@ function diff(later: number | null, earlier: number | null): number | null {
 }
 
 function stagesOf(m: any, clientVoiceToVoice: number): ServerStages {
-  const speechToTts = diff(m.first_tts_audio_at, m.end_of_speech_at);
+  // When the server could first send audio: its first TTS audio, or the end of the turn for a
+  // reply prepared early (held until then).
+  const ready = m.first_tts_audio_at === null || m.endpoint_at === null ? m.first_tts_audio_at : Math.max(m.first_tts_audio_at, m.endpoint_at);
+  const speechToTts = diff(ready, m.end_of_speech_at);
   return {
     endpointing_wait_ms: diff(m.endpoint_at, m.end_of_speech_at),
     asr_ms: diff(m.asr_final_at, m.endpoint_at),

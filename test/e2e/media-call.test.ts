@@ -36,7 +36,7 @@ beforeAll(async () => {
   app = await startTestApp({}, { PARLEY_ENGINE: "1" });
   wsBase = app.baseUrl.replace(/^http/, "ws");
   acct = await app.account({ credits: 100 });
-  const newAgent = async (name: string) => {
+  const newAgent = async (name: string, settings: Record<string, unknown> = {}) => {
     const agent = await app.request("POST", "/v1/agents", {
       key: acct.key,
       body: {
@@ -45,6 +45,7 @@ beforeAll(async () => {
         voice_id: "flite-slt",
         first_message: GREETING,
         metadata: { business_name: "Acme Dental", services: ["cleaning", "checkup"] },
+        ...settings,
       },
     });
     expect(agent.status).toBe(201);
@@ -52,7 +53,8 @@ beforeAll(async () => {
   };
   agentId = await newAgent("Acme front desk");
   // The two booking calls below ask for the same time: each books in its own agent's calendar.
-  secondAgentId = await newAgent("Acme second desk");
+  // The first agent ends turns adaptively (the default), the second after a fixed 500 ms.
+  secondAgentId = await newAgent("Acme second desk", { endpointing_mode: "fixed" });
   const rotated = await app.request("POST", "/v1/account/media-token/rotate", { key: acct.key });
   expect(rotated.status).toBe(200);
   mediaToken = rotated.body.media_token;
@@ -115,9 +117,9 @@ async function checkBooking(callId: string): Promise<void> {
 }
 
 // The two booking conversations run side by side (two calls at once, as the service serves
-// them): each takes ~45 s of real-time audio.
+// them): each takes ~45 s of real-time audio. One agent is adaptive, the other fixed.
 describe("booking calls over both protocols at once", () => {
-  it.concurrent("native: greets, books an appointment from recorded caller audio, records and bills the call", async () => {
+  it.concurrent("native (adaptive endpointing): greets, books an appointment from recorded caller audio, records and bills the call", async () => {
     const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, acct.key, 16000);
     const connected = await client.waitFor((m) => m.type === "connected");
     expect(connected).toMatchObject({ format: "pcm16", sample_rate: 16000 });
@@ -131,7 +133,7 @@ describe("booking calls over both protocols at once", () => {
     await checkBooking(connected.call_id);
   }, 120_000);
 
-  it.concurrent("twilio: books an appointment from 8 kHz mu-law audio", async () => {
+  it.concurrent("twilio (fixed endpointing): books an appointment from 8 kHz mu-law audio", async () => {
     const client = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: secondAgentId });
     await bookingConversation(client, 8);
     client.hangUp();
