@@ -86,8 +86,9 @@ describe.concurrent("each outcome, from a real conversation", () => {
     expectEndEventCarries(end, call.analysis);
 
     // One latency entry per agent turn, each stage after the one before it. The agent is
-    // adaptive (the default): each caller line was finished and judged at its pause, so the
-    // final came before the end of the turn.
+    // adaptive (the default): each caller line was finished and judged at its pause, and the
+    // reply prepared then, so the final (and often the reply) came before the end of the turn;
+    // the caller hears nothing before it.
     const agentTurns = call.transcript.filter((s: any) => s.role === "agent").length;
     const { turns } = call.latency;
     expect(turns).toHaveLength(agentTurns);
@@ -98,9 +99,9 @@ describe.concurrent("each outcome, from a real conversation", () => {
       expect(t.endpoint_ms).toBeGreaterThanOrEqual(PAUSE_MS);
       expect(t.endpoint_ms).toBeLessThan(2_000);
       expect(t.asr_final_ms).toBeLessThanOrEqual(t.endpoint_ms);
-      expect(t.first_token_ms).toBeGreaterThanOrEqual(t.endpoint_ms);
+      expect(t.first_token_ms).toBeGreaterThanOrEqual(t.asr_final_ms);
       expect(t.first_audio_ms).toBeGreaterThanOrEqual(t.first_token_ms);
-      expect(t.voice_to_voice_ms).toBeGreaterThanOrEqual(t.first_audio_ms);
+      expect(t.voice_to_voice_ms).toBeGreaterThanOrEqual(Math.max(t.first_audio_ms, t.endpoint_ms));
       expect(t.voice_to_voice_ms).toBeLessThan(10_000);
     }
     const sorted = replies.map((t: any) => t.voice_to_voice_ms).sort((a: number, b: number) => a - b);
