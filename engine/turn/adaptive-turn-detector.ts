@@ -1,7 +1,5 @@
-import { BargeInPolicy } from "./barge-in-policy.js";
-import { SpeechDetector } from "./speech-detector.js";
 import type { TurnCompleteness } from "./turn-completeness.js";
-import type { TurnDetector, TurnFrame, TurnSignal } from "./turn-detector.js";
+import { SpeechTurnDetector, type TurnFrame, type TurnSignal } from "./turn-detector.js";
 
 /** Silence after which the words so far are judged (and a reply to them may be prepared). */
 export const PAUSE_MS = 200;
@@ -20,12 +18,6 @@ export interface AdaptiveTurnOptions {
   /** The longest wait: silence that ends any turn (the agent's `endpointing_ms`). */
   maxWaitMs: number;
   interruptionThreshold: number;
-  /** Default PAUSE_MS, at most `maxWaitMs`. */
-  pauseMs?: number;
-  /** Default COMPLETE_WAIT_MS, at least the pause, at most `maxWaitMs`. */
-  completeWaitMs?: number;
-  /** Default UNKNOWN_WAIT_MS, at most `maxWaitMs`. */
-  unknownWaitMs?: number;
 }
 
 /**
@@ -37,9 +29,7 @@ export interface AdaptiveTurnOptions {
  * pause are judged, the turn waits as for an incomplete one: a slow recognizer makes the turn
  * end late, never early.
  */
-export class AdaptiveTurnDetector implements TurnDetector {
-  private readonly speech: SpeechDetector;
-  private readonly policy: BargeInPolicy;
+export class AdaptiveTurnDetector extends SpeechTurnDetector {
   private readonly maxWaitMs: number;
   private readonly unknownWaitMs: number;
   private readonly completeWaitMs: number;
@@ -48,21 +38,13 @@ export class AdaptiveTurnDetector implements TurnDetector {
   /** The pause the caller is in: its number, and the silence that ends the turn once its words are judged. */
   private paused: { pause: number; waitMs: number } | undefined;
 
+  /** Every wait is at most `maxWaitMs` (the agent's `endpointing_ms`), however short. */
   constructor(options: AdaptiveTurnOptions) {
-    this.maxWaitMs = options.maxWaitMs;
-    this.unknownWaitMs = Math.min(options.unknownWaitMs ?? UNKNOWN_WAIT_MS, options.maxWaitMs);
-    const pauseMs = Math.min(options.pauseMs ?? PAUSE_MS, options.maxWaitMs);
-    this.completeWaitMs = Math.min(Math.max(options.completeWaitMs ?? COMPLETE_WAIT_MS, pauseMs), options.maxWaitMs);
-    this.speech = new SpeechDetector({ endpointingMs: pauseMs });
-    this.policy = new BargeInPolicy({ interruptionThreshold: options.interruptionThreshold });
-  }
-
-  get inTurn(): boolean {
-    return this.turn;
-  }
-
-  get lastSpeechEndMs(): number {
-    return this.speech.lastSpeechEndMs;
+    const { maxWaitMs } = options;
+    super(Math.min(PAUSE_MS, maxWaitMs), options.interruptionThreshold);
+    this.maxWaitMs = maxWaitMs;
+    this.unknownWaitMs = Math.min(UNKNOWN_WAIT_MS, maxWaitMs);
+    this.completeWaitMs = Math.min(COMPLETE_WAIT_MS, maxWaitMs);
   }
 
   push(frame: TurnFrame): TurnSignal | null {
@@ -88,14 +70,6 @@ export class AdaptiveTurnDetector implements TurnDetector {
     if (this.paused?.pause !== pause) return null;
     this.paused.waitMs = completeness === "complete" ? this.completeWaitMs : completeness === "unknown" ? this.unknownWaitMs : this.maxWaitMs;
     return atMs - this.speech.lastSpeechEndMs >= this.paused.waitMs ? this.end() : null;
-  }
-
-  interrupts(partialText: string): boolean {
-    return this.policy.shouldInterrupt(this.speech.currentSpeechMs(), partialText);
-  }
-
-  interruptsAfterFinal(finalText: string): boolean {
-    return this.policy.interruptsAfterFinal(finalText);
   }
 
   private end(): TurnSignal {

@@ -1,26 +1,12 @@
-import { BargeInPolicy } from "./barge-in-policy.js";
-import { SpeechDetector } from "./speech-detector.js";
-import type { TurnDetector, TurnFrame, TurnSignal } from "./turn-detector.js";
+import { SpeechTurnDetector, type TurnFrame, type TurnSignal } from "./turn-detector.js";
 
 /**
  * `endpointing_mode: fixed`: the caller's turn ends after `endpointingMs` of silence, whatever
  * was said. Never pauses, so the words are recognized once, at the end of the turn.
  */
-export class FixedTurnDetector implements TurnDetector {
-  private readonly speech: SpeechDetector;
-  private readonly policy: BargeInPolicy;
-
+export class FixedTurnDetector extends SpeechTurnDetector {
   constructor(options: { endpointingMs: number; interruptionThreshold: number }) {
-    this.speech = new SpeechDetector({ endpointingMs: options.endpointingMs });
-    this.policy = new BargeInPolicy({ interruptionThreshold: options.interruptionThreshold });
-  }
-
-  get inTurn(): boolean {
-    return this.speech.isSpeaking;
-  }
-
-  get lastSpeechEndMs(): number {
-    return this.speech.lastSpeechEndMs;
+    super(options.endpointingMs, options.interruptionThreshold);
   }
 
   push(frame: TurnFrame): TurnSignal | null {
@@ -31,13 +17,5 @@ export class FixedTurnDetector implements TurnDetector {
 
   judge(): TurnSignal | null {
     return null;
-  }
-
-  interrupts(partialText: string): boolean {
-    return this.policy.shouldInterrupt(this.speech.currentSpeechMs(), partialText);
-  }
-
-  interruptsAfterFinal(finalText: string): boolean {
-    return this.policy.interruptsAfterFinal(finalText);
   }
 }

@@ -1,3 +1,5 @@
+import { BargeInPolicy } from "./barge-in-policy.js";
+import { SpeechDetector } from "./speech-detector.js";
 import type { TurnCompleteness } from "./turn-completeness.js";
 
 /** One caller frame as the turn logic sees it: its VAD probability and level, on the caller's audio timeline. */
@@ -40,12 +42,40 @@ export interface TurnDetector {
    * caller has spoken again since that pause).
    */
   judge(pause: number, completeness: TurnCompleteness, atMs: number): TurnSignal | null;
-  /** The caller is in a turn (from `turn_start` until `turn_end`). */
-  readonly inTurn: boolean;
   /** End of the last voiced frame on the audio timeline. */
   readonly lastSpeechEndMs: number;
   /** Whether caller speech over the agent, recognized so far as `partialText`, interrupts it now. */
   interrupts(partialText: string): boolean;
   /** Whether the words of a turn the caller finished over the agent interrupt it (not a backchannel). */
   interruptsAfterFinal(finalText: string): boolean;
+}
+
+/**
+ * What the strategies share: a SpeechDetector that ends speech after `speechEndMs` of silence
+ * (the end of a turn, or a pause in one), and the barge-in rules of `interruption_threshold`.
+ */
+export abstract class SpeechTurnDetector implements TurnDetector {
+  protected readonly speech: SpeechDetector;
+  private readonly policy: BargeInPolicy;
+
+  constructor(speechEndMs: number, interruptionThreshold: number) {
+    this.speech = new SpeechDetector({ endpointingMs: speechEndMs });
+    this.policy = new BargeInPolicy({ interruptionThreshold });
+  }
+
+  abstract push(frame: TurnFrame): TurnSignal | null;
+
+  abstract judge(pause: number, completeness: TurnCompleteness, atMs: number): TurnSignal | null;
+
+  get lastSpeechEndMs(): number {
+    return this.speech.lastSpeechEndMs;
+  }
+
+  interrupts(partialText: string): boolean {
+    return this.policy.shouldInterrupt(this.speech.currentSpeechMs(), partialText);
+  }
+
+  interruptsAfterFinal(finalText: string): boolean {
+    return this.policy.interruptsAfterFinal(finalText);
+  }
 }
