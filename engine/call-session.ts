@@ -16,6 +16,7 @@ import { AgentPlayout, type TurnAudio } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
 import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
+import { streamOf } from "./stream/stream-of.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
 import type { MediaTransport } from "./transports/transport.js";
@@ -298,7 +299,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
     const greeting = greetingSentences(this.agent, this.options.context);
-    if (greeting.length > 0) this.speak(this.newTurn(null, "fixed"), fromArray(greeting), providers.greetingTts);
+    if (greeting.length > 0) this.speak(this.newTurn(null, "fixed"), streamOf(...greeting), providers.greetingTts);
     // A recognizer that cannot be opened now ends the call (start() rejects), whatever the
     // error: a call that cannot listen has not begun, and none free (capacity) is meant to
     // refuse the call at once. Failures later in the call are recovered utterance by utterance.
@@ -337,7 +338,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.interrupted = undefined;
     const goodbye = this.newTurn(null, "fixed");
     goodbye.after = { endCall: reason };
-    this.speak(goodbye, oneItem(line));
+    this.speak(goodbye, streamOf(line));
     return this.ended;
   }
 
@@ -529,7 +530,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     if (!this.survives(err)) return;
     this.interrupted = undefined;
-    this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), oneItem(ASR_FALLBACK_LINE));
+    this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), streamOf(ASR_FALLBACK_LINE));
   }
 
   /**
@@ -810,7 +811,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (!this.speaking) this.setState("listening");
     } else {
       this.dialogue?.truncateLastReply(heard.text);
-      this.speak(this.newTurn(turn.metrics, "fallback"), oneItem(REPLY_FALLBACK_LINE));
+      this.speak(this.newTurn(turn.metrics, "fallback"), streamOf(REPLY_FALLBACK_LINE));
     }
   }
 
@@ -918,7 +919,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const turn = this.newTurn(null, kind);
     turn.after = interrupted.turn.after;
     turn.resumesAfter = interrupted.heard.before;
-    this.speak(turn, oneItem(interrupted.heard.remaining));
+    this.speak(turn, streamOf(interrupted.heard.remaining));
   }
 
   private finishTurn(turn: AgentTurn, spokenText: string): void {
@@ -1006,14 +1007,6 @@ function fallbackVoice(tts: TtsProvider, agentTts: TtsProvider, agentVoiceId: st
   const voiceId = voices.find((v) => v.id === agentVoiceId)?.id ?? voices.find((v) => v.gender === gender)?.id ?? voices[0]?.id;
   if (voiceId === undefined) throw new Error(`the fallback TTS ${tts.name} offers no voice`);
   return { tts, voiceId };
-}
-
-async function* oneItem<T>(item: T): AsyncIterable<T> {
-  yield item;
-}
-
-async function* fromArray<T>(items: readonly T[]): AsyncIterable<T> {
-  yield* items;
 }
 
 /** The recognized parts of a turn as one text. */

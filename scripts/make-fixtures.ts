@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Resampler } from "../engine/audio/resampler.js";
 import { encodeWav } from "../engine/audio/wav.js";
 import { FliteTts } from "../engine/providers/tts/flite-tts.js";
+import { streamOf } from "../engine/stream/stream-of.js";
 
 /** Fixture name -> what the caller says. */
 export const CALLER_LINES = {
@@ -65,7 +66,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 async function synthesize(tts: FliteTts, text: string): Promise<{ samples: Int16Array; sampleRate: number }> {
   const parts: Int16Array[] = [];
   let sampleRate = 16000;
-  for await (const chunk of tts.synthesize(oneLine(text), { voiceId: VOICE, signal: new AbortController().signal })) {
+  for await (const chunk of tts.synthesize(streamOf(text), { voiceId: VOICE, signal: new AbortController().signal })) {
     parts.push(chunk.samples);
     sampleRate = chunk.sampleRate;
   }
@@ -90,10 +91,6 @@ export function appendTone(speech: Int16Array, sampleRate: number, tone: Tone): 
     out[speech.length + gap + i] = Math.round(tone.peak * envelope * Math.sin((2 * Math.PI * tone.hz * i) / sampleRate));
   }
   return out;
-}
-
-async function* oneLine(text: string): AsyncIterable<string> {
-  yield text;
 }
 
 async function main(): Promise<void> {

@@ -72,9 +72,9 @@ export class AgentPlayout<T extends TurnAudio> extends EventEmitter<AgentPlayout
     if (this.current === turn) this.current = undefined;
   }
 
-  /** A sentence of `turn`; its audio follows with `enqueue(..., index)`. Returns the index. */
-  addSentence(turn: T, text: string): number {
-    return turn.sentences.push({ text, frames: 0 }) - 1;
+  /** The next sentence of `turn`; its audio follows with `enqueue(..., index)` (its place in `turn.sentences`). */
+  addSentence(turn: T, text: string): void {
+    turn.sentences.push({ text, frames: 0 });
   }
 
   /** Queues a frame of `turn`'s sentence `sentenceIndex`; false (dropped) when `turn` is not the one playing. */

@@ -1,4 +1,6 @@
 import type { AudioFrame } from "../../audio/audio-frame.js";
+import { abortable } from "../../stream/abortable.js";
+import { streamOf } from "../../stream/stream-of.js";
 import type { SpeechChunk, TtsProvider } from "./tts-provider.js";
 import type { VoiceInfo } from "./voice.js";
 
@@ -47,7 +49,9 @@ export class SpeechCache implements TtsProvider {
       if (options.signal.aborted) return;
       const k = key(options.voiceId, piece);
       const pending = this.rendering.get(k);
-      const kept = this.take(options.voiceId, piece) ?? (pending && (await pending));
+      // Another call's rendering of it is waited for only as long as this call lasts.
+      const kept = this.take(k) ?? (pending && (await abortable(pending, options.signal).catch(() => undefined)));
+      if (options.signal.aborted) return;
       if (kept) {
         for (const chunk of kept) yield { ...chunk, piece: pieceIndex };
         continue;
@@ -57,11 +61,11 @@ export class SpeechCache implements TtsProvider {
       // Set before anything is awaited: a call asking for the sentence meanwhile waits for this rendering.
       this.rendering.set(k, new Promise((resolve) => (done = resolve)));
       try {
-        for await (const { piece: _, ...chunk } of this.tts.synthesize(oneItem(piece), options)) {
+        for await (const { piece: _, ...chunk } of this.tts.synthesize(streamOf(piece), options)) {
           audio.push(chunk);
           yield { ...chunk, piece: pieceIndex };
         }
-        if (!options.signal.aborted) this.keep(options.voiceId, piece, audio);
+        if (!options.signal.aborted) this.keep(k, audio);
       } finally {
         this.rendering.delete(k);
         done(options.signal.aborted ? undefined : audio);
@@ -73,14 +77,13 @@ export class SpeechCache implements TtsProvider {
   async prepare(voiceId: string, sentences: readonly string[], signal: AbortSignal): Promise<void> {
     const missing = sentences.filter((s) => !this.has(voiceId, s));
     if (missing.length === 0) return;
-    for await (const _ of this.synthesize(fromArray(missing), { voiceId, signal })) {
+    for await (const _ of this.synthesize(streamOf(...missing), { voiceId, signal })) {
       // Kept as a side effect.
     }
   }
 
-  /** The kept audio of `text`, now the most recently used. */
-  private take(voiceId: string, text: string): AudioFrame[] | undefined {
-    const k = key(voiceId, text);
+  /** The kept audio of `k`, now the most recently used. */
+  private take(k: string): AudioFrame[] | undefined {
     const entry = this.kept.get(k);
     if (!entry) return undefined;
     this.kept.delete(k);
@@ -88,10 +91,9 @@ export class SpeechCache implements TtsProvider {
     return entry.audio;
   }
 
-  private keep(voiceId: string, text: string, audio: AudioFrame[]): void {
+  private keep(k: string, audio: AudioFrame[]): void {
     const bytes = audio.reduce((n, chunk) => n + chunk.samples.byteLength, 0);
     if (bytes === 0 || bytes > this.maxBytes) return;
-    const k = key(voiceId, text);
     const old = this.kept.get(k);
     if (old) this.bytes -= old.bytes;
     this.kept.delete(k);
@@ -109,10 +111,3 @@ function key(voiceId: string, text: string): string {
   return `${voiceId}\u0000${text}`;
 }
 
-async function* oneItem<T>(item: T): AsyncIterable<T> {
-  yield item;
-}
-
-async function* fromArray<T>(items: readonly T[]): AsyncIterable<T> {
-  yield* items;
-}

@@ -2,7 +2,7 @@ import type { AudioFrame } from "../../../audio/audio-frame.js";
 import type { AsrResult, AsrSession } from "../asr-provider.js";
 import { AsrError } from "../asr-error.js";
 import { AsrUpsampler } from "../asr-upsampler.js";
-import { abortable } from "./abortable.js";
+import { abortable } from "../../../stream/abortable.js";
 import type { RecognizerPool } from "./recognizer-pool.js";
 import { describeExit, type RecognizerExit, type RecognizerProcess } from "./recognizer-process.js";
 import {

@@ -1,5 +1,5 @@
 import { AsrError } from "../asr-error.js";
-import { abortable } from "./abortable.js";
+import { abortable } from "../../../stream/abortable.js";
 import { encodeRequest, REQUEST } from "./recognizer-protocol.js";
 import { type RecognizerProcessConfig, RecognizerProcess } from "./recognizer-process.js";
 

@@ -65,6 +65,17 @@ describe("SpeechCache", () => {
     expect(tts.rendered).toEqual(["v1:Hello."]);
   });
 
+  it("waits for another call's rendering of a sentence only while its own call lasts (a TTS that never answers)", async () => {
+    const tts = countingTts(200, new Promise(() => {}));
+    const cache = new SpeechCache(tts);
+    void say(cache, ["Hello."]);
+    const abort = new AbortController();
+    const second = say(cache, ["Hello."], "v1", abort.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    expect(await second).toEqual([]);
+  });
+
   it("keeps at most maxBytes, dropping the least recently said first", async () => {
     const tts = countingTts(400);
     const cache = new SpeechCache(tts, 1000);
