@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
+import { joinLines } from "../../scripts/bench/play-conversation.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -17,16 +18,9 @@ function fixture(name: string): Int16Array {
   return parseWav(readFileSync(path.join(FIXTURES, `${name}.16k.wav`))).samples;
 }
 
-/** The fixture lines with the given silences between them, as one stretch of caller audio. */
+/** The fixture lines with the given silences between them, as one stretch of caller audio (as the benchmark plays them). */
 function withPauses(lines: string[], gapsMs: number[]): Int16Array {
-  const parts = lines.flatMap((line, i) => (i === 0 ? [fixture(line)] : [new Int16Array((gapsMs[i - 1]! * RATE) / 1000), fixture(line)]));
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return joinLines(lines.map(fixture), gapsMs, RATE).speech;
 }
 
 let app: TestApp;

@@ -156,7 +156,7 @@ export class RulesDialogueSession implements DialogueSession {
     const utterance = toUtterance(text);
     // The voicemail message goes after the beep, which is no speech: wait the longest.
     if (isAnsweringMachineGreeting(utterance)) return "incomplete";
-    const restore = this.saveState();
+    const restore = this.checkpoint();
     try {
       return this.decide(utterance).missed ? "unknown" : "complete";
     } finally {
@@ -164,12 +164,8 @@ export class RulesDialogueSession implements DialogueSession {
     }
   }
 
+  /** Puts the conversation back as it is now (planning a reply, or an early reply withdrawn, changes it). */
   checkpoint(): () => void {
-    return this.saveState();
-  }
-
-  /** Puts the conversation back as it is now (planning a reply changes it). */
-  private saveState(): () => void {
     const { expectation, callerName, misunderstandings, transferOffered, lastReply } = this;
     const draft = this.draft && { ...this.draft };
     const restoreReminder = this.reminder?.saveState();
