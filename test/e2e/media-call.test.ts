@@ -1,18 +1,13 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { openDatabase } from "../../src/db/database.js";
 import { databaseFile } from "../../src/main.js";
+import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
-const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
-
-function fixture(name: string, rate: 8 | 16): Int16Array {
-  return parseWav(readFileSync(path.join(FIXTURES, `${name}.${rate}k.wav`))).samples;
-}
 
 const GREETING = "Hello, thanks for calling Acme Dental. How can I help you today?";
 const BOOKING_LINES = ["book-appointment", "service-cleaning", "day-and-time", "my-name", "yes-please"];
@@ -69,7 +64,7 @@ async function bookingConversation(client: MediaClient, rate: 8 | 16): Promise<v
   client.startStreaming();
   await client.waitForAgentSilence();
   for (const line of BOOKING_LINES) {
-    const saidAt = await client.say(fixture(line, rate));
+    const saidAt = await client.say(fixtureAudio(line, rate));
     await client.waitForAgentSilence(900, saidAt);
   }
 }
@@ -249,7 +244,7 @@ describe("barge-in", () => {
     await client.waitFor(() => true, 0);
     await new Promise((r) => setTimeout(r, 2500));
     const spokeAt = Date.now();
-    await client.say(fixture("wait-stop", 16));
+    await client.say(fixtureAudio("wait-stop", 16));
     const interruption = await client.waitFor((m) => m.type === "interruption", spokeAt);
     const clear = await client.waitFor((m) => m.type === "clear", spokeAt);
     expect(clear).toBeTruthy();
@@ -271,7 +266,7 @@ describe("barge-in", () => {
     client.startStreaming();
     await new Promise((r) => setTimeout(r, 2500));
     const spokeAt = Date.now();
-    const saidAt = await client.say(fixture("wait-stop", 8));
+    const saidAt = await client.say(fixtureAudio("wait-stop", 8));
     await client.waitFor((m) => m.event === "clear", spokeAt);
     const clearAt = client.messages.find((m) => m.message.event === "clear")!.at;
     // Silence from just after the clear until the caller has finished (the agent's answer comes later).
@@ -286,7 +281,7 @@ describe("barge-in", () => {
     const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
     client.startStreaming();
     await new Promise((r) => setTimeout(r, 2500));
-    await client.say(fixture("okay", 16));
+    await client.say(fixtureAudio("okay", 16));
     await client.waitForAgentSilence(1000);
     expect(client.messages.some((m) => m.message.type === "interruption" || m.message.type === "clear")).toBe(false);
     client.close();
@@ -311,7 +306,7 @@ describe("shutting down", () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe("shutting_down");
     // The live call still talks: the agent answers the caller.
-    const saidAt = await client.say(fixture("opening-hours", 16));
+    const saidAt = await client.say(fixtureAudio("opening-hours", 16));
     await client.waitForAgentSilence(900, saidAt);
     expect(stoppedYet).toBe(false);
 

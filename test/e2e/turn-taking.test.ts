@@ -1,9 +1,6 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseWav } from "../../engine/audio/wav.js";
 import { joinLines } from "../../scripts/bench/play-conversation.js";
+import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -11,16 +8,11 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 // mid-sentence is answered once, after the whole sentence, by an adaptive agent; a fixed 500 ms
 // agent answers in the pause. The calls run side by side.
 
-const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
 const RATE = 16000;
-
-function fixture(name: string): Int16Array {
-  return parseWav(readFileSync(path.join(FIXTURES, `${name}.16k.wav`))).samples;
-}
 
 /** The fixture lines with the given silences between them, as one stretch of caller audio (as the benchmark plays them). */
 function withPauses(lines: string[], gapsMs: number[]): Int16Array {
-  return joinLines(lines.map(fixture), gapsMs, RATE).speech;
+  return joinLines(lines.map((line) => fixtureAudio(line, 16)), gapsMs, RATE).speech;
 }
 
 let app: TestApp;
