@@ -1,6 +1,6 @@
 import type { AudioFrame } from "../../audio/audio-frame.js";
-import { abortable } from "../../stream/abortable.js";
 import { streamOf } from "../../stream/stream-of.js";
+import { SharedRendering } from "./shared-rendering.js";
 import type { SpeechChunk, TtsProvider } from "./tts-provider.js";
 import type { VoiceInfo } from "./voice.js";
 
@@ -13,12 +13,16 @@ export const SPEECH_CACHE_BYTES = 16 * 1024 * 1024;
  * recently used sentences go first past `maxBytes`. As a TtsProvider it says each piece from
  * the cache when it has it, else renders it (keeping it for next time): the first piece's audio
  * goes out while the next ones are rendered.
+ *
+ * A rendering runs at the TTS's pace, not at its listeners': calls asking for a sentence being
+ * rendered get each chunk as it comes, so one call's playout never holds back another's
+ * greeting. It stops when every call listening to it has gone.
  */
 export class SpeechCache implements TtsProvider {
   readonly name: string;
   private readonly kept = new Map<string, { audio: AudioFrame[]; bytes: number }>();
-  /** Sentences being rendered now: a call that needs one meanwhile waits for it rather than rendering it twice. */
-  private readonly rendering = new Map<string, Promise<AudioFrame[] | undefined>>();
+  /** Sentences being rendered now: a call that needs one meanwhile listens to this rendering rather than starting another. */
+  private readonly rendering = new Map<string, SharedRendering>();
   private bytes = 0;
 
   constructor(
@@ -48,28 +52,9 @@ export class SpeechCache implements TtsProvider {
       const pieceIndex = index++;
       if (options.signal.aborted) return;
       const k = key(options.voiceId, piece);
-      const pending = this.rendering.get(k);
-      // Another call's rendering of it is waited for only as long as this call lasts.
-      const kept = this.take(k) ?? (pending && (await abortable(pending, options.signal).catch(() => undefined)));
-      if (options.signal.aborted) return;
-      if (kept) {
-        for (const chunk of kept) yield { ...chunk, piece: pieceIndex };
-        continue;
-      }
-      const audio: AudioFrame[] = [];
-      let done!: (audio: AudioFrame[] | undefined) => void;
-      // Set before anything is awaited: a call asking for the sentence meanwhile waits for this rendering.
-      this.rendering.set(k, new Promise((resolve) => (done = resolve)));
-      try {
-        for await (const { piece: _, ...chunk } of this.tts.synthesize(streamOf(piece), options)) {
-          audio.push(chunk);
-          yield { ...chunk, piece: pieceIndex };
-        }
-        if (!options.signal.aborted) this.keep(k, audio);
-      } finally {
-        this.rendering.delete(k);
-        done(options.signal.aborted ? undefined : audio);
-      }
+      const kept = this.take(k);
+      const audio = kept ? kept.values() : this.renderingOf(k, options.voiceId, piece).listen(options.signal);
+      for await (const chunk of audio) yield { ...chunk, piece: pieceIndex };
     }
   }
 
@@ -80,6 +65,18 @@ export class SpeechCache implements TtsProvider {
     for await (const _ of this.synthesize(streamOf(...missing), { voiceId, signal })) {
       // Kept as a side effect.
     }
+  }
+
+  /** The rendering of `k` under way, or a new one, kept once it completes. */
+  private renderingOf(k: string, voiceId: string, piece: string): SharedRendering {
+    const current = this.rendering.get(k);
+    if (current) return current;
+    const rendering = new SharedRendering(this.tts, voiceId, piece, (audio) => {
+      this.rendering.delete(k);
+      if (audio) this.keep(k, audio);
+    });
+    this.rendering.set(k, rendering);
+    return rendering;
   }
 
   /** The kept audio of `k`, now the most recently used. */

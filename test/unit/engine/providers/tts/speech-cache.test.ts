@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../../../engine/audio/audio-frame.js";
 import { SpeechCache } from "../../../../../engine/providers/tts/speech-cache.js";
 import type { TtsProvider } from "../../../../../engine/providers/tts/tts-provider.js";
+import { streamOf } from "../../../../../engine/stream/stream-of.js";
 import { greetingSentences } from "../../../../../engine/text/greeting.js";
 
 /** A TTS that renders each piece as `bytes` of audio holding its length, and counts what it rendered. */
@@ -74,6 +75,67 @@ describe("SpeechCache", () => {
     await new Promise((resolve) => setImmediate(resolve));
     abort.abort();
     expect(await second).toEqual([]);
+  });
+
+  it("renders at the TTS's pace: a call reading slowly holds back neither the rendering nor another call", async () => {
+    const signals: AbortSignal[] = [];
+    const tts: TtsProvider = {
+      name: "three chunks",
+      voices: () => [],
+      async *synthesize(_text, options) {
+        signals.push(options.signal);
+        for (let i = 0; i < 3; i++) yield { samples: new Int16Array(80).fill(i), sampleRate: 16000 };
+      },
+    };
+    const cache = new SpeechCache(tts);
+    const slow = cache.synthesize(streamOf("Hello."), { voiceId: "v1", signal: new AbortController().signal })[Symbol.asyncIterator]();
+    expect((await slow.next()).value.samples[0]).toBe(0);
+    // The first call reads no further; the second still gets the whole sentence, and it is kept.
+    expect((await say(cache, ["Hello."])).map((c) => c.samples[0])).toEqual([0, 1, 2]);
+    expect(cache.has("v1", "Hello.")).toBe(true);
+    expect(signals).toHaveLength(1);
+    expect((await slow.next()).value.samples[0]).toBe(1);
+  });
+
+  it("goes on rendering while any call listens, and stops once the last one has gone", async () => {
+    let signal: AbortSignal | undefined;
+    const tts: TtsProvider = {
+      name: "endless",
+      voices: () => [],
+      async *synthesize(_text, options) {
+        signal = options.signal;
+        while (!options.signal.aborted) {
+          yield { samples: new Int16Array(80), sampleRate: 16000 };
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      },
+    };
+    const cache = new SpeechCache(tts);
+    const [first, second] = [new AbortController(), new AbortController()];
+    const [firstHeard, secondHeard] = [say(cache, ["Hello."], "v1", first.signal), say(cache, ["Hello."], "v1", second.signal)];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    first.abort();
+    await firstHeard;
+    expect(signal!.aborted).toBe(false);
+    second.abort();
+    expect((await secondHeard).length).toBeGreaterThan(0);
+    expect(signal!.aborted).toBe(true);
+    expect(cache.has("v1", "Hello.")).toBe(false);
+  });
+
+  it("gives every call listening to a failed rendering its error, and keeps nothing", async () => {
+    const tts: TtsProvider = {
+      name: "failing",
+      voices: () => [],
+      async *synthesize() {
+        yield { samples: new Int16Array(80), sampleRate: 16000 };
+        throw new Error("tts down");
+      },
+    };
+    const cache = new SpeechCache(tts);
+    const results = await Promise.allSettled([say(cache, ["Hello."]), say(cache, ["Hello."])]);
+    expect(results.map((r) => r.status === "rejected" && (r.reason as Error).message)).toEqual(["tts down", "tts down"]);
+    expect(cache.has("v1", "Hello.")).toBe(false);
   });
 
   it("keeps at most maxBytes, dropping the least recently said first", async () => {
