@@ -2,6 +2,7 @@ import { closeSync, openSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
+import { retryWhileBusy } from "./busy-retry.js";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withStatementCache } from "./statement-cache.js";
@@ -30,7 +31,7 @@ export function openDatabase(file: string): Db {
   const sqlite = new SQLite(file);
   // First, so that a second process opening the file meanwhile waits instead of failing.
   sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("journal_mode = WAL");
+  retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
