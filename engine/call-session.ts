@@ -165,6 +165,11 @@ const MAX_KEYS = 32;
  * dialogue turn.
  */
 const MAX_KEYS_PER_SECOND = 20;
+/**
+ * How long an ending call waits for the recognizer's final of the caller's last words (a caller
+ * who speaks, then hangs up): they go into the transcript, unanswered.
+ */
+export const LAST_WORDS_WAIT_MS = 2_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -210,6 +215,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Caller frames are being dropped because the VAD is behind (reported once per episode). */
   private droppingInput = false;
   private utterance: Utterance | undefined;
+  /** Caller turns that have ended and wait for their final (see `endUtterance`). */
+  private readonly recognizing = new Set<Promise<void>>();
+  /** Set once the call's transcript is final: words recognized after that are lost with the call. */
+  private transcriptClosed = false;
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
@@ -509,12 +518,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.utterance = undefined;
     const endpointAt = this.clock.now();
     utterance.audio?.end();
-    void Promise.all(utterance.parts)
+    const recognized = Promise.all(utterance.parts)
       .then(
         (texts) => this.onCallerTurn(utterance, joinParts(texts), endpointAt),
         (err: unknown) => this.onUtteranceFailed(utterance, endpointAt, err),
       )
       .catch((err: unknown) => this.fail(err));
+    this.recognizing.add(recognized);
+    void recognized.finally(() => this.recognizing.delete(recognized));
   }
 
   /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
@@ -584,10 +595,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
-    if (this.ending) return;
-    if (this.closing) {
-      // Said over the closing line: kept in the transcript, not answered.
-      if (text) this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+    if (this.ending || this.closing) {
+      // Said over the closing line, or as the call ended: kept in the transcript, not answered.
+      if (text && !this.transcriptClosed) this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
       return;
     }
     // A turn judged complete at a pause had its final before its end.
@@ -936,6 +946,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   private async finish(reason: CallEndReason): Promise<CallSummary> {
+    // The call lasted until now: waiting for the caller's last words is not billed.
+    const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     this.dropEarly();
     for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer, this.keysTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     const turn = this.speaking;
@@ -944,10 +956,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       turn.abort.abort();
       this.finishTurn(turn, this.playout.heard(turn).text);
     }
+    await this.keepLastWords();
     this.lifetime.abort();
     this.utterance?.audio?.end();
     await this.inputChain.catch(() => undefined);
-    const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     let recording: CallSummary["recording"] = null;
     await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
     await this.recorderOpening?.catch(() => undefined);
@@ -968,14 +980,34 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return summary;
   }
 
+  /**
+   * The caller's last words when the call ends go into the transcript, unanswered: keys pressed
+   * within the entry gap, and speech still being recognized (the turn in progress ends now),
+   * waited for LAST_WORDS_WAIT_MS at most.
+   */
+  private async keepLastWords(): Promise<void> {
+    if (this.keys) this.addTranscript({ role: "user", content: `[pressed ${this.keys}]`, timestamp: round2((this.keysStartedAt - this.startedAt) / 1000) });
+    this.keys = "";
+    if (this.utterance) this.endUtterance(this.utterance);
+    if (this.recognizing.size > 0) {
+      let timer: TimerHandle | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, LAST_WORDS_WAIT_MS)));
+      await Promise.race([Promise.all(this.recognizing), deadline]);
+      this.clock.clearTimeout(timer!);
+    }
+    this.transcriptClosed = true;
+  }
+
   private fail(err: unknown): void {
     if (this.ending) return;
     this.emitEvent({ type: "error", message: err instanceof Error ? err.message : String(err), recovered: false });
     void this.stop("error");
   }
 
+  /** Kept in the order the segments started: words recognized late (see `keepLastWords`) go where they were said. */
   private addTranscript(segment: TranscriptSegment): void {
-    this.transcript.push(segment);
+    const after = this.transcript.findLastIndex((s) => s.timestamp <= segment.timestamp);
+    this.transcript.splice(after + 1, 0, segment);
     this.emitEvent({ type: "transcript", segment });
   }
 

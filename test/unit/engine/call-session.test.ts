@@ -9,6 +9,7 @@ import {
   ASR_FALLBACK_LINE,
   CallSession,
   KEYPAD_GAP_MS,
+  LAST_WORDS_WAIT_MS,
   REPLY_FALLBACK_LINE,
   SILENCE_TIMEOUT_LINE,
   TOOL_HOLD_LINE,
@@ -691,6 +692,51 @@ describe("call session: keys the caller presses", () => {
     expect(call.transcript().slice(-2)).toEqual(["user: [pressed 1]", "agent: You pressed 1."]);
     await call.session.stop();
     expect(call.summary()!.turns.map((t) => t.interrupted)).toEqual([true, false]);
+  });
+});
+
+describe("call session: the caller's last words when the call ends", () => {
+  it("keeps in the transcript, unanswered, words the caller said just before hanging up", async () => {
+    const call = await startCall({ asr: plannedAsr(["please call me back tomorrow"]), dialogue: plannedDialogue(["ok"]) });
+    await call.caller(400, 500);
+    call.transport.emit("hangup", "bye");
+    const summary = await call.session.ended;
+    expect(summary.transcript.map((s) => `${s.role}: ${s.content}`)).toEqual(["user: please call me back tomorrow"]);
+    expect(summary.reason).toBe("caller_hangup");
+  });
+
+  it("keeps keys pressed within the entry gap before the hang-up", async () => {
+    const call = await startCall({});
+    call.transport.emit("dtmf", "4");
+    call.transport.emit("dtmf", "2");
+    await call.caller(200);
+    call.transport.emit("hangup", "bye");
+    expect((await call.session.ended).transcript.map((s) => s.content)).toEqual(["[pressed 42]"]);
+  });
+
+  it("ends the call after LAST_WORDS_WAIT_MS when the recognizer never gives the final", async () => {
+    const stuckAsr: AsrProvider = {
+      name: "stuck",
+      open: async () => ({
+        async *transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult> {
+          for await (const _ of audio);
+          await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        },
+        close: async () => {},
+      }),
+    };
+    const call = await startCall({ asr: stuckAsr });
+    await call.caller(400, 500);
+    call.transport.emit("hangup", "bye");
+    await tick();
+    call.clock.advance(LAST_WORDS_WAIT_MS - 20);
+    await tick();
+    expect(call.summary()).toBeUndefined();
+    call.clock.advance(20);
+    const summary = await call.session.ended;
+    expect(summary.transcript).toEqual([]);
+    // The call lasted until the hang-up: the wait is not part of it.
+    expect(summary.durationMs).toBe(400);
   });
 });
 
