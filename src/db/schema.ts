@@ -308,6 +308,22 @@ export interface DeliveryAttemptTable {
   response_body: string | null;
 }
 
+/** A browser call's single-use token (see migration 011). */
+export interface WebCallTokenTable {
+  token_hash: string;
+  account_id: string;
+  agent_id: string;
+  /** The id the call gets when the browser connects. */
+  call_id: string;
+  /** JSON object: the call's context. */
+  context: string;
+  record: number;
+  max_duration: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -324,4 +340,5 @@ export interface Database {
   deliveries: DeliveryTable;
   delivery_attempts: DeliveryAttemptTable;
   do_not_call: DoNotCallTable;
+  web_call_tokens: WebCallTokenTable;
 }

@@ -28,6 +28,7 @@ import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
+import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
 import { WebhookSender } from "./webhook-sender.js";
@@ -67,6 +68,8 @@ export interface Services {
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
   liveCalls: LiveCallsService;
+  /** Single-use tokens browsers connect their calls with. */
+  webCallTokens: WebCallTokens;
   callLifecycle: CallLifecycle;
   destinations: DestinationPolicy;
   /** Where every event is written, with its deliveries, in the transaction of its change. */
@@ -145,6 +148,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     phoneNumbers,
     calls,
     liveCalls,
+    webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
     callLifecycle,
     destinations,
     outbox,

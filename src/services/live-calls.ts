@@ -16,6 +16,8 @@ import type { CreditReservations } from "./credit-reservations.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 
 export interface LiveCallStart {
+  /** The id promised to the client before it connected (a browser call's token); else a new one. */
+  callId?: string;
   account: AccountRecord;
   agent: AgentRecord;
   direction: CallDirection;
@@ -79,7 +81,7 @@ export class LiveCallsService {
     this.requireStartable(input);
     const at = nowIso();
     const call: CallRecord = {
-      id: newId("call"),
+      id: input.callId ?? newId("call"),
       account_id: account.id,
       agent_id: agent.id,
       campaign_id: null,

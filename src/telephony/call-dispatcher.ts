@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import type { Carrier } from "./carrier.js";
 import type { EngineSlot } from "./engine-share.js";
-import type { CallSetup, MediaGateway } from "./media-gateway.js";
+import type { LiveCallStart } from "../services/live-calls.js";
+import type { MediaGateway } from "./media-gateway.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { CallLifecycle } from "../services/call-lifecycle.js";
 import type { Services } from "../services/container.js";
@@ -116,7 +117,7 @@ export class CallDispatcher {
       this.kick(call.account_id);
       return false;
     }
-    const setup: CallSetup = {
+    const setup: LiveCallStart = {
       account,
       agent,
       direction: "outbound",

@@ -6,7 +6,8 @@ import { LogThrottle } from "../core/log-throttle.js";
 import { isE164 } from "../core/e164.js";
 import type { Services } from "../services/container.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
-import type { CallSetup, MediaGateway } from "./media-gateway.js";
+import type { LiveCallStart } from "../services/live-calls.js";
+import type { MediaGateway } from "./media-gateway.js";
 import type { SipAccess } from "./sip-access.js";
 
 /**
@@ -80,7 +81,7 @@ export class SipGateway {
     const account = await services.accounts.find(number.account_id);
     const agent = number.default_agent_id ? await services.agents.get(number.account_id, number.default_agent_id).catch(() => undefined) : undefined;
     if (!account || !agent || agent.status !== "active") return incoming.reject(480, "Temporarily Unavailable");
-    const setup: CallSetup = {
+    const setup: LiveCallStart = {
       account,
       agent,
       direction: "inbound",

@@ -9,6 +9,7 @@ import * as campaignRunner from "./007-campaign-runner.js";
 import * as callResults from "./008-call-results.js";
 import * as appointmentReminders from "./009-appointment-reminders.js";
 import * as endpointingMode from "./010-endpointing-mode.js";
+import * as webCallTokens from "./011-web-call-tokens.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "008-call-results": callResults,
   "009-appointment-reminders": appointmentReminders,
   "010-endpointing-mode": endpointingMode,
+  "011-web-call-tokens": webCallTokens,
 };
 
 export const migrationProvider: MigrationProvider = {

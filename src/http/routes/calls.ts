@@ -1,12 +1,14 @@
 import type { Services } from "../../services/container.js";
 import { presentCall, presentCallCreated, presentCallListItem } from "../presenters/call.js";
 import { defineRoute, type RouteSpec } from "../route.js";
-import { callCreatedSchema, callListSchema, callReadSchema, callSchema, createCallBody, getCallQuery, listCallsQuery } from "../schemas/calls.js";
+import { callCreatedSchema, callListSchema, callReadSchema, callSchema, createCallBody, createWebCallBody, getCallQuery, listCallsQuery, webCallCreatedSchema } from "../schemas/calls.js";
 import { idParam } from "../schemas/common.js";
 
 const callIdParam = idParam("call_id");
 
-export function callRoutes({ calls, recordingLinks }: Services): RouteSpec[] {
+export function callRoutes({ calls, recordingLinks, webCallTokens, config }: Services): RouteSpec[] {
+  // Browsers connect to the same host and port as the API, over ws:// or wss:// as it is served.
+  const mediaUrl = `${config.baseUrl.replace(/^http/, "ws")}/media/ws`;
   return [
     defineRoute({
       method: "post",
@@ -30,6 +32,22 @@ export function callRoutes({ calls, recordingLinks }: Services): RouteSpec[] {
         "rate_limit_exceeded",
       ],
       handler: async ({ auth, body }) => presentCallCreated(await calls.create(auth.account, body)),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/v1/calls/web",
+      operationId: "createWebCall",
+      summary: "Get a single-use token for a browser to start a call with an agent over /media/ws",
+      tag: "Calls",
+      permission: "calls:write",
+      body: createWebCallBody,
+      response: webCallCreatedSchema,
+      status: 201,
+      errors: ["invalid_request", "agent_not_found", "agent_inactive", "insufficient_credits", "rate_limit_exceeded"],
+      handler: async ({ auth, body }) => {
+        const issued = await webCallTokens.issue(auth.account, body);
+        return { call_id: issued.callId, token: issued.token, websocket_url: `${mediaUrl}?token=${issued.token}`, expires_at: issued.expiresAt };
+      },
     }),
     defineRoute({
       method: "get",

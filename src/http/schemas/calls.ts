@@ -7,6 +7,11 @@ import { checkDateRange, dateRangeShape, e164, includeQuery, listEnvelope, listQ
 export const MAX_CALL_DURATION_SECONDS = 3600;
 
 const maxDurationRule = `must be an integer from 1 to ${MAX_CALL_DURATION_SECONDS} (seconds)`;
+const maxDurationField = z
+  .number({ error: maxDurationRule })
+  .int({ message: maxDurationRule })
+  .min(1, { message: maxDurationRule })
+  .max(MAX_CALL_DURATION_SECONDS, { message: maxDurationRule });
 
 export const createCallBody = z
   .object({
@@ -21,12 +26,7 @@ export const createCallBody = z
     // Checked against the webhook URL policy (which depends on configuration) by the service.
     webhook_url: z.string({ error: "must be an https:// URL" }).optional(),
     record: z.boolean({ error: "must be true or false" }).optional(),
-    max_duration: z
-      .number({ error: maxDurationRule })
-      .int({ message: maxDurationRule })
-      .min(1, { message: maxDurationRule })
-      .max(MAX_CALL_DURATION_SECONDS, { message: maxDurationRule })
-      .optional(),
+    max_duration: maxDurationField.optional(),
   })
   .strict()
   // Runs even when other fields failed, so a missing destination is reported with them.
@@ -44,6 +44,23 @@ export const createCallBody = z
   .transform(({ to, phone_number, ...rest }) => ({ ...rest, phone_number: (phone_number ?? to)! }));
 
 export type CreateCallInput = z.output<typeof createCallBody>;
+
+/** POST /v1/calls/web: a token for a browser to connect a call with (see WebCallTokens). */
+export const createWebCallBody = z
+  .object({
+    agent_id: z.string({ error: "must be an agent id" }).min(1, { message: "must not be empty" }),
+    context: metadataSchema.optional(),
+    record: z.boolean({ error: "must be true or false" }).optional(),
+    max_duration: maxDurationField.optional(),
+  })
+  .strict();
+
+export const webCallCreatedSchema = z.object({
+  call_id: z.string().describe("the id the call gets once the browser connects (GET /v1/calls/{id} finds it from then on)"),
+  token: z.string().describe("single-use, expires at expires_at; already in websocket_url"),
+  websocket_url: z.string().describe("/media/ws with the token; append &format=pcm16&sample_rate=16000 (or opus) and connect"),
+  expires_at: z.string(),
+});
 
 export const listCallsQuery = z
   .object({
