@@ -53,7 +53,8 @@ function parameters(spec: RouteSpec) {
 /** OpenAPI 3.1 document built from the same route specs and zod schemas the router validates with. */
 export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorResponse = { content: { "application/json": { schema: jsonSchema(errorEnvelope, "output") } } };
+  // One schema for every error answer, referred to: the envelope spelled out under each status of each operation was half the document.
+  const errorResponse = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   for (const spec of routes) {
     const path = spec.path.replace(/:([a-z_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {
@@ -89,7 +90,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
     info: { title: "Parley API", version: "1.0.0", description: "Voice-agent calling service. Errors use {error: {code, message, details?}, meta: {request_id}}." },
     servers: [{ url: config.baseUrl }],
     security: [{ bearerAuth: [] }],
-    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+    components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } }, schemas: { Error: jsonSchema(errorEnvelope, "output") } },
     paths,
   };
 }

@@ -23,7 +23,9 @@ export const intQuery = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be an integer from ${min} to ${max}` }).max(max, { message: `must be an integer from ${min} to ${max}` }));
+    .pipe(z.number().int().min(min, { message: `must be an integer from ${min} to ${max}` }).max(max, { message: `must be an integer from ${min} to ${max}` }))
+    // Described to OpenAPI as what it means (an integer), not as the text a query string carries.
+    .meta({ type: "integer", minimum: min, maximum: max, pattern: undefined });
 
 export const orderQuery = z.enum(["asc", "desc"], { error: "must be asc or desc" }).default("desc");
 
