@@ -15,6 +15,7 @@ export async function serve(): Promise<void> {
       ``,
       `Parley is listening on ${config.host}:${parley.http.port}`,
       `  API:       ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
+      `  Console:   ${base}/console   (sign in with an API key)`,
       `  Health:    ${base}/healthz, ${base}/readyz`,
       `  Data:      ${config.dataDir}`,
       `Get an API key:`,

@@ -12,6 +12,7 @@ import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
+import { consoleHandler } from "./console.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): express.Express {
       res.status(503).json({ status: "not_ready", reason: (err as Error).message });
     }
   });
+
+  app.use("/console", consoleHandler()); // the web console: static files, no API key (the page signs in with one)
 
   const routes = allRoutes(services);
   const openapi = buildOpenApiDocument(routes, services.config);

@@ -1,0 +1,169 @@
+// A call from the browser: the microphone to the agent and its voice back, over Parley's
+// native media protocol (/media/ws). The API gives a single-use token (POST /v1/calls/web);
+// the socket carries 20 ms PCM16 frames at 16 kHz both ways as binary messages and the
+// call's events as JSON text messages.
+import { api } from "../lib/api.js";
+
+const CALL_RATE = 16000;
+const JITTER_MS = 80;
+
+/** The socket address on this page's own origin: the console and the media endpoint are one service. */
+function socketUrl(websocketUrl) {
+  const given = new URL(websocketUrl, location.href);
+  const url = new URL(given.pathname + given.search, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  url.searchParams.set("format", "pcm16");
+  url.searchParams.set("sample_rate", String(CALL_RATE));
+  return url.toString();
+}
+
+/**
+ * `onEvent(message)` receives every JSON message of the server (`connected`, `state`,
+ * `transcript`, `partial_transcript`, `turn_metrics`, `clear`, `ended`, `error`...) plus the
+ * console's own `{type: "local", ...}` notes: `microphone` (`level`), `speaking`, `closed`.
+ */
+export class BrowserCall {
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+    this.callId = null;
+    this.socket = null;
+    this.context = null;
+    this.stream = null;
+    this.capture = null;
+    this.playback = null;
+    this.connected = false;
+    this.closed = false;
+    this.framesSent = 0;
+  }
+
+  /** Asks for the microphone, creates the call, connects. Rejects when any step fails (and cleans up). */
+  async start({ agentId, record = true, context, maxDuration }) {
+    try {
+      this.stream = await navigator.mediaDevices.getUserMedia({
+        audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
+      });
+      this.context = new AudioContext({ latencyHint: "interactive" });
+      await Promise.all([
+        this.context.audioWorklet.addModule(new URL("./capture-worklet.js", import.meta.url).href),
+        this.context.audioWorklet.addModule(new URL("./playback-worklet.js", import.meta.url).href),
+      ]);
+      const body = { agent_id: agentId, record };
+      if (context && Object.keys(context).length > 0) body.context = context;
+      if (maxDuration) body.max_duration = maxDuration;
+      const created = await api("POST", "/v1/calls/web", { body });
+      this.callId = created.call_id;
+      this.onEvent({ type: "local", what: "created", call_id: created.call_id, expires_at: created.expires_at });
+      await this.connect(socketUrl(created.websocket_url));
+    } catch (err) {
+      this.teardown();
+      throw err;
+    }
+  }
+
+  connect(url) {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url);
+      socket.binaryType = "arraybuffer";
+      this.socket = socket;
+      let settled = false;
+      socket.onmessage = (event) => {
+        if (typeof event.data !== "string") {
+          this.playback?.port.postMessage({ type: "audio", pcm: event.data }, [event.data]);
+          return;
+        }
+        let message;
+        try {
+          message = JSON.parse(event.data);
+        } catch {
+          return;
+        }
+        if (message.type === "connected") {
+          this.startAudio(message.sample_rate);
+          settled = true;
+          resolve();
+        } else if (message.type === "clear") {
+          this.playback?.port.postMessage({ type: "clear" });
+        } else if (message.type === "mark") {
+          this.playback?.port.postMessage({ type: "mark", name: message.name });
+        } else if (message.type === "error" && !settled) {
+          settled = true;
+          reject(Object.assign(new Error(message.message), { code: message.code }));
+        }
+        this.onEvent(message);
+      };
+      socket.onclose = (event) => {
+        if (!settled) {
+          settled = true;
+          reject(new Error(`The media connection closed before the call started (${event.code}${event.reason ? `: ${event.reason}` : ""})`));
+        }
+        this.onEvent({ type: "local", what: "closed", code: event.code, reason: event.reason });
+        this.teardown();
+      };
+    });
+  }
+
+  startAudio(rate) {
+    const context = this.context;
+    this.capture = new AudioWorkletNode(context, "parley-capture", {
+      numberOfInputs: 1,
+      numberOfOutputs: 0,
+      channelCount: 1,
+      channelCountMode: "explicit",
+      channelInterpretation: "speakers",
+      processorOptions: { targetRate: rate },
+    });
+    this.capture.port.onmessage = (event) => {
+      if (event.data.type !== "frame") return;
+      if (this.socket?.readyState === WebSocket.OPEN) {
+        this.socket.send(event.data.pcm);
+        this.framesSent++;
+      }
+      if (this.framesSent % 5 === 0) this.onEvent({ type: "local", what: "microphone", level: event.data.peak });
+    };
+    this.playback = new AudioWorkletNode(context, "parley-playback", {
+      numberOfInputs: 0,
+      numberOfOutputs: 1,
+      outputChannelCount: [1],
+      processorOptions: { inputRate: rate, jitterMs: JITTER_MS },
+    });
+    this.playback.port.onmessage = (event) => {
+      const message = event.data;
+      if (message.type === "mark" && this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "mark", name: message.name }));
+      else if (message.type === "speaking") this.onEvent({ type: "local", what: "speaking", speaking: message.speaking });
+      else if (message.type === "cleared") this.onEvent({ type: "local", what: "cleared", dropped_ms: message.droppedMs });
+    };
+    context.createMediaStreamSource(this.stream).connect(this.capture);
+    this.playback.connect(context.destination);
+    this.connected = true;
+    void context.resume();
+  }
+
+  setMuted(muted) {
+    this.capture?.port.postMessage({ type: "mute", muted });
+  }
+
+  sendDigit(digit) {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "dtmf", digit }));
+  }
+
+  /** Hangs up: the server ends the call (and sends `ended`), then closes the socket. */
+  hangUp() {
+    if (this.socket?.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify({ type: "hangup" }));
+      const socket = this.socket;
+      setTimeout(() => socket.readyState !== WebSocket.CLOSED && socket.close(1000, "hang-up"), 5000);
+    } else {
+      this.teardown();
+    }
+  }
+
+  teardown() {
+    if (this.closed) return;
+    this.closed = true;
+    for (const track of this.stream?.getTracks() ?? []) track.stop();
+    this.capture?.disconnect();
+    this.playback?.disconnect();
+    void this.context?.close().catch(() => {});
+    if (this.socket && this.socket.readyState <= WebSocket.OPEN) this.socket.close(1000);
+  }
+}

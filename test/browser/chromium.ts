@@ -1,0 +1,38 @@
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+
+/** Debian's Chromium (`npm run setup` installs it). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * A headless Chromium. `fakeMicrophone`: a 16-bit PCM WAV file the fake capture device plays
+ * once (then silence), granted without a prompt; audio may play without a user gesture.
+ */
+export async function launchChromium(options: { fakeMicrophone?: string } = {}): Promise<Browser> {
+  const args = ["--no-sandbox", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required"];
+  if (options.fakeMicrophone) {
+    args.push("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${options.fakeMicrophone}%noloop`);
+  }
+  return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
+}
+
+/**
+ * What went wrong in the page: uncaught errors, console errors (a Content-Security-Policy
+ * violation is one), failed requests, error answers to anything but the API.
+ */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${(err as Error).message}`));
+  page.on("console", (message) => {
+    // The API's own error answers (a 400 for a bad field) are logged by Chromium too: they are expected.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource: the server responded")) problems.push(`console error: ${message.text()}`);
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400 && !new URL(response.url()).pathname.startsWith("/v1/")) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  page.on("requestfailed", (request) => {
+    // Aborted media range requests (the player seeking) are not failures.
+    if (request.failure()?.errorText === "net::ERR_ABORTED" && request.resourceType() === "media") return;
+    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+  });
+  return problems;
+}
