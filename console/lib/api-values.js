@@ -49,24 +49,19 @@ export const DELIVERY_STATUSES = ["pending", "sending", "delivered", "failed", "
 export const CAMPAIGN_STATUSES = ["scheduled", "running", "paused", "completed", "cancelled"];
 export const CONTACT_STATUSES = ["pending", "calling", "completed", "no_answer", "busy", "failed", "skipped", "cancelled", "do_not_call"];
 
-/**
- * How the Account page learns what its key may do: no endpoint lists a key's permissions, so
- * each is tried with a request that changes nothing. A key that lacks the permission gets 403
- * `forbidden` (checked before anything else); any other answer means it holds it. The writes
- * send an empty body, which the API refuses (400) before doing anything.
- */
-export const PERMISSION_PROBES = [
-  ["account:read", "GET", "/v1/account"],
-  ["agents:read", "GET", "/v1/agents?limit=1"],
-  ["agents:write", "POST", "/v1/agents"],
-  ["calls:read", "GET", "/v1/calls?limit=1"],
-  ["calls:write", "POST", "/v1/calls"],
-  ["numbers:read", "GET", "/v1/phone-numbers?limit=1"],
-  ["numbers:write", "POST", "/v1/phone-numbers"],
-  ["webhooks:read", "GET", "/v1/webhooks?limit=1"],
-  ["webhooks:write", "POST", "/v1/webhooks"],
-  ["campaigns:read", "GET", "/v1/campaigns?limit=1"],
-  ["campaigns:write", "POST", "/v1/campaigns"],
-  ["appointments:read", "GET", "/v1/appointments?limit=1"],
-  ["appointments:write", "POST", "/v1/appointments/apt_probe/cancel"],
+/** The permissions a key can hold (`*` is all of them; a `:write` includes its `:read`). */
+export const PERMISSIONS = [
+  "account:read",
+  "agents:read",
+  "agents:write",
+  "calls:read",
+  "calls:write",
+  "numbers:read",
+  "numbers:write",
+  "webhooks:read",
+  "webhooks:write",
+  "campaigns:read",
+  "campaigns:write",
+  "appointments:read",
+  "appointments:write",
 ];

@@ -4,29 +4,17 @@ import { useState } from "preact/hooks";
 import { html } from "../components/html.js";
 import { PageHeader } from "../components/layout.js";
 import { ErrorNotice, Loading, LoadMore, Notice } from "../components/feedback.js";
-import { api, ApiError, session } from "../lib/api.js";
-import { PERMISSION_PROBES } from "../lib/api-values.js";
+import { api } from "../lib/api.js";
+import { PERMISSIONS } from "../lib/api-values.js";
 import { formatDateTime, formatNumber, label } from "../lib/format.js";
 import { BASE } from "../lib/router.js";
 import { useResource } from "../lib/use-resource.js";
 
-/** Each permission tried with a request that changes nothing (see PERMISSION_PROBES). */
-async function probePermissions() {
-  return Promise.all(
-    PERMISSION_PROBES.map(async ([permission, method, path]) => {
-      const res = await fetch(path, {
-        method,
-        headers: { authorization: `Bearer ${session.key}`, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
-        body: method === "POST" ? "{}" : undefined,
-        credentials: "omit",
-        cache: "no-store",
-      });
-      const body = await res.json().catch(() => null);
-      // A refused key, the rate limit or a server error says nothing about the permission.
-      if (res.status === 401 || res.status === 429 || res.status >= 500) throw new ApiError(res.status, body);
-      return { permission, granted: !(res.status === 403 && body?.error?.code === "forbidden") };
-    }),
-  );
+/** What this key may do, as the API says (GET /v1/account/key, which any valid key may read). */
+async function keyPermissions() {
+  const { permissions: held } = await api("GET", "/v1/account/key");
+  const grants = (p) => held.includes("*") || held.includes(p) || (p.endsWith(":read") && held.includes(p.replace(/:read$/, ":write")));
+  return PERMISSIONS.map((permission) => ({ permission, granted: grants(permission) }));
 }
 
 /** What the key may do: shown even when it cannot read the account. */
@@ -90,7 +78,7 @@ function Ledger() {
 
 export function AccountPage() {
   const account = useResource(() => api("GET", "/v1/account"), []);
-  const permissions = useResource(probePermissions, []);
+  const permissions = useResource(keyPermissions, []);
   const [token, setToken] = useState({ busy: false, value: null, error: null });
   const [showSecret, setShowSecret] = useState(false);
 

@@ -74,38 +74,16 @@ function Analysis({ analysis }) {
   `;
 }
 
-/**
- * The call's events: GET /v1/events has no call filter, so the account's events from the
- * call's start are read (at most 10 pages) and those naming the call kept. Deliveries: each
- * webhook's log, newest first, back to the call's start (at most 5 pages a webhook).
- */
+/** The call's events (GET /v1/events?call_id=), and their deliveries to each webhook (its log filtered by call_id). */
 async function loadEvents(call) {
-  const since = new Date(Date.parse(call.created_at) - 1000).toISOString();
-  const until = call.ended_at ? Date.parse(call.ended_at) + 2 * ANALYSIS_WAIT_MS : Infinity;
-  const events = [];
-  let cursor;
-  for (let pages = 0; pages < 10; pages++) {
-    const page = await api("GET", "/v1/events", { query: { from_date: since, order: "asc", limit: 100, cursor } });
-    events.push(...page.data.filter((e) => e.call_id === call.id));
-    const last = page.data.at(-1);
-    if (!page.has_more || (last && Date.parse(last.timestamp) > until)) break;
-    cursor = page.next_cursor;
-  }
-  const ids = new Set(events.map((e) => e.id));
+  const events = await listAll("/v1/events", { call_id: call.id, order: "asc" });
   const deliveries = {};
   let deliveryError = null;
   try {
     const webhooks = await listAll("/v1/webhooks", {}, 100);
     await Promise.all(
       webhooks.map(async (webhook) => {
-        let deliveryCursor;
-        for (let pages = 0; pages < 5; pages++) {
-          const page = await api("GET", `/v1/webhooks/${webhook.id}/deliveries`, { query: { limit: 100, cursor: deliveryCursor } });
-          for (const d of page.data) if (ids.has(d.event_id)) (deliveries[d.event_id] ??= []).push({ ...d, url: webhook.url });
-          const last = page.data.at(-1);
-          if (!page.has_more || (last && last.created_at < since)) break;
-          deliveryCursor = page.next_cursor;
-        }
+        for (const d of await listAll(`/v1/webhooks/${webhook.id}/deliveries`, { call_id: call.id })) (deliveries[d.event_id] ??= []).push({ ...d, url: webhook.url });
       }),
     );
   } catch (err) {

@@ -48,6 +48,11 @@ export class ApiKeysService {
     return { id: record.id, key, name, permissions: record.permissions, account_id: accountId, created_at: record.created_at };
   }
 
+  /** The key with this id (the caller's own: see GET /v1/account/key). */
+  async get(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return this.keys.findById(keyId);
+  }
+
   list(accountId: string): Promise<ApiKeyRecord[]> {
     return this.keys.listByAccount(accountId);
   }

@@ -220,6 +220,6 @@ describe("the console's lists of the API's values", () => {
     expect(values.DELIVERY_STATUSES).toEqual([...DELIVERY_STATUSES]);
     expect(values.CAMPAIGN_STATUSES).toEqual([...CAMPAIGN_STATUSES]);
     expect(values.CONTACT_STATUSES).toEqual([...CONTACT_STATUSES]);
-    expect(values.PERMISSION_PROBES.map((p: string[]) => p[0])).toEqual([...PERMISSIONS]);
+    expect(values.PERMISSIONS).toEqual([...PERMISSIONS]);
   });
 });

@@ -226,7 +226,7 @@ describe("the web console", () => {
     await page.close();
   }, 30_000);
 
-  it("shows what a key may do, found with requests that change nothing", async () => {
+  it("shows what a key may do, as GET /v1/account/key says", async () => {
     const limited = await app.account({ permissions: ["calls:read", "agents:write"] });
     const page = await browser.newPage();
     const problems = watchProblems(page);

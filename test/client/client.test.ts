@@ -241,6 +241,7 @@ describe("the other resource helpers reach their routes", () => {
     const account = await client.account.get();
     expect(account.id).toBe(own.id);
     expect(Array.isArray(await client.account.ledger().toArray())).toBe(true);
+    expect(await client.account.key()).toMatchObject({ permissions: ["*"] });
 
     const campaign = await client.campaigns.create({
       name: "Reminders",

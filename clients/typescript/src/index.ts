@@ -29,7 +29,7 @@ export {
   type WebhookSignatureFailure,
 } from "./webhook-signature.js";
 export type { ListFilters, ListItem, OperationId, QueryParams, RequestBody, ResponseBody, SuccessStatus } from "./operation-types.js";
-export type { Account, AccountResource, LedgerEntry, LedgerListFilters } from "./resources/account.js";
+export type { Account, AccountResource, CallerKey, LedgerEntry, LedgerListFilters } from "./resources/account.js";
 export type { Agent, AgentListFilters, AgentListItem, AgentsResource, AgentWithIncludes, CreateAgentBody, UpdateAgentBody } from "./resources/agents.js";
 export type { Call, CallListFilters, CallListItem, CallsResource, CreateCallBody, CreatedCall } from "./resources/calls.js";
 export type { Campaign, CampaignContact, CampaignContactListFilters, CampaignListFilters, CampaignListItem, CampaignsResource, CreateCampaignBody } from "./resources/campaigns.js";

@@ -5,6 +5,23 @@
  */
 
 export interface paths {
+    "/v1/account/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API key making this request: its name and permissions (any valid key may ask), so a client can show what it may do */
+        get: operations["getCallerKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account": {
         parameters: {
             query?: never;
@@ -605,6 +622,52 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCallerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description the key's first characters, to tell keys apart */
+                        key_prefix: string;
+                        /** @description what the key may do; ["*"] for everything */
+                        permissions: string[];
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error codes: invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAccount: {
         parameters: {
             query?: never;
@@ -2822,6 +2885,7 @@ export interface operations {
                 order?: "asc" | "desc";
                 status?: "pending" | "sending" | "delivered" | "failed" | "skipped";
                 event?: string;
+                call_id?: string;
             };
             header?: never;
             path: {
@@ -3176,6 +3240,7 @@ export interface operations {
                 cursor?: string;
                 order?: "asc" | "desc";
                 name?: string;
+                call_id?: string;
                 from_date?: string;
                 to_date?: string;
             };

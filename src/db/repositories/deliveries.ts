@@ -20,6 +20,8 @@ export type DeliveryAttemptRecord = DeliveryAttemptTable;
 export interface DeliveryFilters {
   status?: DeliveryStatus | undefined;
   eventName?: string | undefined;
+  /** Deliveries of this call's events. */
+  callId?: string | undefined;
 }
 
 /** A due delivery the worker may claim, with the URL it would go to now. */
@@ -149,6 +151,8 @@ export class DeliveriesRepository {
     let q = this.db.selectFrom("deliveries").where("webhook_id", "=", webhookId);
     if (filters.status) q = q.where("status", "=", filters.status);
     if (filters.eventName) q = q.where("event_name", "=", filters.eventName);
+    const callId = filters.callId;
+    if (callId) q = q.where("event_id", "in", (eb) => eb.selectFrom("events").select("id").where("call_id", "=", callId));
     return q;
   }
 

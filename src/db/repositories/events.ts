@@ -13,6 +13,7 @@ export type NewEventRecord = Omit<EventRecord, "seq">;
 
 export interface EventFilters {
   name?: string | undefined;
+  callId?: string | undefined;
   /** Events stored at or after this instant (ISO 8601). */
   createdFrom?: string | undefined;
   /** Events stored before this instant (ISO 8601). */
@@ -57,6 +58,7 @@ export class EventsRepository {
   private filtered(accountId: string, filters: EventFilters) {
     let q = this.db.selectFrom("events").where("account_id", "=", accountId);
     if (filters.name) q = q.where("name", "=", filters.name);
+    if (filters.callId) q = q.where("call_id", "=", filters.callId);
     if (filters.createdFrom) q = q.where("created_at", ">=", filters.createdFrom);
     if (filters.createdBefore) q = q.where("created_at", "<", filters.createdBefore);
     return q;

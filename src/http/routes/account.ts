@@ -2,14 +2,29 @@ import type { LedgerRecord } from "../../db/repositories/ledger.js";
 import type { Services } from "../../services/container.js";
 import { defineRoute, type RouteSpec } from "../route.js";
 import { grants } from "../../services/permissions.js";
-import { accountSchema, ledgerListSchema, ledgerQuery, mediaTokenSchema } from "../schemas/account.js";
+import { accountSchema, callerKeySchema, ledgerListSchema, ledgerQuery, mediaTokenSchema } from "../schemas/account.js";
 
 function presentLedgerEntry(e: LedgerRecord) {
   return { id: e.id, amount: e.amount, balance_after: e.balance_after, reason: e.reason, call_id: e.call_id, description: e.description, created_at: e.created_at };
 }
 
-export function accountRoutes({ accounts }: Services): RouteSpec[] {
+export function accountRoutes({ accounts, apiKeys }: Services): RouteSpec[] {
   return [
+    defineRoute({
+      method: "get",
+      path: "/v1/account/key",
+      operationId: "getCallerKey",
+      summary: "The API key making this request: its name and permissions (any valid key may ask), so a client can show what it may do",
+      tag: "Account",
+      permission: null,
+      response: callerKeySchema,
+      status: 200,
+      errors: [],
+      handler: async ({ auth }) => {
+        const key = (await apiKeys.get(auth.keyId))!;
+        return { id: key.id, name: key.name, key_prefix: key.key_prefix, permissions: key.permissions, created_at: key.created_at };
+      },
+    }),
     defineRoute({
       method: "get",
       path: "/v1/account",

@@ -18,8 +18,8 @@ export function eventRoutes({ eventLog }: Services): RouteSpec[] {
       status: 200,
       errors: ["invalid_request", "invalid_cursor"],
       handler: async ({ auth, query }) => {
-        const { name, from_date, to_date, ...page } = query;
-        const result = await eventLog.list(auth.account.id, { name, createdFrom: from_date, createdBefore: to_date }, page);
+        const { name, call_id, from_date, to_date, ...page } = query;
+        const result = await eventLog.list(auth.account.id, { name, callId: call_id, createdFrom: from_date, createdBefore: to_date }, page);
         return { ...result, data: result.data.map(presentEvent) };
       },
     }),

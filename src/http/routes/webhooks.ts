@@ -99,8 +99,8 @@ export function webhookRoutes({ webhooks, webhookDeliveries }: Services): RouteS
       status: 200,
       errors: ["webhook_not_found", "unauthorized", "invalid_request", "invalid_cursor", "invalid_status"],
       handler: async ({ auth, params, query }) => {
-        const { status, event, ...page } = query;
-        const result = await webhookDeliveries.list(auth.account.id, params.webhook_id, { status, eventName: event }, page);
+        const { status, event, call_id, ...page } = query;
+        const result = await webhookDeliveries.list(auth.account.id, params.webhook_id, { status, eventName: event, callId: call_id }, page);
         return { ...result, data: result.data.map(presentDelivery) };
       },
     }),

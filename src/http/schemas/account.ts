@@ -10,6 +10,15 @@ const limitsShape = {
   queued_calls: z.number().int(),
 };
 
+/** GET /v1/account/key: the key making the request (never its secret value). */
+export const callerKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  key_prefix: z.string().describe("the key's first characters, to tell keys apart"),
+  permissions: z.array(z.string()).describe('what the key may do; ["*"] for everything'),
+  created_at: z.string(),
+});
+
 export const accountSchema = z.object({
   id: z.string(),
   name: z.string(),

@@ -7,6 +7,7 @@ export const listDeliveriesQuery = z
     ...listQueryShape,
     status: z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(", ")}` }).optional(),
     event: z.string().min(1, { message: "must not be empty" }).max(100, { message: "must be at most 100 characters" }).optional(),
+    call_id: z.string().min(1, { message: "must not be empty" }).max(100, { message: "must be at most 100 characters" }).optional(),
   })
   .strict();
 

@@ -12,6 +12,7 @@ export const listEventsQuery = z
       .string()
       .refine((n) => STORED_NAMES.includes(n), { message: `must be an event name: ${STORED_NAMES.join(", ")}` })
       .optional(),
+    call_id: z.string().min(1, { message: "must not be empty" }).max(100, { message: "must be at most 100 characters" }).optional(),
     ...dateRangeShape,
   })
   .strict()
