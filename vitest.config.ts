@@ -1,0 +1,32 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * Two lanes, side by side, one test file at a time in each (the machine has two cores):
+ * - `realtime`: files that run calls against the clock (audio paced in real time through the
+ *   engine, SIP peers, the benchmark, the browser). Two of them at once on two cores make each
+ *   other late enough to change what the recognizer hears, so they never overlap each other.
+ * - `other`: unit, API, CLI and client tests, and end-to-end tests whose calls carry no audio
+ *   to recognize (limits, restarts, webhooks, the data directory), which run meanwhile.
+ */
+const NOT_REALTIME_E2E = [
+  "test/e2e/campaign-restart.test.ts",
+  "test/e2e/campaign-thousand.test.ts",
+  "test/e2e/data-directory.test.ts",
+  "test/e2e/media-endpoint-limits.test.ts",
+  "test/e2e/service-process.test.ts",
+  "test/e2e/web-calls.test.ts",
+  "test/e2e/webhook-bench.test.ts",
+  "test/e2e/webhook-delivery.test.ts",
+  "test/browser/console-static.test.ts",
+  "test/browser/resampler.test.ts",
+];
+const REALTIME = ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"];
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "realtime", include: REALTIME, exclude: NOT_REALTIME_E2E, maxWorkers: 1 } },
+      { test: { name: "other", include: ["test/!(e2e|browser)/**/*.test.ts", ...NOT_REALTIME_E2E], maxWorkers: 1 } },
+    ],
+  },
+});
