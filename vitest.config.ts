@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two lanes, side by side, one test file at a time in each (the machine has two cores):
+ * Two lanes, run side by side by `npm test` (scripts/test.sh), one test file at a time in each
+ * (the machine has two cores):
  * - `realtime`: files that run calls against the clock (audio paced in real time through the
  *   engine, SIP peers, the benchmark, the browser). Two of them at once on two cores make each
  *   other late enough to change what the recognizer hears, so they never overlap each other.
@@ -18,6 +19,7 @@ const NOT_REALTIME_E2E = [
   "test/e2e/webhook-bench.test.ts",
   "test/e2e/webhook-delivery.test.ts",
   "test/browser/console-static.test.ts",
+  "test/browser/firefox.test.ts",
   "test/browser/resampler.test.ts",
 ];
 const REALTIME = ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"];

@@ -1,7 +1,8 @@
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
-/** Debian's Chromium (`npm run setup` installs it). */
+/** Debian's Chromium and Firefox ESR (`npm run setup` installs both). */
 export const CHROMIUM = "/usr/bin/chromium";
+export const FIREFOX = "/usr/bin/firefox-esr";
 
 /**
  * A headless Chromium. `fakeMicrophone`: a 16-bit PCM WAV file the fake capture device plays
@@ -13,6 +14,23 @@ export async function launchChromium(options: { fakeMicrophone?: string } = {}):
     args.push("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-audio-capture=${options.fakeMicrophone}%noloop`);
   }
   return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
+}
+
+/**
+ * A headless Firefox, driven over WebDriver BiDi. Its fake microphone plays a tone (Firefox
+ * cannot play a file), granted without a prompt; audio may play without a user gesture.
+ */
+export async function launchFirefox(): Promise<Browser> {
+  return puppeteer.launch({
+    browser: "firefox",
+    executablePath: FIREFOX,
+    headless: true,
+    extraPrefsFirefox: {
+      "media.navigator.streams.fake": true,
+      "media.navigator.permission.disabled": true,
+      "media.autoplay.default": 0,
+    },
+  });
 }
 
 /**

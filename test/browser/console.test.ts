@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeWav } from "../../engine/audio/wav.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { accessibilityViolations } from "./accessibility.js";
 import { launchChromium, watchProblems } from "./chromium.js";
 
 /**
@@ -260,4 +261,37 @@ describe("the web console", () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 30_000);
+  it("has no WCAG 2.1 A or AA failures axe-core can find on its main pages (after the call above)", async () => {
+    const page = await browser.newPage();
+    // The console's CSP refuses the injected audit script, rightly; this page lets it in.
+    await page.setBypassCSP(true);
+    await page.goto(`${app.baseUrl}/console/`);
+    await page.waitForSelector("#api-key");
+    const found: Record<string, string[]> = { "sign-in": await accessibilityViolations(page) };
+    await page.type("#api-key", acct.key);
+    await page.click("button[type=submit]");
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
+    const agentId = (await app.request("GET", "/v1/agents", { key: acct.key })).body.data[0].id;
+    const callId = (await app.request("GET", "/v1/calls", { key: acct.key })).body.data[0].id;
+    const pages: Array<[string, string, string]> = [
+      ["agents", "/console/agents", "table"],
+      ["agent", `/console/agents/${agentId}`, "#agent-name"],
+      ["new agent", "/console/agents/new", "#agent-name"],
+      ["talk", `/console/agents/${agentId}/talk`, "button.call-button"],
+      ["calls", "/console/calls", "table"],
+      ["call", `/console/calls/${callId}`, "svg.latency-chart"],
+      ["phone numbers", "/console/phone-numbers", "h1"],
+      ["webhooks", "/console/webhooks", "h1"],
+      ["campaigns", "/console/campaigns", "h1"],
+      ["account", "/console/account", "ul.permissions"],
+    ];
+    for (const [name, path, ready] of pages) {
+      await page.goto(`${app.baseUrl}${path}`);
+      await page.waitForSelector(ready);
+      await page.waitForFunction(() => ![...document.querySelectorAll("[role=status]")].some((n: any) => n.textContent === "Loading…"));
+      found[name] = await accessibilityViolations(page);
+    }
+    expect(Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0))).toEqual({});
+    await page.close();
+  }, 60_000);
 });
