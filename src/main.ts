@@ -49,33 +49,54 @@ export async function startParley(config: Config, logger: Logger = createLogger(
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);
-  const services = createServices(db, config, { logger, ...options });
-  // Recordings an older version wrote readable by others (new ones are owner-only).
-  tightenDirAndFiles(recordingsDir(config.dataDir));
-  const recovered = await services.liveCalls.recoverInterrupted();
-  if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
-  const unanalysed = await services.callResults.recoverPending();
-  if (unanalysed > 0) logger.warn({ calls: unanalysed }, "finishing the analyses the previous process left under way");
-  let media: Parley["media"];
-  if (config.engine.enabled) {
-    const engine = await createEngine(engineOptions(config));
-    const gateway = new MediaGateway(services, engine, logger);
-    const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
-    const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarrier(config, sip), gateway, logger);
-    services.calls.onQueued((accountId) => dispatcher.kick(accountId));
-    media = { engine, gateway, sip, dispatcher };
-    services.calls.attachLiveControl(media.gateway);
-    await dispatcher.kickAll();
-    // Campaigns are dialled only where calls can be placed: without the engine they stay scheduled.
-    services.campaignRunner.start();
+  // What has been started, undone in reverse when a later step fails: a failed start leaves
+  // nothing running (no worker or timer keeping the process alive, no port held).
+  const started: Array<() => Promise<unknown> | void> = [() => db.destroy()];
+  try {
+    const services = createServices(db, config, { logger, ...options });
+    // Recordings an older version wrote readable by others (new ones are owner-only).
+    tightenDirAndFiles(recordingsDir(config.dataDir));
+    const recovered = await services.liveCalls.recoverInterrupted();
+    if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
+    const unanalysed = await services.callResults.recoverPending();
+    if (unanalysed > 0) logger.warn({ calls: unanalysed }, "finishing the analyses the previous process left under way");
+    started.push(() => services.callResults.stop());
+    let media: Parley["media"];
+    if (config.engine.enabled) {
+      const engine = await createEngine(engineOptions(config));
+      started.push(() => engine.close());
+      const gateway = new MediaGateway(services, engine, logger);
+      started.push(() => gateway.close());
+      const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
+      if (sip) started.push(() => sip.close());
+      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarrier(config, sip), gateway, logger);
+      started.push(() => dispatcher.stop());
+      services.calls.onQueued((accountId) => dispatcher.kick(accountId));
+      media = { engine, gateway, sip, dispatcher };
+      services.calls.attachLiveControl(media.gateway);
+      await dispatcher.kickAll();
+      // Campaigns are dialled only where calls can be placed: without the engine they stay scheduled.
+      services.campaignRunner.start();
+      started.push(() => services.campaignRunner.stop());
+    }
+    // Deliveries left pending or mid-retry by the previous process resume on their schedule.
+    services.webhookDelivery.start();
+    started.push(() => services.webhookDelivery.stop());
+    // Reminders fall due whether or not calls can be placed; due ones missed while stopped go now.
+    services.reminders.start();
+    started.push(() => services.reminders.stop());
+    const app = createApp({ services, logger });
+    const http = await listen(app, config.port, config.host);
+    media?.gateway.attach(http.server);
+    return running({ config, services, http, logger, media, db });
+  } catch (err) {
+    for (const undo of started.reverse()) await Promise.resolve().then(undo).catch((undoErr: unknown) => logger.warn({ err: undoErr }, "clean-up after a failed start failed"));
+    throw err;
   }
-  // Deliveries left pending or mid-retry by the previous process resume on their schedule.
-  services.webhookDelivery.start();
-  // Reminders fall due whether or not calls can be placed; due ones missed while stopped go now.
-  services.reminders.start();
-  const app = createApp({ services, logger });
-  const http = await listen(app, config.port, config.host);
-  media?.gateway.attach(http.server);
+}
+
+/** A started service, with its graceful stop. */
+function running({ config, services, http, logger, media, db }: Omit<Parley, "stop"> & { db: Db }): Parley {
   const sweeper = sweepIdempotencyKeys(db, logger);
   let stopping: Promise<void> | undefined;
   return {

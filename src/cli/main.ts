@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from "../config.js";
+import { StartupError } from "../core/startup-error.js";
 import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
 import { serve } from "./serve.js";
@@ -64,12 +65,12 @@ run(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`parley: ${err.message}\n`);
-      process.exitCode = 78;
-      return;
-    }
-    process.stderr.write(`parley: ${(err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
+    // One line saying what failed and how to fix it; then out at once, whatever was left
+    // running (a failed start has closed what it opened, but nothing may keep the process up).
+    const debug = process.env.PARLEY_LOG_LEVEL === "debug" || process.env.PARLEY_LOG_LEVEL === "trace";
+    const known = err instanceof ConfigError || err instanceof StartupError;
+    const line = known || !(err instanceof Error) ? String((err as Error).message ?? err) : `${err.message} (PARLEY_LOG_LEVEL=debug shows where)`;
+    process.stderr.write(`parley: ${line}\n${debug && err instanceof Error && !known ? `${err.stack}\n` : ""}`);
+    process.exit(err instanceof ConfigError ? 78 : 1);
   },
 );

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type express from "express";
+import { bindFailure, StartupError } from "../core/startup-error.js";
 
 export interface RunningServer {
   server: Server;
@@ -13,9 +14,11 @@ export async function listen(app: express.Express, port: number, host: string): 
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const refused = (err: Error) =>
+      reject(new StartupError(`the API cannot listen on ${host}:${port} (TCP): ${bindFailure(err)}. Set PARLEY_PORT to a free port (or PARLEY_HOST to an address of this machine)`));
+    server.once("error", refused);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", refused);
       resolve();
     });
   });

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { bindFailure, StartupError } from "../core/startup-error.js";
 import { SipCallTransport, SipUserAgent, type IncomingCall } from "../../engine/index.js";
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
@@ -48,7 +49,7 @@ export class SipGateway {
       },
       onInvite: (incoming) => void gateway?.accept(incoming, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
     }).catch((err: unknown) => {
-      throw new Error(`SIP cannot listen on ${config.host}:${config.port} (PARLEY_SIP_PORT, 0 turns SIP off): ${(err as Error).message}`);
+      throw new StartupError(`SIP cannot listen on ${config.host}:${config.port} (UDP): ${bindFailure(err)}. Set PARLEY_SIP_PORT to a free port, or to 0 to turn SIP off`);
     });
     gateway = new SipGateway(ua, log);
     log.info({ port: ua.port }, "SIP listening");

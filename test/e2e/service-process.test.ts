@@ -1,4 +1,6 @@
+import dgram from "node:dgram";
 import { existsSync, mkdtempSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -71,6 +73,43 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     const result = await runCli(["serve"], env, { killAfterMs: 30_000 });
     expect(result.code, result.stderr).toBe(78);
     expect(result.stderr).toContain('PARLEY_SIP_ALLOW: "10.0.0.1/" is not an IPv4 address or CIDR');
+  });
+
+  it("exits at once with one line naming the setting when a port is taken or the carrier cannot work, the engine loaded or not", SLOW, async () => {
+    // Each used to print a stack trace and then hang with the engine's workers running, so a
+    // service manager saw it up. A process still running after 30 s is killed (code null).
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+    const base = { PARLEY_DATA_DIR: dataDir, PARLEY_HOST: "127.0.0.1", PARLEY_SIP_HOST: "127.0.0.1" };
+    const udp = dgram.createSocket("udp4");
+    const tcp = net.createServer();
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+    try {
+      const sipTaken = await runCli(["serve"], { ...base, PARLEY_PORT: "0", PARLEY_SIP_PORT: String(udp.address().port) }, { killAfterMs: 30_000 });
+      const apiTaken = await runCli(["serve"], { ...base, PARLEY_PORT: String((tcp.address() as net.AddressInfo).port), PARLEY_SIP_PORT: String(await freeUdpPort()) }, { killAfterMs: 30_000 });
+      const apiTakenNoEngine = await runCli(["serve"], { ...base, PARLEY_ENGINE: "0", PARLEY_PORT: String((tcp.address() as net.AddressInfo).port) }, { killAfterMs: 30_000 });
+      const noTrunk = await runCli(["serve"], { ...base, PARLEY_PORT: "0", PARLEY_SIP_PORT: "0", PARLEY_CARRIER: "sip" }, { killAfterMs: 30_000 });
+      for (const [run, code, setting] of [
+        [sipTaken, 1, "PARLEY_SIP_PORT"],
+        [apiTaken, 1, "PARLEY_PORT"],
+        [apiTakenNoEngine, 1, "PARLEY_PORT"],
+        [noTrunk, 78, "PARLEY_CARRIER"],
+      ] as const) {
+        expect(run.code, run.stderr).toBe(code);
+        const lines = run.stderr.trim().split("\n");
+        expect(lines, run.stderr).toHaveLength(1);
+        expect(lines[0]).toMatch(/^parley: /);
+        expect(lines[0]).toContain(setting);
+      }
+      expect(sipTaken.stderr).toContain("already in use");
+      expect(apiTaken.stderr).toContain("already in use");
+    } finally {
+      udp.close();
+      tcp.close();
+    }
+    // Nothing was left half-open: the same data directory serves at once.
+    const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_ENGINE: "0" });
+    expect(await server.stop("SIGTERM")).toBe(0);
   });
 
   it("explains CLI mistakes with exit code 2", SLOW, async () => {
