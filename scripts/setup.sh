@@ -30,7 +30,9 @@ else
 fi
 
 echo "setup: npm ci (native modules build from source; this takes a minute or two)"
-npm ci --no-audit --no-fund
+# onnxruntime-node's install script would download a GPU runtime Parley does not use; the
+# environment variable skips it (as a key in .npmrc it made npm warn on every command).
+ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 
 echo "setup: building TypeScript"
 npm run build --silent

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import dgram from "node:dgram";
 import { existsSync, mkdtempSync } from "node:fs";
 import net from "node:net";
@@ -110,6 +111,14 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     // Nothing was left half-open: the same data directory serves at once.
     const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_ENGINE: "0" });
     expect(await server.stop("SIGTERM")).toBe(0);
+  });
+
+  it("runs the project's own npm commands without npm warnings", SLOW, async () => {
+    const env = { ...process.env, PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) };
+    const npm = spawnSync("npm", ["run", "migrate"], { env, encoding: "utf8" });
+    expect(npm.status, npm.stderr).toBe(0);
+    expect(npm.stdout).toContain("database ready");
+    expect(npm.stderr).not.toMatch(/npm warn/i);
   });
 
   it("explains CLI mistakes with exit code 2", SLOW, async () => {
