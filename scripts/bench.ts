@@ -1,7 +1,9 @@
 /** `npm run bench`: the latency benchmark (the same runner as `parley bench`). */
 import { UsageError } from "../src/cli/args.js";
+import { answerHelp } from "../src/cli/help.js";
 import { bench, BENCH_USAGE } from "./bench/run-bench.js";
 
+answerHelp(process.argv.slice(2), BENCH_USAGE);
 bench(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

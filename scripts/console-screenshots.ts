@@ -17,6 +17,7 @@ import { encodeWav, parseWav } from "../engine/audio/wav.js";
 import { loadConfig } from "../src/config.js";
 import { packageRoot } from "../src/core/package-root.js";
 import { startParley, type Parley } from "../src/main.js";
+import { answerHelp } from "../src/cli/help.js";
 
 const ROOT = packageRoot(import.meta.url);
 const OUT = path.join(ROOT, "docs/screenshots");
@@ -246,7 +247,13 @@ export async function main(): Promise<void> {
   }
 }
 
+const USAGE = `npm run screenshots   (after npm run build)
+
+Runs the service on a temporary data directory with demo data made through the API, and
+writes PNGs of the web console's main pages to docs/screenshots/ with Debian's Chromium.`;
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  answerHelp(process.argv.slice(2), USAGE);
   main().catch((err: unknown) => {
     console.error(err);
     process.exitCode = 1;

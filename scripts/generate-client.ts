@@ -20,6 +20,7 @@ import { openDatabase } from "../src/db/database.js";
 import { buildOpenApiDocument } from "../src/http/openapi.js";
 import { allRoutes } from "../src/http/routes/index.js";
 import { createServices } from "../src/services/container.js";
+import { answerHelp } from "../src/cli/help.js";
 
 /** The client package, relative to the repository root. */
 export const CLIENT_DIR = path.join("clients", "typescript");
@@ -143,7 +144,13 @@ export async function runGenerateClient(args: string[], options: RunOptions = {}
 }
 
 // Run as a command (node dist/scripts/generate-client.js), not when a test imports it.
+const USAGE = `npm run client:generate [-- --check]   (after npm run build)
+
+Writes clients/typescript/openapi.json and src/schema.ts from the service's OpenAPI document.
+--check writes nothing and exits 1, naming the files, when the committed ones are stale.`;
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  answerHelp(process.argv.slice(2), USAGE);
   runGenerateClient(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -12,6 +12,7 @@ import { Resampler } from "../engine/audio/resampler.js";
 import { encodeWav } from "../engine/audio/wav.js";
 import { FliteTts } from "../engine/providers/tts/flite-tts.js";
 import { streamOf } from "../engine/stream/stream-of.js";
+import { answerHelp } from "../src/cli/help.js";
 
 /** Fixture name -> what the caller says. */
 export const CALLER_LINES = {
@@ -114,7 +115,14 @@ async function main(): Promise<void> {
   }
 }
 
+const USAGE = `npm run fixtures
+
+Writes the caller audio fixtures in fixtures/audio/ (a 16 kHz and an 8 kHz WAV per line) from
+their text, with the engine's Flite voice rms. Deterministic: the same Flite build gives the
+same bytes.`;
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  answerHelp(process.argv.slice(2), USAGE);
   main().catch((err: unknown) => {
     process.stderr.write(`make-fixtures: ${(err as Error).stack ?? String(err)}\n`);
     process.exitCode = 1;

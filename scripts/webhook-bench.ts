@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { integer, parseOptions, UsageError } from "../src/cli/args.js";
+import { answerHelp } from "../src/cli/help.js";
 import { loadConfig } from "../src/config.js";
 import { startParley, type Parley } from "../src/main.js";
 import { summarize, type Summary } from "./bench/percentiles.js";
@@ -193,6 +194,7 @@ export async function webhookBench(argv: string[]): Promise<number> {
   return lost.length > 0 ? 1 : 0;
 }
 
+answerHelp(process.argv.slice(2), WEBHOOK_BENCH_USAGE);
 webhookBench(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -241,6 +241,9 @@ const COMMANDS: Record<string, Handler> = {
   },
 };
 
+/** Every `parley admin` command, as `group action`. */
+export const ADMIN_COMMANDS: readonly string[] = Object.keys(COMMANDS);
+
 /** Runs `parley admin ...` against the configured database; returns the process exit code. */
 export async function admin(argv: string[], config: Config): Promise<number> {
   const [group, action, ...rest] = argv;

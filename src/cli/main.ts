@@ -7,8 +7,19 @@ import { serve } from "./serve.js";
 import { talk, TALK_USAGE } from "./talk.js";
 import { bench, BENCH_USAGE } from "../../scripts/bench/run-bench.js";
 import { UsageError } from "./args.js";
+import { usageFor, wantsHelp } from "./help.js";
 
-const USAGE = `Usage: parley <command>
+const SERVE_USAGE = `parley serve
+
+Starts the service: the API, the web console, the media endpoints and (unless PARLEY_SIP_PORT=0)
+SIP, configured by PARLEY_* variables or parley.config.json (see README). Stops gracefully on
+SIGTERM or SIGINT.`;
+
+const MIGRATE_USAGE = `parley migrate
+
+Creates the database under the data directory (PARLEY_DATA_DIR) or upgrades it, then exits.`;
+
+const USAGE = `Usage: parley <command>   (parley <command> --help for one command)
 
   serve              start the service (what npm start runs)
   migrate            create or upgrade the database, then exit
@@ -24,8 +35,24 @@ ${TALK_USAGE}
 
 ${BENCH_USAGE}`;
 
+/** The usage of the command `argv` names; undefined for an unknown command. */
+function helpFor(command: string, rest: string[]): string | undefined {
+  if (command === "serve") return SERVE_USAGE;
+  if (command === "migrate") return MIGRATE_USAGE;
+  if (command === "admin") return usageFor(ADMIN_USAGE, rest);
+  if (command === "talk") return TALK_USAGE;
+  if (command === "bench") return BENCH_USAGE;
+  return undefined;
+}
+
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Answered before anything is read or opened (configuration, database).
+  const help = command !== undefined && wantsHelp(rest) ? helpFor(command, rest) : undefined;
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return 0;
+  }
   switch (command) {
     case "serve":
       await serve();

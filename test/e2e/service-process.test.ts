@@ -5,7 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, runCliJson, startServer } from "../../scripts/parley-process.js";
+import { runCli, runCliJson, runNodeScript, startServer } from "../../scripts/parley-process.js";
 import { freeUdpPort } from "../helpers/sipp.js";
 
 const agentBody = { name: "Front desk", system_prompt: "Answer politely.", voice_id: "flite-slt" };
@@ -119,6 +119,27 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect(npm.status, npm.stderr).toBe(0);
     expect(npm.stdout).toContain("database ready");
     expect(npm.stderr).not.toMatch(/npm warn/i);
+  });
+
+  it("answers --help on every command and script before reading any configuration or database", SLOW, async () => {
+    const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")), "never-made");
+    // A configuration that would stop start-up: help must not read it.
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: "not-a-port" };
+    const keyCreate = await runCli(["admin", "key", "create", "--help"], env);
+    expect(keyCreate.code, keyCreate.stderr).toBe(0);
+    expect(keyCreate.stdout).toContain("key create --account ID --name NAME");
+    expect(keyCreate.stdout).not.toContain("account create");
+    for (const command of [["serve", "--help"], ["migrate", "-h"], ["admin", "--help"], ["talk", "--help"], ["bench", "--help"]]) {
+      const run = await runCli(command, env);
+      expect(run.code, `${command.join(" ")}: ${run.stderr}`).toBe(0);
+      expect(run.stdout, command.join(" ")).toContain(`parley ${command[0]}`);
+    }
+    for (const script of ["bench.js", "webhook-bench.js", "make-fixtures.js", "generate-client.js", "console-screenshots.js"]) {
+      const run = await runNodeScript(path.join("dist", "scripts", script), ["--help"], env);
+      expect(run.code, `${script}: ${run.stderr}`).toBe(0);
+      expect(run.stdout, script).toMatch(/^(npm run|parley) /);
+    }
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it("explains CLI mistakes with exit code 2", SLOW, async () => {
