@@ -18,6 +18,8 @@ const STATUS_OF_CODE: Record<string, number> = {
   phone_number_in_use: 409,
   phone_number_not_approved: 409,
   call_already_ended: 409,
+  call_not_ended: 409,
+  call_analysis_pending: 409,
   delivery_in_progress: 409,
   invalid_signature: 403,
   link_expired: 403,

@@ -28,6 +28,7 @@ import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
 import { VoiceCatalog } from "./voices.js";
+import { CallContentRemoval } from "./call-content-removal.js";
 import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
@@ -68,6 +69,8 @@ export interface Services {
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
   liveCalls: LiveCallsService;
+  /** Removes an ended call's recording, transcript and analysis (privacy requests). */
+  callContent: CallContentRemoval;
   /** Single-use tokens browsers connect their calls with. */
   webCallTokens: WebCallTokens;
   callLifecycle: CallLifecycle;
@@ -149,6 +152,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     calls,
     liveCalls,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
+    callContent: new CallContentRemoval(db),
     callLifecycle,
     destinations,
     outbox,

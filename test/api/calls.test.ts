@@ -467,6 +467,7 @@ describe("POST /v1/calls/{id}/end", () => {
     const doc = (await app.request("GET", "/v1/openapi.json")).body;
     expect(doc.paths["/v1/calls/{call_id}/end"].post.responses["409"].description).toContain("call_already_ended");
     expect(doc.paths["/v1/calls"].post.responses["200"]).toBeDefined();
-    expect(Object.keys(doc.paths["/v1/calls/{call_id}"])).toEqual(["get"]);
+    expect(Object.keys(doc.paths["/v1/calls/{call_id}"])).toEqual(["get", "delete"]);
+    expect(doc.paths["/v1/calls/{call_id}"].delete.responses["409"].description).toContain("call_not_ended");
   });
 });

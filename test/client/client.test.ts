@@ -199,6 +199,7 @@ describe("resource helpers against the real service", () => {
     expect(ended).toMatchObject({ id: call.id, status: "failed" });
     const again = await apiError(() => client.calls.hangUp(call.id));
     expect([again.status, again.code]).toEqual([409, "call_already_ended"]);
+    expect(await client.calls.deleteContent(call.id)).toMatchObject({ id: call.id, status: "failed" });
     // The two hang-ups are two logical calls: two keys.
     const keys = sent.filter((s) => s.path.endsWith("/end")).map((s) => s.headers.get("idempotency-key"));
     expect(keys).toHaveLength(2);

@@ -156,7 +156,8 @@ export interface paths {
         get: operations["getCall"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete what was said on an ended call (recording, transcript, analysis), for privacy requests; the billing record stays */
+        delete: operations["deleteCallContent"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1856,6 +1857,91 @@ export interface operations {
             };
             /** @description Error codes: call_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCallContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "ringing" | "in_progress" | "completed" | "transferred" | "failed" | "no_answer" | "busy";
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound" | "web";
+                        phone_number: string | null;
+                        from_number: string | null;
+                        agent_id: string;
+                        duration: number | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        ended_at: string | null;
+                        record: boolean;
+                        max_duration: number;
+                        answered_at: string | null;
+                    };
+                };
+            };
+            /** @description Error codes: invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: forbidden, unauthorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: call_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: call_not_ended, call_analysis_pending */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,9 +49,14 @@ export class EventsRepository {
     return row && toRecord(row);
   }
 
+  /** Replaces the stored data of one event (a call's content removed on request). */
+  async replaceData(id: string, data: Record<string, unknown>, db: Db = this.db): Promise<void> {
+    await db.updateTable("events").set({ data: toJson(data) }).where("id", "=", id).execute();
+  }
+
   /** A call's events in the order they were stored. */
-  async forCall(callId: string): Promise<EventRecord[]> {
-    const rows = await this.db.selectFrom("events").selectAll().where("call_id", "=", callId).orderBy("seq").execute();
+  async forCall(callId: string, db: Db = this.db): Promise<EventRecord[]> {
+    const rows = await db.selectFrom("events").selectAll().where("call_id", "=", callId).orderBy("seq").execute();
     return rows.map(toRecord);
   }
 

@@ -6,7 +6,7 @@ import { idParam } from "../schemas/common.js";
 
 const callIdParam = idParam("call_id");
 
-export function callRoutes({ calls, recordingLinks, webCallTokens, config }: Services): RouteSpec[] {
+export function callRoutes({ calls, callContent, recordingLinks, webCallTokens, config }: Services): RouteSpec[] {
   // Browsers connect to the same host and port as the API, over ws:// or wss:// as it is served.
   const mediaUrl = `${config.baseUrl.replace(/^http/, "ws")}/media/ws`;
   return [
@@ -93,6 +93,19 @@ export function callRoutes({ calls, recordingLinks, webCallTokens, config }: Ser
       status: 200,
       errors: ["call_not_found", "unauthorized", "call_already_ended"],
       handler: async ({ auth, params }) => presentCall(await calls.end(auth.account.id, params.call_id), new Set()),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/v1/calls/:call_id",
+      operationId: "deleteCallContent",
+      summary: "Delete what was said on an ended call (recording, transcript, analysis), for privacy requests; the billing record stays",
+      tag: "Calls",
+      permission: "calls:write",
+      params: callIdParam,
+      response: callSchema,
+      status: 200,
+      errors: ["call_not_found", "unauthorized", "call_not_ended", "call_analysis_pending"],
+      handler: async ({ auth, params }) => presentCall(await callContent.remove(auth.account.id, params.call_id), new Set()),
     }),
   ];
 }

@@ -26,6 +26,8 @@ export function callsResource(api: ParleyApi) {
       new PaginatedList<CallListItem>((cursor) => unwrap(api.GET("/v1/calls", { params: { query: listQuery(filters, cursor) }, ...fetchOptions(options) }))),
     /** Ends a call now (`POST /v1/calls/{id}/end`); 409 `call_already_ended` once it has ended. */
     hangUp: (callId: string, options?: RequestOptions) => unwrap(api.POST("/v1/calls/{call_id}/end", { params: { path: { call_id: callId } }, ...fetchOptions(options) })),
+    /** Removes what was said on an ended call (recording, transcript, analysis) for a privacy request; the billing record stays. */
+    deleteContent: (callId: string, options?: RequestOptions) => unwrap(api.DELETE("/v1/calls/{call_id}", { params: { path: { call_id: callId } }, ...fetchOptions(options) })),
   };
 }
 
