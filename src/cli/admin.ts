@@ -11,6 +11,7 @@ import { createServices, type Services } from "../services/container.js";
 import { LIMIT_KEYS } from "../services/accounts.js";
 import { integer, parseOptions, parseOptionsAndTarget, required, UsageError } from "./args.js";
 import { print } from "./output.js";
+import { backupDatabase, restoreDatabase } from "./database-backup.js";
 
 export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
 
@@ -29,7 +30,9 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
              [--agent AGENT_ID]                                   (active at once)
   number list [--status pending|active|inactive] [--account ID] [--number +E164]
   number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
-  number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)`;
+  number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)
+  backup --to FILE        (a consistent copy of the database, made while the service runs)
+  restore --from FILE     (with parley serve stopped: the backup replaces the database)`;
 
 type Handler = (argv: string[], s: Services) => Promise<unknown>;
 
@@ -241,12 +244,41 @@ const COMMANDS: Record<string, Handler> = {
   },
 };
 
-/** Every `parley admin` command, as `group action`. */
-export const ADMIN_COMMANDS: readonly string[] = Object.keys(COMMANDS);
+/** The database's own commands, which are not about one account. */
+const DATABASE_COMMANDS: Record<string, (argv: string[], config: Config) => Promise<unknown>> = {
+  backup: async (argv, config) => {
+    const o = parseOptions(argv, { to: { type: "string" }, json: { type: "boolean" } });
+    const db = await openMigratedDatabase(config);
+    try {
+      return await backupDatabase(db, required(o, "to"));
+    } finally {
+      await db.destroy();
+    }
+  },
+  restore: async (argv, config) => {
+    const o = parseOptions(argv, { from: { type: "string" }, json: { type: "boolean" } });
+    return restoreDatabase(config, required(o, "from"));
+  },
+};
+
+/** Every `parley admin` command, as `group action` (or the one word of a database command). */
+export const ADMIN_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), ...Object.keys(DATABASE_COMMANDS)];
 
 /** Runs `parley admin ...` against the configured database; returns the process exit code. */
 export async function admin(argv: string[], config: Config): Promise<number> {
   const [group, action, ...rest] = argv;
+  const databaseCommand = group === undefined ? undefined : DATABASE_COMMANDS[group];
+  if (databaseCommand) {
+    const args = argv.slice(1);
+    try {
+      print(await databaseCommand(args, config), args.includes("--json"));
+      return 0;
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      process.stderr.write(`parley admin ${group}: ${err.message}\n`);
+      return 2;
+    }
+  }
   const handler = COMMANDS[`${group} ${action}`];
   if (!handler) {
     process.stderr.write((group ? `unknown admin command: ${[group, action].filter(Boolean).join(" ")}\n\n` : "") + ADMIN_USAGE + "\n");

@@ -1,11 +1,14 @@
 import { loadConfig } from "../config.js";
 import { installProcessErrorHandlers } from "../core/process-error-handlers.js";
 import { startParley } from "../main.js";
+import { writeServicePid } from "./database-backup.js";
 
 /** `parley serve`: runs the service until SIGTERM or SIGINT, then drains and exits. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const parley = await startParley(config);
+  // Read by `parley admin restore`, which must not replace the database under a running service.
+  writeServicePid(config.dataDir);
   const { logger } = parley;
   installProcessErrorHandlers(logger);
   const base = config.baseUrl;

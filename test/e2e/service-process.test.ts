@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import dgram from "node:dgram";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -140,6 +140,38 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
       expect(run.stdout, script).toMatch(/^(npm run|parley) /);
     }
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("backs the database up while serving, and restores it once the service is stopped", SLOW, async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_ENGINE: "0" };
+    const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro"], env);
+    const key = await runCliJson(["admin", "key", "create", "--account", account.id, "--name", "dev"], env);
+    let server = await startServer(env);
+    expect((await api(server.baseUrl, "POST", "/v1/agents", key.key, { ...agentBody, name: "Before" })).status).toBe(201);
+
+    const backup = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-backup-")), "parley-backup.db");
+    const made = await runCliJson(["admin", "backup", "--to", backup], env);
+    expect(made).toMatchObject({ file: backup, bytes: expect.any(Number) });
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    expect((await runCli(["admin", "backup", "--to", backup], env)).stderr).toContain("exists");
+    expect((await api(server.baseUrl, "POST", "/v1/agents", key.key, { ...agentBody, name: "After" })).status).toBe(201);
+
+    // Not under a running service: it would go on writing to the file it has open.
+    const refused = await runCli(["admin", "restore", "--from", backup], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("stop it first");
+    expect(await server.stop("SIGTERM")).toBe(0);
+
+    const notDb = path.join(dataDir, "notes.txt");
+    writeFileSync(notDb, "hello");
+    expect((await runCli(["admin", "restore", "--from", notDb], env)).stderr).toContain("not a database Parley can read");
+    const restored = await runCliJson(["admin", "restore", "--from", backup], env);
+    expect(restored).toMatchObject({ from: backup, applied: [] });
+    server = await startServer(env);
+    const agents = await api(server.baseUrl, "GET", "/v1/agents", key.key);
+    expect(agents.body.data.map((a: { name: string }) => a.name)).toEqual(["Before"]);
+    expect(await server.stop("SIGTERM")).toBe(0);
   });
 
   it("explains CLI mistakes with exit code 2", SLOW, async () => {

@@ -13,7 +13,8 @@ describe("--help", () => {
     for (const command of ADMIN_COMMANDS) {
       const usage = usageFor(ADMIN_USAGE, [...command.split(" "), "--help"]);
       const entries = usage.split("\n").slice(2).filter((line) => /^ {2}\S/.test(line));
-      expect(entries.map((line) => line.trim().split(/\s+/).slice(0, 2).join(" ")), command).toEqual([command]);
+      expect(entries, command).toHaveLength(1);
+      expect(`${entries[0]!.trim()} `.startsWith(`${command} `), command).toBe(true);
     }
     expect(usageFor(ADMIN_USAGE, ["account", "limits"])).toContain("--concurrent-calls N");
   });

@@ -1,0 +1,114 @@
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import type { Config } from "../config.js";
+import { PRIVATE_FILE_MODE } from "../core/private-files.js";
+import { migrateToLatest, openDatabase, type Db } from "../db/database.js";
+import { databaseFile } from "../main.js";
+import { UsageError } from "./args.js";
+
+/** `parley serve` writes its process id here while it runs; `restore` refuses while that process lives. */
+export const SERVICE_PID_FILE = "parley.pid";
+
+/** Marks the data directory as served by this process until it exits. */
+export function writeServicePid(dataDir: string): void {
+  writeFileSync(path.join(dataDir, SERVICE_PID_FILE), `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  process.once("exit", () => rmSync(path.join(dataDir, SERVICE_PID_FILE), { force: true }));
+}
+
+/** The process serving `dataDir` now, if any (a pid file left by a killed process names no live process). */
+function runningService(dataDir: string): number | undefined {
+  const file = path.join(dataDir, SERVICE_PID_FILE);
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface BackupReport {
+  file: string;
+  bytes: number;
+  ms: number;
+}
+
+/**
+ * A consistent copy of the database while the service runs (`VACUUM INTO`: one read
+ * transaction, so writers go on and the copy is the database as of its start). The copy holds
+ * what the database holds (key hashes, signing secrets): it is made owner-only before a byte
+ * is written. Recordings and the cursor secret are files of the data directory, copied apart.
+ */
+export async function backupDatabase(db: Db, to: string): Promise<BackupReport> {
+  const file = path.resolve(to);
+  if (existsSync(file) && statSync(file).size > 0) throw new UsageError(`${file} exists: give a new file name`);
+  closeSync(openSync(file, "w", PRIVATE_FILE_MODE));
+  const started = Date.now();
+  try {
+    await sql`VACUUM INTO ${file}`.execute(db);
+  } catch (err) {
+    rmSync(file, { force: true });
+    throw err;
+  }
+  return { file, bytes: statSync(file).size, ms: Date.now() - started };
+}
+
+export interface RestoreReport {
+  from: string;
+  database: string;
+  applied: string[];
+}
+
+/**
+ * Puts a backup in place of the data directory's database: checked first (a SQLite file whose
+ * integrity check passes, with Parley's schema), copied beside the database, then renamed over
+ * it (the old one's WAL files removed), then upgraded to this version's schema. Refused while
+ * `parley serve` runs on the directory: it would go on writing to the file it has open.
+ */
+export async function restoreDatabase(config: Config, from: string): Promise<RestoreReport> {
+  const source = path.resolve(from);
+  if (!existsSync(source)) throw new UsageError(`${source} does not exist`);
+  const pid = runningService(config.dataDir);
+  if (pid !== undefined) throw new UsageError(`parley serve (process ${pid}) is running on ${config.dataDir}: stop it first, then restore`);
+  checkBackup(source);
+  const target = databaseFile(config);
+  const staging = `${target}.restoring`;
+  rmSync(staging, { force: true });
+  writeFileSync(staging, readFileSync(source), { mode: PRIVATE_FILE_MODE });
+  for (const leftover of [`${target}-wal`, `${target}-shm`]) rmSync(leftover, { force: true });
+  renameSync(staging, target);
+  const db = openDatabase(target);
+  try {
+    const { applied } = await migrateToLatest(db);
+    return { from: source, database: target, applied };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** A readable SQLite file with Parley's tables, passing SQLite's integrity check; a UsageError saying what is wrong otherwise. */
+function checkBackup(file: string): void {
+  let backup: SQLite.Database;
+  try {
+    backup = new SQLite(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new UsageError(`${file} is not a database Parley can read: ${(err as Error).message}`);
+  }
+  try {
+    const integrity = backup.pragma("integrity_check", { simple: true });
+    if (integrity !== "ok") throw new UsageError(`${file} fails SQLite's integrity check: ${String(integrity)}`);
+    const tables = new Set((backup.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name));
+    for (const table of ["kysely_migration", "accounts", "calls"]) {
+      if (!tables.has(table)) throw new UsageError(`${file} is not a Parley backup (no ${table} table)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${file} is not a database Parley can read: ${(err as Error).message}`);
+  } finally {
+    backup.close();
+  }
+}
