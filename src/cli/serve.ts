@@ -1,16 +1,35 @@
-import { loadConfig } from "../config.js";
+import { loadConfig, type Config } from "../config.js";
 import { installProcessErrorHandlers } from "../core/process-error-handlers.js";
-import { startParley } from "../main.js";
+import { startParley, type Parley } from "../main.js";
 import { writeServicePid } from "./database-backup.js";
 
 /** `parley serve`: runs the service until SIGTERM or SIGINT, then drains and exits. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
-  const parley = await startParley(config);
+  // The signal handlers come first: a signal during start-up stops the service as soon as it
+  // has started, and one sent right after the banner below is never met by Node's default
+  // action (killed at once, exit code null) before they exist.
+  let parley: Parley | undefined;
+  let pending: string | undefined;
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    signals += 1;
+    if (signals > 1) {
+      parley?.logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    if (parley) stop(parley, config, signal);
+    else pending = signal;
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+
+  parley = await startParley(config);
   // Read by `parley admin restore`, which must not replace the database under a running service.
   writeServicePid(config.dataDir);
   const { logger } = parley;
   installProcessErrorHandlers(logger);
+  if (pending) return stop(parley, config, pending);
   const base = config.baseUrl;
   logger.info({ port: parley.http.port, dataDir: config.dataDir }, "parley started");
   process.stderr.write(
@@ -27,31 +46,25 @@ export async function serve(): Promise<void> {
       ``,
     ].join("\n") + "\n",
   );
+}
 
-  let signals = 0;
-  const shutdown = (signal: string) => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, "second signal: exiting now");
+/** Drains and stops the service, then exits (1 when the grace period runs out or stopping fails). */
+function stop(parley: Parley, config: Config, signal: string): void {
+  const { logger } = parley;
+  logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
+  const timer = setTimeout(() => {
+    logger.error("shutdown grace period over: exiting");
+    process.exit(1);
+  }, config.shutdownGraceMs + 5_000);
+  timer.unref();
+  parley
+    .stop({ graceMs: config.shutdownGraceMs })
+    .then(() => {
+      logger.info("stopped");
+      process.exit(0);
+    })
+    .catch((err: unknown) => {
+      logger.error({ err }, "error while stopping");
       process.exit(1);
-    }
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
-    const timer = setTimeout(() => {
-      logger.error("shutdown grace period over: exiting");
-      process.exit(1);
-    }, config.shutdownGraceMs + 5_000);
-    timer.unref();
-    parley
-      .stop({ graceMs: config.shutdownGraceMs })
-      .then(() => {
-        logger.info("stopped");
-        process.exit(0);
-      })
-      .catch((err: unknown) => {
-        logger.error({ err }, "error while stopping");
-        process.exit(1);
-      });
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+    });
 }
