@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { packageRoot } from "../core/package-root.js";
+import { consoleVocabularyModule } from "./console-vocabulary.js";
 
 /**
  * The web console at `/console`: static files from `console/` at the package root, plus the
@@ -41,6 +42,9 @@ const VENDOR = [
   { specifier: "htm", resolve: "htm", file: "htm.module.js", as: "vendor/htm.module.js" },
 ] as const;
 
+/** The module of the API's vocabularies, written from the service's lists rather than kept in console/. */
+const VOCABULARY_MODULE = "lib/api-values.js";
+
 const IMMUTABLE = "public, max-age=31536000, immutable";
 /** What a route or an asset's path may hold: no `%`, no `\`, no NUL; dot segments are refused on top. */
 const SAFE_PATH = /^[A-Za-z0-9._~\-/]*$/;
@@ -64,6 +68,7 @@ function loadAssets(root: string): Map<string, Asset> {
     const type = CONTENT_TYPES[path.extname(rel)];
     if (type) assets.set(rel, { body: readFileSync(path.join(root, rel)), type });
   }
+  assets.set(VOCABULARY_MODULE, { body: Buffer.from(consoleVocabularyModule()), type: CONTENT_TYPES[".js"]! });
   const require = createRequire(import.meta.url);
   for (const vendor of VENDOR) {
     const file = path.join(path.dirname(require.resolve(vendor.resolve)), vendor.file);
