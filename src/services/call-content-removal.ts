@@ -4,12 +4,10 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import { CallsRepository, ENDED_CALL_STATUSES, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { EventsRepository } from "../db/repositories/events.js";
+import type { CallEvents } from "./call-events.js";
 import { findOwned } from "./ownership.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
-
-/** What a call's stored events say of its content, emptied: the keys and their removed value. */
-const EVENT_CONTENT = { transcript: "", recording_url: null, extracted_data: {}, sentiment: null, summary: null, success: null, outcome: null } as const;
 
 /**
  * Removes what was said on an ended call, for privacy requests (DELETE /v1/calls/{id}): the
@@ -23,7 +21,10 @@ export class CallContentRemoval {
   private readonly calls: CallsRepository;
   private readonly events: EventsRepository;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly deps: { events: CallEvents },
+  ) {
     this.calls = new CallsRepository(db);
     this.events = new EventsRepository(db);
   }
@@ -37,14 +38,12 @@ export class CallContentRemoval {
     if (call.analysis_pending) throw new ApiError(409, "call_analysis_pending", `Call ${id}'s analysis is still being written (up to a minute after the call): try again shortly`);
     // The recording goes first: a failure after it leaves less behind, never more.
     if (call.recording_path) await rm(call.recording_path, { force: true });
+    const removed = { transcript: null, recording_path: null, analysis: null, outcome: null, actions: null, context: {}, updated_at: nowIso() };
     await this.db.transaction().execute(async (trx) => {
-      await this.calls.update(id, { transcript: null, recording_path: null, analysis: null, outcome: null, actions: null, context: {}, updated_at: nowIso() }, trx);
+      await this.calls.update(id, removed, trx);
       for (const event of await this.events.forCall(id, trx)) {
-        const content = Object.keys(EVENT_CONTENT).filter((key) => key in event.data);
-        if (content.length === 0) continue;
-        const data = { ...event.data };
-        for (const key of content) data[key] = EVENT_CONTENT[key as keyof typeof EVENT_CONTENT];
-        await this.events.replaceData(event.id, data, trx);
+        const data = this.deps.events.withoutContent(event.name, event.data, call, { ...call, ...removed });
+        if (JSON.stringify(data) !== JSON.stringify(event.data)) await this.events.replaceData(event.id, data, trx);
       }
     });
     return (await this.calls.findById(id))!;

@@ -77,6 +77,21 @@ export class CallEvents {
     await this.append(call, callEventNames("in_progress", call), trx);
   }
 
+  /**
+   * A stored event's data once the call's content is removed (`before` -> `after`): every
+   * field its payload takes from that content gets the value it has without it; the rest
+   * (the status and numbers as they were then) stays as stored.
+   */
+  withoutContent(name: string, data: Record<string, unknown>, before: CallRecord, after: CallRecord): Record<string, unknown> {
+    const had = this.payload(name as EventName, before);
+    const left = this.payload(name as EventName, after);
+    const out = { ...data };
+    for (const [key, value] of Object.entries(left)) {
+      if (key in out && JSON.stringify(had[key as keyof typeof had]) !== JSON.stringify(value)) out[key] = value;
+    }
+    return out;
+  }
+
   private async append(call: CallRecord, names: readonly EventName[], trx: Db): Promise<void> {
     await this.outbox.append(
       names.map((name) => ({ accountId: call.account_id, name, callId: call.id, callWebhookUrl: call.webhook_url, data: this.payload(name, call) })),

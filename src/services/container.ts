@@ -152,7 +152,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     calls,
     liveCalls,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
-    callContent: new CallContentRemoval(db),
+    callContent: new CallContentRemoval(db, { events }),
     callLifecycle,
     destinations,
     outbox,
