@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
@@ -6,30 +6,8 @@ import type { Config } from "../config.js";
 import { PRIVATE_FILE_MODE } from "../core/private-files.js";
 import { migrateToLatest, openDatabase, type Db } from "../db/database.js";
 import { databaseFile } from "../main.js";
+import { runningService } from "../core/service-pid.js";
 import { UsageError } from "./args.js";
-
-/** `parley serve` writes its process id here while it runs; `restore` refuses while that process lives. */
-export const SERVICE_PID_FILE = "parley.pid";
-
-/** Marks the data directory as served by this process until it exits. */
-export function writeServicePid(dataDir: string): void {
-  writeFileSync(path.join(dataDir, SERVICE_PID_FILE), `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
-  process.once("exit", () => rmSync(path.join(dataDir, SERVICE_PID_FILE), { force: true }));
-}
-
-/** The process serving `dataDir` now, if any (a pid file left by a killed process names no live process). */
-function runningService(dataDir: string): number | undefined {
-  const file = path.join(dataDir, SERVICE_PID_FILE);
-  if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, "utf8").trim());
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface BackupReport {
   file: string;
@@ -78,7 +56,9 @@ export async function restoreDatabase(config: Config, from: string): Promise<Res
   const target = databaseFile(config);
   const staging = `${target}.restoring`;
   rmSync(staging, { force: true });
-  writeFileSync(staging, readFileSync(source), { mode: PRIVATE_FILE_MODE });
+  // Copied, not read into memory (a database may be larger than it); the data directory is owner-only.
+  copyFileSync(source, staging);
+  chmodSync(staging, PRIVATE_FILE_MODE);
   for (const leftover of [`${target}-wal`, `${target}-shm`]) rmSync(leftover, { force: true });
   renameSync(staging, target);
   const db = openDatabase(target);

@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from "../config.js";
 import { installProcessErrorHandlers } from "../core/process-error-handlers.js";
 import { startParley, type Parley } from "../main.js";
-import { writeServicePid } from "./database-backup.js";
+import { writeServicePid } from "../core/service-pid.js";
 
 /** `parley serve`: runs the service until SIGTERM or SIGINT, then drains and exits. */
 export async function serve(): Promise<void> {

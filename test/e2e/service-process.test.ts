@@ -168,6 +168,7 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect((await runCli(["admin", "restore", "--from", notDb], env)).stderr).toContain("not a database Parley can read");
     const restored = await runCliJson(["admin", "restore", "--from", backup], env);
     expect(restored).toMatchObject({ from: backup, applied: [] });
+    expect(statSync(path.join(dataDir, "parley.db")).mode & 0o777).toBe(0o600);
     server = await startServer(env);
     const agents = await api(server.baseUrl, "GET", "/v1/agents", key.key);
     expect(agents.body.data.map((a: { name: string }) => a.name)).toEqual(["Before"]);
