@@ -105,7 +105,7 @@ export class WebCallTokens {
    * refused with 403 and stays usable for its own.
    */
   async redeem(token: string, agentId?: string): Promise<WebCallGrant> {
-    if (!token.startsWith(TOKEN_PREFIX)) throw invalid();
+    if (!token.startsWith(TOKEN_PREFIX)) throw invalidCallToken();
     const hash = hashToken(token);
     const now = new Date().toISOString();
     let redeem = this.db
@@ -118,7 +118,7 @@ export class WebCallTokens {
     const row = await redeem.returningAll().executeTakeFirst();
     if (!row) {
       const known = await this.db.selectFrom("web_call_tokens").select(["used_at", "agent_id"]).where("token_hash", "=", hash).executeTakeFirst();
-      if (!known) throw invalid();
+      if (!known) throw invalidCallToken();
       if (agentId !== undefined && known.agent_id !== agentId) throw new ApiError(403, "forbidden", "This web call token is for another agent");
       if (known.used_at) throw new ApiError(401, "call_token_used", "This web call token has been used already: ask POST /v1/calls/web for a new one");
       throw new ApiError(401, "call_token_expired", `This web call token has expired (they last ${WEB_CALL_TOKEN_TTL_SECONDS / 60} minutes): ask POST /v1/calls/web for a new one`);
@@ -134,6 +134,7 @@ export class WebCallTokens {
   }
 }
 
-function invalid(): ApiError {
+/** The refusal of a token that opens nothing: unknown, forged, or its account gone. */
+export function invalidCallToken(): ApiError {
   return new ApiError(401, "invalid_call_token", "The web call token is not valid");
 }

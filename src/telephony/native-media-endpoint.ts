@@ -8,6 +8,7 @@ import type { CallRecord } from "../db/repositories/calls.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import { grants } from "../services/permissions.js";
+import { invalidCallToken } from "../services/web-call-tokens.js";
 import type { EngineSlot } from "./engine-share.js";
 import { parseContext, parseMaxDuration } from "./media-call-parameters.js";
 import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
@@ -101,7 +102,7 @@ export class NativeMediaEndpoint implements MediaEndpoint {
   private async tokenSetup(token: string, q: URLSearchParams): Promise<LiveCallStart> {
     const grant = await this.services.webCallTokens.redeem(token, q.get("agent_id") ?? undefined);
     const account = await this.services.accounts.find(grant.accountId);
-    if (!account) throw new ApiError(401, "invalid_call_token", "The web call token is not valid");
+    if (!account) throw invalidCallToken();
     const agent = await this.services.agents.get(account.id, grant.agentId);
     return {
       callId: grant.callId,
