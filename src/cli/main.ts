@@ -96,8 +96,10 @@ run(process.argv.slice(2)).then(
     // running (a failed start has closed what it opened, but nothing may keep the process up).
     const debug = process.env.PARLEY_LOG_LEVEL === "debug" || process.env.PARLEY_LOG_LEVEL === "trace";
     const known = err instanceof ConfigError || err instanceof StartupError;
-    const line = known || !(err instanceof Error) ? String((err as Error).message ?? err) : `${err.message} (PARLEY_LOG_LEVEL=debug shows where)`;
-    process.stderr.write(`parley: ${line}\n${debug && err instanceof Error && !known ? `${err.stack}\n` : ""}`);
+    const message = err instanceof Error ? err.message : String(err);
+    // Where an unexpected error came from, for PARLEY_LOG_LEVEL=debug; a known one says it all.
+    const where = err instanceof Error && !known ? err.stack : undefined;
+    process.stderr.write(`parley: ${where ? `${message} (PARLEY_LOG_LEVEL=debug shows where)` : message}\n${debug && where ? `${where}\n` : ""}`);
     process.exit(err instanceof ConfigError ? 78 : 1);
   },
 );

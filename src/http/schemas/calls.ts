@@ -7,26 +7,34 @@ import { checkDateRange, dateRangeShape, e164, includeQuery, listEnvelope, listQ
 export const MAX_CALL_DURATION_SECONDS = 3600;
 
 const maxDurationRule = `must be an integer from 1 to ${MAX_CALL_DURATION_SECONDS} (seconds)`;
-const maxDurationField = z
-  .number({ error: maxDurationRule })
-  .int({ message: maxDurationRule })
-  .min(1, { message: maxDurationRule })
-  .max(MAX_CALL_DURATION_SECONDS, { message: maxDurationRule });
+
+/** What every call is started with, by phone (POST /v1/calls) or from a browser (POST /v1/calls/web). */
+const callSettingsShape = {
+  agent_id: z.string({ error: "must be an agent id" }).min(1, { message: "must not be empty" }),
+  /** The guide's personalisation values for the agent (customer name, purpose, ...). */
+  context: metadataSchema.optional(),
+  record: z.boolean({ error: "must be true or false" }).optional(),
+  max_duration: z
+    .number({ error: maxDurationRule })
+    .int({ message: maxDurationRule })
+    .min(1, { message: maxDurationRule })
+    .max(MAX_CALL_DURATION_SECONDS, { message: maxDurationRule })
+    .optional(),
+};
 
 export const createCallBody = z
   .object({
     phone_number: e164("phone_number").optional(),
     /** The earlier guide's name for phone_number. */
     to: e164("to").optional(),
-    agent_id: z.string({ error: "must be an agent id" }).min(1, { message: "must not be empty" }),
+    agent_id: callSettingsShape.agent_id,
     from_number: e164("from_number").optional(),
     metadata: metadataSchema.optional(),
-    /** The guide's personalisation values for the agent (customer name, purpose, ...). */
-    context: metadataSchema.optional(),
+    context: callSettingsShape.context,
     // Checked against the webhook URL policy (which depends on configuration) by the service.
     webhook_url: z.string({ error: "must be an https:// URL" }).optional(),
-    record: z.boolean({ error: "must be true or false" }).optional(),
-    max_duration: maxDurationField.optional(),
+    record: callSettingsShape.record,
+    max_duration: callSettingsShape.max_duration,
   })
   .strict()
   // Runs even when other fields failed, so a missing destination is reported with them.
@@ -46,14 +54,7 @@ export const createCallBody = z
 export type CreateCallInput = z.output<typeof createCallBody>;
 
 /** POST /v1/calls/web: a token for a browser to connect a call with (see WebCallTokens). */
-export const createWebCallBody = z
-  .object({
-    agent_id: z.string({ error: "must be an agent id" }).min(1, { message: "must not be empty" }),
-    context: metadataSchema.optional(),
-    record: z.boolean({ error: "must be true or false" }).optional(),
-    max_duration: maxDurationField.optional(),
-  })
-  .strict();
+export const createWebCallBody = z.object(callSettingsShape).strict();
 
 export const webCallCreatedSchema = z.object({
   call_id: z.string().describe("the id the call gets once the browser connects (GET /v1/calls/{id} finds it from then on)"),
