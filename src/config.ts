@@ -151,13 +151,14 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations";
+export type SettingKind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations";
 
-interface Setting {
+/** One row of the settings table: how a value is found (file key, variable) and checked. */
+export interface Setting {
   /** Dotted path in the config object and in parley.config.json. */
   key: string;
   env: string;
-  kind: Kind;
+  kind: SettingKind;
   min?: number;
   max?: number;
   /** Allowed values of an `enum` setting. */
@@ -174,7 +175,12 @@ const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
   ["queuedCalls", "QUEUED_CALLS"],
 ];
 
-const SETTINGS: Setting[] = [
+/**
+ * Every setting, with its bounds. Exported so that the configuration page of the documentation
+ * is checked against it (test/unit/docs/configuration-docs.test.ts): a row added here must be
+ * documented in docs/configuration.md.
+ */
+export const SETTINGS: readonly Setting[] = [
   { key: "port", env: "PARLEY_PORT", kind: "port" },
   { key: "host", env: "PARLEY_HOST", kind: "string" },
   { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
@@ -383,6 +389,9 @@ function checkFileKeys(value: unknown, prefix: string, known: Set<string>, file:
   }
 }
 
+/** The variable naming the configuration file (default: parley.config.json in the working directory). */
+export const CONFIG_FILE_ENV = "PARLEY_CONFIG";
+
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -395,9 +404,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   const config = defaults() as unknown as Record<string, unknown>;
 
-  const explicitFile = env.PARLEY_CONFIG;
+  const explicitFile = env[CONFIG_FILE_ENV];
   const file = path.resolve(cwd, explicitFile ?? "parley.config.json");
-  if (explicitFile && !existsSync(file)) throw new ConfigError("PARLEY_CONFIG", `file not found: ${file}`);
+  if (explicitFile && !existsSync(file)) throw new ConfigError(CONFIG_FILE_ENV, `file not found: ${file}`);
   if (existsSync(file)) {
     let parsed: unknown;
     try {

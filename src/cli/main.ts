@@ -12,8 +12,8 @@ import { usageFor, wantsHelp } from "./help.js";
 const SERVE_USAGE = `parley serve
 
 Starts the service: the API, the web console, the media endpoints and (unless PARLEY_SIP_PORT=0)
-SIP, configured by PARLEY_* variables or parley.config.json (see README). Stops gracefully on
-SIGTERM or SIGINT.`;
+SIP, configured by PARLEY_* variables or parley.config.json (see docs/configuration.md).
+Stops gracefully on SIGTERM or SIGINT; docs/operating.md covers running it as a service.`;
 
 const MIGRATE_USAGE = `parley migrate
 
@@ -27,7 +27,7 @@ const USAGE = `Usage: parley <command>   (parley <command> --help for one comman
   talk ...           talk to an agent from this terminal (see below)
   bench ...          the latency benchmark (see below)
 
-Configuration: PARLEY_* environment variables or parley.config.json (see README).
+Configuration: PARLEY_* environment variables or parley.config.json (see docs/configuration.md).
 
 ${ADMIN_USAGE}
 

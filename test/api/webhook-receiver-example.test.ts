@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/core/package-root.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
-// The README's receiver example is run as it is printed, and Parley delivers to it.
+// The documentation's receiver example (docs/webhooks.md) is run as it is printed, and Parley delivers to it.
 
-/** The js block after the README's "receiver example" marker. */
-function readmeReceiver(): string {
-  const readme = readFileSync(path.join(packageRoot(import.meta.url), "README.md"), "utf8");
-  const match = /<!-- receiver example[^>]*-->\s*```js\n([\s\S]*?)```/.exec(readme);
-  if (!match) throw new Error("README has no receiver example");
+/** The js block after the "receiver example" marker of docs/webhooks.md. */
+function documentedReceiver(): string {
+  const page = readFileSync(path.join(packageRoot(import.meta.url), "docs", "webhooks.md"), "utf8");
+  const match = /<!-- receiver example[^>]*-->\s*```js\n([\s\S]*?)```/.exec(page);
+  if (!match) throw new Error("docs/webhooks.md has no receiver example");
   return match[1]!;
 }
 
@@ -30,12 +30,12 @@ let app: TestApp;
 let child: ChildProcess;
 let output = "";
 let port = 0;
-const SECRET = "whsec_readme_example_0123456789abcdef";
+const SECRET = "whsec_docs_example_0123456789abcdef";
 
 beforeAll(async () => {
   app = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0" });
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-receiver-")), "receiver.mjs");
-  writeFileSync(file, readmeReceiver());
+  writeFileSync(file, documentedReceiver());
   port = await freePort();
   child = spawn(process.execPath, [file], { env: { ...process.env, PARLEY_WEBHOOK_SECRET: SECRET, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
@@ -61,7 +61,7 @@ async function printed(pattern: RegExp): Promise<void> {
   }
 }
 
-describe("the README's receiver example", () => {
+describe("the documented receiver example", () => {
   it("verifies Parley's deliveries, and refuses a tampered body or a wrong secret", async () => {
     const acct = await app.account();
     const hook = await app.request("POST", "/v1/webhooks", { key: acct.key, body: { url: `http://127.0.0.1:${port}/`, events: ["*"], secret: SECRET } });

@@ -58,7 +58,7 @@ describe("a campaign of 1,000 contacts", () => {
     expect(rows).toHaveLength(CONTACTS);
     expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
     expect(maxLive).toBe(MAX_CONCURRENT);
-    // For the README (not asserted: timings belong to measurements, not tests).
+    // For docs/benchmark.md (not asserted: timings belong to measurements, not tests).
     console.log(
       `campaign of ${CONTACTS} at max_concurrent ${MAX_CONCURRENT}: ${seconds.toFixed(1)} s, ${(CONTACTS / seconds).toFixed(1)} calls/s, ` +
         `CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${((cpu.user + cpu.system) / 1e4 / seconds).toFixed(0)}% of one core)`,

