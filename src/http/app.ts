@@ -10,6 +10,7 @@ import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, notFound } from "./middleware/error-handler.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
+import { pathEncoding } from "./middleware/path-encoding.js";
 import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
 import { consoleHandler } from "./console.js";
@@ -78,6 +79,8 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
+
+  app.use(pathEncoding());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

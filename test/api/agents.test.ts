@@ -130,7 +130,7 @@ describe("POST /v1/agents", () => {
     expect((await send(brotliCompressSync(JSON.stringify(minimal)), "br")).status).toBe(201);
     for (const encoding of ["gzip", "deflate", "br"]) {
       const res = await send(Buffer.from(JSON.stringify(minimal)), encoding);
-      const body = await res.json();
+      const body = (await res.json()) as { error: { code: string; message: string } };
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(body.error.code).toBe("invalid_json");
       expect(body.error.message).toContain(`Request body could not be read (Content-Encoding: ${encoding})`);
