@@ -46,7 +46,7 @@ function handle(spec: RouteSpec): RequestHandler {
     }
     const body = spec.body ? parsePart(spec.body, "body", req.body ?? {}) : {};
     if (!spec.body && req.body !== undefined && !(typeof req.body === "object" && req.body !== null && Object.keys(req.body).length === 0)) {
-      throw new ApiError(400, "invalid_request", "This operation takes no request body", { fields: [{ field: "(body)", message: "unexpected body" }] });
+      throw ApiError.field("invalid_request", "(body)", "this operation takes no request body");
     }
     const result = await spec.handler({ auth: req.auth!, params, query, body, req, res } as Parameters<RouteSpec["handler"]>[0]);
     if (spec.produces) {
