@@ -123,6 +123,19 @@ describe("POST /v1/agents", () => {
     expect(errorOf(big).code).toBe("payload_too_large");
   });
 
+  it("refuses metadata nested deeper than 32 levels with 400 on metadata, however deep (not a 500 from serialising it)", async () => {
+    // Built as text: a few thousand levels would overflow this test's own JSON.stringify too.
+    const nested = (levels: number) => '{"a":'.repeat(levels - 1) + "{}" + "}".repeat(levels - 1);
+    const send = (levels: number) =>
+      app.request("POST", "/v1/agents", { key: acct.key, rawBody: `{"name":"Deep","voice_id":"flite-slt","system_prompt":"x","metadata":${nested(levels)}}`, headers: { "content-type": "application/json" } });
+    expect((await send(32)).status).toBe(201);
+    for (const levels of [33, 5_000, 50_000]) {
+      const res = await send(levels);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: "invalid_request", message: "metadata: must nest at most 32 levels deep" });
+    }
+  });
+
   it("reads a compressed body, and refuses one that does not decompress with 400 invalid_json naming the encoding, not a 500", async () => {
     const send = (body: Uint8Array, encoding: string) =>
       fetch(`${app.baseUrl}/v1/agents`, { method: "POST", headers: { authorization: `Bearer ${acct.key}`, "content-type": "application/json", "content-encoding": encoding }, body });
