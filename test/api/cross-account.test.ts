@@ -142,10 +142,14 @@ describe("cross-account sweep: B's key on A's ids", () => {
     expect(refusals).toEqual([]);
   });
 
-  it("refuses A's ids in query filters and bodies: a filter lists none of A's, a body referring to A's resource is refused", async () => {
+  it("shows none of A's in B's lists, refuses A's ids in query filters and bodies: a filter lists none of A's, a body referring to A's resource is refused", async () => {
     const refusals: string[] = [];
     for (const op of operations) {
       const path = pathFor(op, new Set());
+      if (op.method === "GET" && op.authenticated && !op.queryParams.some((q) => q.required)) {
+        // B's own lists and reads, unfiltered: nothing of A's in them.
+        judge(refusals, "B's own", op, await send(op, path, undefined), secretsOfA(), true);
+      }
       for (const q of op.queryParams.filter((p) => p.name in ID_OF_FIELD)) {
         const res = await send(op, `${path}?${q.name}=${encodeURIComponent(ID_OF_FIELD[q.name]!(a))}`, undefined);
         judge(refusals, `query ${q.name}=A's`, op, res, secretsOfA().filter((s) => s !== ID_OF_FIELD[q.name]!(a)), true);
