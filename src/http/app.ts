@@ -10,6 +10,7 @@ import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, notFound } from "./middleware/error-handler.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
+import { pathEncoding } from "./middleware/path-encoding.js";
 import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
 import { consoleHandler } from "./console.js";
@@ -45,7 +46,7 @@ function handle(spec: RouteSpec): RequestHandler {
     }
     const body = spec.body ? parsePart(spec.body, "body", req.body ?? {}) : {};
     if (!spec.body && req.body !== undefined && !(typeof req.body === "object" && req.body !== null && Object.keys(req.body).length === 0)) {
-      throw new ApiError(400, "invalid_request", "This operation takes no request body", { fields: [{ field: "(body)", message: "unexpected body" }] });
+      throw ApiError.field("invalid_request", "(body)", "this operation takes no request body");
     }
     const result = await spec.handler({ auth: req.auth!, params, query, body, req, res } as Parameters<RouteSpec["handler"]>[0]);
     if (spec.produces) {
@@ -78,6 +79,8 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
+
+  app.use(pathEncoding());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

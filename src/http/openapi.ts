@@ -62,6 +62,9 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
     const responses: Record<string, unknown> = {
       [String(spec.status)]: { description: "Success", content: { [spec.produces ?? "application/json"]: { schema: jsonSchema(spec.response, "output") } } },
     };
+    if (spec.alsoStatus) {
+      responses[String(spec.alsoStatus.status)] = { description: spec.alsoStatus.description, content: { "application/json": { schema: jsonSchema(spec.response, "output") } } };
+    }
     const byStatus = new Map<number, string[]>();
     for (const code of ["invalid_api_key", "rate_limit_exceeded", ...(spec.permission ? ["forbidden"] : []), ...spec.errors]) {
       const status = statusOfErrorCode(code);

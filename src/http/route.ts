@@ -40,6 +40,8 @@ export interface RouteSpec<
   /** Response body schema (for the OpenAPI document). */
   response: z.ZodType;
   status: number;
+  /** Another success status the handler may answer with (`res.locals.status`), with the same body: documented too. */
+  alsoStatus?: { status: number; description: string };
   /** Error codes this operation can answer with (for the OpenAPI document). */
   errors: readonly string[];
   /**

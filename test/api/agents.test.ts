@@ -1,3 +1,4 @@
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertCallRow } from "../helpers/call-rows.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
@@ -120,6 +121,33 @@ describe("POST /v1/agents", () => {
     const big = await create({ ...minimal, metadata: { blob: "x".repeat(app.config.bodyLimitBytes) } });
     expect(big.status).toBe(413);
     expect(errorOf(big).code).toBe("payload_too_large");
+  });
+
+  it("refuses metadata nested deeper than 32 levels with 400 on metadata, however deep (not a 500 from serialising it)", async () => {
+    // Built as text: a few thousand levels would overflow this test's own JSON.stringify too.
+    const nested = (levels: number) => '{"a":'.repeat(levels - 1) + "{}" + "}".repeat(levels - 1);
+    const send = (levels: number) =>
+      app.request("POST", "/v1/agents", { key: acct.key, rawBody: `{"name":"Deep","voice_id":"flite-slt","system_prompt":"x","metadata":${nested(levels)}}`, headers: { "content-type": "application/json" } });
+    expect((await send(32)).status).toBe(201);
+    for (const levels of [33, 5_000, 50_000]) {
+      const res = await send(levels);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: "invalid_request", message: "metadata: must nest at most 32 levels deep" });
+    }
+  });
+
+  it("reads a compressed body, and refuses one that does not decompress with 400 invalid_json naming the encoding, not a 500", async () => {
+    const send = (body: Uint8Array, encoding: string) =>
+      fetch(`${app.baseUrl}/v1/agents`, { method: "POST", headers: { authorization: `Bearer ${acct.key}`, "content-type": "application/json", "content-encoding": encoding }, body });
+    expect((await send(gzipSync(JSON.stringify(minimal)), "gzip")).status).toBe(201);
+    expect((await send(brotliCompressSync(JSON.stringify(minimal)), "br")).status).toBe(201);
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const res = await send(Buffer.from(JSON.stringify(minimal)), encoding);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(body.error.code).toBe("invalid_json");
+      expect(body.error.message).toContain(`Request body could not be read (Content-Encoding: ${encoding})`);
+    }
   });
 
   it("stops at the plan's agent limit with 402 agent_limit_reached", async () => {

@@ -75,6 +75,21 @@ describe("request ids, unknown routes, health", () => {
     expect(wrong.headers.get("allow")).toContain("POST");
   });
 
+  it("refuses a path whose percent-encoding does not decode with 400 invalid_request on (path), not a 500", async () => {
+    for (const segment of ["%zz", "%E0%A4%A", "%ED%A0%80", "%C0%AF", "%"]) {
+      for (const path of [`/v1/agents/${segment}`, `/v1/webhooks/${segment}/deliveries/dlv_x`, `/v1/calls/${segment}/recording`]) {
+        const res = await app.request("GET", path, { key: acct.key });
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(400);
+        const error = errorOf(res);
+        expect(error.code).toBe("invalid_request");
+        expect(error.message).toBe(`(path): the segment '${segment}' is not valid percent-encoded UTF-8`);
+        expect(error.details.fields).toEqual([{ field: "(path)", message: `the segment '${segment}' is not valid percent-encoded UTF-8` }]);
+      }
+    }
+    // An escape that decodes, even to a slash, is a path parameter like any other.
+    expect((await app.request("GET", "/v1/agents/a%2Fb%C3%A9", { key: acct.key })).status).toBe(404);
+  });
+
   it("serves /healthz and /readyz without a key", async () => {
     expect((await app.request("GET", "/healthz")).body).toEqual({ status: "ok" });
     const ready = await app.request("GET", "/readyz");

@@ -460,7 +460,8 @@ describe("POST /v1/calls/{id}/end", () => {
   it("needs calls:write and takes no body", async () => {
     const placed = await place(main);
     expectError(await app.request("POST", `/v1/calls/${placed.body.id}/end`, { key: await app.key(main.id, ["calls:read"]) }), 403, "forbidden");
-    expectError(await app.request("POST", `/v1/calls/${placed.body.id}/end`, { key: main.key, body: { reason: "x" } }), 400, "invalid_request");
+    const error = expectError(await app.request("POST", `/v1/calls/${placed.body.id}/end`, { key: main.key, body: { reason: "x" } }), 400, "invalid_request", "(body)");
+    expect(error.message).toBe("(body): this operation takes no request body");
   });
 
   it("is documented with call_already_ended as 409", async () => {

@@ -413,6 +413,14 @@ describe("campaign contacts, results and the do-not-call list: who can reach the
     expect((await app.request("DELETE", `/v1/do-not-call/${encodeURIComponent("+14155550199")}`, { key: theirs.key })).status).toBe(404);
     expect((await app.request("GET", "/v1/do-not-call", { key: mine.key })).body).toMatchObject({ total: 1, data: [{ phone_number: "+14155550199", source: "api" }] });
 
+    // Listing it again is 200 with the existing entry, and the OpenAPI document says so.
+    const again = await app.request("POST", "/v1/do-not-call", { key: mine.key, body: { phone_number: "+14155550199" } });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ phone_number: "+14155550199", source: "api" });
+    const responses = (await app.request("GET", "/v1/openapi.json")).body.paths["/v1/do-not-call"].post.responses;
+    expect(Object.keys(responses).filter((status) => status < "300")).toEqual(["200", "201"]);
+    expect(responses["200"].content["application/json"].schema).toEqual(responses["201"].content["application/json"].schema);
+
     const bad = await app.request("POST", "/v1/do-not-call", { key: mine.key, body: { phone_number: "4155550199" } });
     expect(bad.status).toBe(400);
     expect(errorOf(bad).details.fields.map((f: { field: string }) => f.field)).toEqual(["phone_number"]);

@@ -4435,6 +4435,26 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The number was listed already: its existing entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        phone_number: string;
+                        /**
+                         * @description api (added through the API) or callee_request (the callee asked on a call)
+                         * @enum {string}
+                         */
+                        source: "api" | "callee_request";
+                        /** @description The call on which the callee asked */
+                        call_id: string | null;
+                        created_at: string;
+                    };
+                };
+            };
             /** @description Success */
             201: {
                 headers: {

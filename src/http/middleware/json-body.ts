@@ -10,7 +10,8 @@ declare module "express-serve-static-core" {
 
 /**
  * JSON bodies only, up to `limitBytes`. Over the limit: 413 `payload_too_large`; malformed
- * JSON: 400 `invalid_json`; a body that is not JSON: 415 `unsupported_media_type`.
+ * JSON, or a body that cannot be read (a compressed one that does not decompress): 400
+ * `invalid_json`; a body that is not JSON: 415 `unsupported_media_type`.
  */
 export function jsonBody(limitBytes: number) {
   const parse = express.json({
@@ -31,7 +32,7 @@ export function jsonBody(limitBytes: number) {
     }
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
-      const e = err as { type?: string; message?: string };
+      const e = err as { type?: string; message?: string; status?: number };
       if (e.type === "entity.too.large") {
         return next(new ApiError(413, "payload_too_large", `Request body is larger than the limit of ${limitBytes} bytes`));
       }
@@ -40,6 +41,13 @@ export function jsonBody(limitBytes: number) {
       }
       if (e.type === "encoding.unsupported" || e.type === "charset.unsupported") {
         return next(new ApiError(415, "unsupported_media_type", e.message ?? "Unsupported body encoding"));
+      }
+      // Any other error reading the body is the client's: a gzip, deflate or br body that does
+      // not decompress, a body shorter than its Content-Length. Not a 500.
+      if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
+        const encoding = req.headers["content-encoding"];
+        const how = encoding && encoding !== "identity" ? ` (Content-Encoding: ${encoding})` : "";
+        return next(new ApiError(400, "invalid_json", `Request body could not be read${how}: ${e.message ?? "read error"}`));
       }
       return next(err);
     });

@@ -35,6 +35,7 @@ export function doNotCallRoutes({ doNotCall }: Services): RouteSpec[] {
       body: addDoNotCallBody,
       response: doNotCallEntrySchema,
       status: 201,
+      alsoStatus: { status: 200, description: "The number was listed already: its existing entry" },
       errors: ["invalid_request", "do_not_call_limit_reached"],
       handler: async ({ auth, body, res }) => {
         const { entry, added } = await doNotCall.add(auth.account.id, body.phone_number);

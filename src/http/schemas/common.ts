@@ -7,10 +7,29 @@ import { parseIsoTimestamp } from "../../core/time.js";
 export const e164 = (field: string) =>
   z.string({ error: `${field} must be a string` }).refine(isE164, { message: `must be an E.164 phone number like +14155550123` });
 
-/** Free key-value pairs: any JSON object (not an array, not null), at most 16 KB as JSON. */
-export const metadataSchema = z
-  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
-  .refine((v) => JSON.stringify(v).length <= 16_384, { message: "must be at most 16384 bytes as JSON" });
+/**
+ * How deep a free JSON object may nest. No real metadata comes near it; a few thousand levels
+ * (which fit in the body limit) overflow the stack when the object is serialised.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests deeper than `max` objects or arrays (counted without recursion). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Free key-value pairs: any JSON object (not an array, not null), at most MAX_JSON_DEPTH levels deep and 16 KB as JSON. */
+export const metadataSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" }).superRefine((v, ctx) => {
+  if (nestsDeeperThan(v, MAX_JSON_DEPTH)) ctx.addIssue({ code: "custom", message: `must nest at most ${MAX_JSON_DEPTH} levels deep` });
+  else if (JSON.stringify(v).length > 16_384) ctx.addIssue({ code: "custom", message: "must be at most 16384 bytes as JSON" });
+});
 
 /** A body integer from `min` to `max`, every mistake told in one message (`also` names what else is allowed). */
 export const intField = (min: number, max: number, also = "") => {
