@@ -8,6 +8,8 @@ import type { Services } from "../services/container.js";
 import { grants } from "../services/permissions.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, notFound } from "./middleware/error-handler.js";
+import { httpMetrics } from "./middleware/http-metrics.js";
+import { metricsEndpoint } from "./metrics-endpoint.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
@@ -68,6 +70,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("etag", false);
 
   app.use(requestId());
+  app.use(httpMetrics(services.metrics));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
@@ -79,6 +82,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
+  app.get("/metrics", metricsEndpoint(services.metrics, services.config.metrics.token));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
