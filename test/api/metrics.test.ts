@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { isLoopback } from "../../src/http/metrics-endpoint.js";
@@ -88,6 +89,39 @@ describe("GET /metrics without a token", () => {
     expect(res.text).not.toContain("4711");
     const routes = new Set(m.samples.filter((s) => s.name === "parley_http_request_duration_seconds_count").map((s) => s.labels.route));
     expect([...routes].sort()).toEqual(["/healthz", "/v1/agents", "/v1/agents/:agent_id", "unmatched"]);
+  });
+});
+
+describe("the Grafana dashboard (deploy/grafana/parley-dashboard.json)", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  it("queries only metrics /metrics exposes, and covers every area", async () => {
+    const dashboard = JSON.parse(readFileSync(new URL("../../deploy/grafana/parley-dashboard.json", import.meta.url), "utf8"));
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
+    expect(exprs.length).toBeGreaterThan(20);
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(?:parley|nodejs)_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ""))));
+    const exposed = parseExposition((await scrape(app)).text).declared;
+    expect([...used].filter((name) => !exposed.has(name))).toEqual([]);
+    // A panel for each area the operator watches.
+    for (const name of [
+      "parley_calls_live",
+      "parley_calls_ended_total",
+      "parley_turn_latency_seconds",
+      "parley_barge_ins_total",
+      "parley_provider_errors_total",
+      "parley_webhook_attempts_total",
+      "parley_webhook_delivery_delay_seconds",
+      "parley_campaign_contacts",
+      "parley_http_request_duration_seconds",
+      "nodejs_eventloop_lag_p99_seconds",
+      "parley_pool_in_use",
+    ]) {
+      expect(used, name).toContain(name);
+    }
   });
 });
 

@@ -36,3 +36,10 @@ export function parseExposition(text: string): Exposition {
   };
   return { samples, declared, value };
 }
+
+/** The service's `GET /metrics` (served to loopback without a token), parsed. */
+export async function scrapeMetrics(baseUrl: string, token?: string): Promise<Exposition> {
+  const res = await fetch(`${baseUrl}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}: ${await res.text()}`);
+  return parseExposition(await res.text());
+}
