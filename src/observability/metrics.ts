@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { FastHistogram } from "./fast-histogram.js";
 import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type TurnMetrics } from "../../engine/index.js";
 
 /** The turn stages timed per agent turn, in pipeline order (label `stage` of parley_turn_latency_seconds). */
@@ -90,12 +91,12 @@ export class ParleyMetrics {
     registers: [this.registry],
   });
   private readonly campaignCalls = new Counter({ name: "parley_campaign_calls_queued_total", help: "Calls the campaign runner queued for its contacts", registers: [this.registry] });
-  private readonly http = new Histogram({
+  /** On every request's path: prom-client's own histogram costs about a microsecond per observation, this one a Map lookup. */
+  private readonly http = new FastHistogram({
     name: "parley_http_request_duration_seconds",
     help: "HTTP requests by method, route template (unmatched for none) and status, with their duration",
     labelNames: ["method", "route", "status"] as const,
     buckets: HTTP_BUCKETS,
-    registers: [this.registry],
   });
   private readonly storageFailures = new Counter({
     name: "parley_storage_failures_total",
@@ -124,10 +125,9 @@ export class ParleyMetrics {
   });
   private readonly ttsQueue = new Gauge({ name: "parley_tts_queue_length", help: "Utterances waiting for a Flite worker", registers: [this.registry], collect: this.readPools });
 
-  /** HTTP children by "method route status": one map lookup per request instead of prom-client's label hashing. */
-  private readonly httpChildren = new Map<string, Histogram.Internal<"method" | "route" | "status">>();
 
   constructor() {
+    this.registry.registerMetric(this.http.asMetric());
     // Known, bounded series start at 0, so a dashboard shows 0 rather than "no data".
     for (const target of STORAGE_TARGETS) this.storageFailures.inc({ target }, 0);
     for (const outcome of ["delivered", "failed", "skipped"]) this.webhookDeliveries.inc({ outcome }, 0);
@@ -143,13 +143,10 @@ export class ParleyMetrics {
 
   /** One HTTP request: `route` is the matched route template, or UNMATCHED_ROUTE. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let child = this.httpChildren.get(key);
-    if (!child) {
-      child = this.http.labels(method, route, String(status));
-      this.httpChildren.set(key, child);
-    }
-    child.observe(seconds);
+    const key = `${method} ${status} ${route}`;
+    if (this.http.observe(key, seconds)) return;
+    this.http.add(key, { method, route, status: String(status) });
+    this.http.observe(key, seconds);
   }
 
   /** A call's media started on `transport` (native, twilio, sip, simulator). */
