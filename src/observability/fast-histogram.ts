@@ -58,9 +58,9 @@ export class FastHistogram<L extends string> {
       let cumulative = 0;
       this.bounds.forEach((bound, i) => {
         cumulative += s.buckets[i]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: bound }, value: cumulative });
+        values.push({ metricName: `${this.name}_bucket`, labels: { le: bound, ...s.labels }, value: cumulative });
       });
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: "+Inf" }, value: s.count });
+      values.push({ metricName: `${this.name}_bucket`, labels: { le: "+Inf", ...s.labels }, value: s.count });
       values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
       values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
     }
