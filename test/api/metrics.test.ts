@@ -92,6 +92,28 @@ describe("GET /metrics without a token", () => {
   });
 });
 
+describe("campaign progress", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  it("gauges the contacts of campaigns not yet over by status, read at each scrape", async () => {
+    const acct = await app.account();
+    const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Caller", system_prompt: "You call.", voice_id: "flite-slt" } });
+    const contacts = [{ phone: "+14155550101" }, { phone: "+14155550102" }, { phone: "+14155550103" }];
+    const created = await app.request("POST", "/v1/campaigns", { key: acct.key, body: { agent_id: agent.body.id, name: "Spring", contacts } });
+    expect(created.status).toBe(201);
+    const pending = async () => parseExposition((await scrape(app)).text).value("parley_campaign_contacts", { status: "pending" });
+    expect(await pending()).toBe(3);
+    // A cancelled campaign is over: its contacts leave the gauge.
+    expect((await app.request("POST", `/v1/campaigns/${created.body.id}/cancel`, { key: acct.key })).status).toBe(200);
+    expect(await pending()).toBe(0);
+    expect(parseExposition((await scrape(app)).text).value("parley_campaign_contacts", { status: "cancelled" })).toBe(0);
+  });
+});
+
 describe("the Grafana dashboard (deploy/grafana/parley-dashboard.json)", () => {
   let app: TestApp;
   beforeAll(async () => {
