@@ -68,9 +68,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.set("etag", false);
+  app.use(httpMetrics(services.metrics));
 
   app.use(requestId());
-  app.use(httpMetrics(services.metrics));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {

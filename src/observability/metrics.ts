@@ -125,7 +125,6 @@ export class ParleyMetrics {
   });
   private readonly ttsQueue = new Gauge({ name: "parley_tts_queue_length", help: "Utterances waiting for a Flite worker", registers: [this.registry], collect: this.readPools });
 
-
   constructor() {
     this.registry.registerMetric(this.http.asMetric());
     // Known, bounded series start at 0, so a dashboard shows 0 rather than "no data".
