@@ -1,4 +1,5 @@
 /** Everything a call session reports, as one typed union (the control plane stores them). */
+import type { ProviderStage } from "./providers/provider-error.js";
 import type { ToolResult } from "./tools.js";
 
 export interface TranscriptSegment {
@@ -80,7 +81,8 @@ export type CallEvent =
   /**
    * `recovered`: the call went on (a provider failed a turn and the agent said its fallback
    * line) or was ending anyway (a lost recording); false when the error ended the call with
-   * reason `error`.
+   * reason `error`. `provider` names the speech or language provider that failed (absent when
+   * the error is not a provider's: a transport fault, dropped audio, a bug).
    */
-  | { type: "error"; message: string; recovered: boolean }
+  | { type: "error"; message: string; recovered: boolean; provider?: { stage: ProviderStage; name: string } }
   | { type: "ended"; reason: CallEndReason; durationMs: number; transcript: TranscriptSegment[] };

@@ -41,7 +41,7 @@ export function callLatency(turns: readonly TurnMetrics[], startedAt: number): C
   return { turns: rows, voice_to_voice_p50_ms: percentile(answers, 50), voice_to_voice_p95_ms: percentile(answers, 95) };
 }
 
-function turnLatency(m: TurnMetrics, startedAt: number): TurnLatency {
+export function turnLatency(m: TurnMetrics, startedAt: number): TurnLatency {
   const from = m.endOfSpeechAt ?? startedAt;
   const since = (at: number | null) => (at === null ? null : Math.max(0, Math.round(at - from)));
   return {

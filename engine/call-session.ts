@@ -10,7 +10,7 @@ import { Resampler } from "./audio/resampler.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
-import { isRetryable } from "./providers/provider-error.js";
+import { isRetryable, ProviderError } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import { AgentPlayout, type TurnAudio } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
@@ -535,7 +535,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
       this.playout.resume();
-      if (isRetryable(err)) this.emitEvent({ type: "error", message: err.message, recovered: true });
+      if (isRetryable(err)) this.emitEvent(this.errorEvent(err, true));
       else this.fail(err);
       return;
     }
@@ -839,7 +839,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.fail(err);
       return false;
     }
-    this.emitEvent({ type: "error", message: err.message, recovered: true });
+    this.emitEvent(this.errorEvent(err, true));
     return true;
   }
 
@@ -1000,8 +1000,16 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   private fail(err: unknown): void {
     if (this.ending) return;
-    this.emitEvent({ type: "error", message: err instanceof Error ? err.message : String(err), recovered: false });
+    this.emitEvent(this.errorEvent(err, false));
     void this.stop("error");
+  }
+
+  /** The error event for `err`, naming the provider when one failed (AsrError is shared by the recognizers: this call's is named). */
+  private errorEvent(err: unknown, recovered: boolean): Extract<CallEvent, { type: "error" }> {
+    const message = err instanceof Error ? err.message : String(err);
+    if (!(err instanceof ProviderError) || err.stage === null) return { type: "error", message, recovered };
+    const name = err.provider ?? (err.stage === "asr" ? this.options.providers.asr.name : err.stage === "dialogue" ? this.options.providers.dialogue.name : this.options.providers.tts.name);
+    return { type: "error", message, recovered, provider: { stage: err.stage, name } };
   }
 
   /** Kept in the order the segments started: words recognized late (see `keepLastWords`) go where they were said. */

@@ -5,6 +5,8 @@ import { PocketsphinxProvider } from "./providers/asr/pocketsphinx/pocketsphinx-
 import type { DialogueProvider } from "./providers/llm/dialogue-provider.js";
 import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "./providers/llm/openai/openai-dialogue-provider.js";
 import { createRulesDialogueProvider } from "./providers/llm/rules/rules-dialogue-provider.js";
+import type { ProviderStage } from "./providers/provider-error.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./providers/provider-retry.js";
 import { FliteTts } from "./providers/tts/flite-tts.js";
 import { FLITE_VOICES } from "./providers/tts/flite-voices.js";
 import { OpenAiSpeechTts, type OpenAiSpeechTtsConfig } from "./providers/tts/openai/openai-speech-tts.js";
@@ -29,6 +31,16 @@ export interface EngineOptions {
   dialogue?: { provider: "rules" } | ({ provider: "openai" } & OpenAiDialogueConfig);
   /** A remote speech service whose voices are offered next to Flite's (which are always there). */
   tts?: { provider: "flite" } | ({ provider: "openai" } & OpenAiSpeechTtsConfig);
+  /** Told of every retry a remote provider makes (after its retry policy's wait): the control plane counts them. */
+  onProviderRetry?: (retry: { stage: ProviderStage; provider: string }) => void;
+}
+
+/** What the engine's shared resources are doing now (the control plane's pool gauges read it). */
+export interface EngineUsage {
+  /** Embedded recognizers leased by calls, of at most `capacity`; null with a remote recognizer (no pool). */
+  recognizers: { inUse: number; capacity: number } | null;
+  /** Flite worker threads rendering now, of `capacity`, and utterances waiting for one. */
+  ttsWorkers: { inUse: number; capacity: number; queued: number };
 }
 
 /**
@@ -51,11 +63,14 @@ export interface Engine {
    * anyway; this is for the first, and for greetings with placeholders.
    */
   prepareGreeting(agent: AgentSettings, context: Record<string, unknown>, signal: AbortSignal): Promise<void>;
+  /** The recognizer pool's and the TTS workers' use now. */
+  usage(): EngineUsage;
   /** Releases every provider; live calls should be stopped first. */
   close(): Promise<void>;
 }
 
-export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
+  const options = withRetryCounting(given);
   const flite = new FliteTts({ workers: options.ttsWorkers ?? 2 });
   const [vad] = await Promise.all([createVadFactory(options.vad), flite.start()]);
   const asr = createAsr(options);
@@ -70,6 +85,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     capacity: asr.maxSessions ?? null,
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     prepareGreeting: (agent, context, signal) => greetingTts.prepare(agent.voiceId, greetingSentences(agent, context), signal),
+    usage: () => {
+      const recognizers = asr instanceof PocketsphinxProvider ? asr.stats() : null;
+      const tts = flite.stats();
+      return {
+        recognizers: recognizers && { inUse: recognizers.leased, capacity: recognizers.max },
+        ttsWorkers: { inUse: tts.busy, capacity: options.ttsWorkers ?? 2, queued: tts.queued },
+      };
+    },
     close: async () => {
       await Promise.allSettled([asr.close?.(), flite.close(), vad.close()]);
     },
@@ -79,6 +102,28 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 /** The voices an engine with these options offers, without loading it (the control plane validates agents with them). */
 export function engineVoices(options: Pick<EngineOptions, "tts"> = {}): readonly VoiceInfo[] {
   return options.tts?.provider === "openai" ? [...FLITE_VOICES, ...new OpenAiSpeechTts(options.tts).voices()] : FLITE_VOICES;
+}
+
+/** The options with each remote provider's retry policy telling `onProviderRetry` of its retries. */
+function withRetryCounting(options: EngineOptions): EngineOptions {
+  const told = options.onProviderRetry;
+  if (!told) return options;
+  const counted = (policy: RetryPolicy | undefined, stage: ProviderStage, provider: string): RetryPolicy => {
+    const base = policy ?? DEFAULT_RETRY_POLICY;
+    return {
+      ...base,
+      onRetry: (error) => {
+        base.onRetry?.(error);
+        told({ stage, provider });
+      },
+    };
+  };
+  return {
+    ...options,
+    ...(options.asr?.provider === "deepgram" ? { asr: { ...options.asr, retry: counted(options.asr.retry, "asr", "deepgram") } } : {}),
+    ...(options.dialogue?.provider === "openai" ? { dialogue: { ...options.dialogue, retry: counted(options.dialogue.retry, "dialogue", "openai") } } : {}),
+    ...(options.tts?.provider === "openai" ? { tts: { ...options.tts, retry: counted(options.tts.retry, "tts", "openai") } } : {}),
+  };
 }
 
 function createAsr(options: EngineOptions): AsrProvider {

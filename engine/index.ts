@@ -21,8 +21,9 @@ export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analys
 export { REMINDER_PURPOSE } from "./providers/llm/rules/reminder-conversation.js";
 export { spokenDate, spokenTime } from "./providers/llm/rules/spoken-date-time.js";
 export type { CallSession, CallSummary } from "./call-session.js";
-export { callLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
-export { createEngine, engineVoices, type Engine, type EngineOptions } from "./engine.js";
+export { callLatency, turnLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
+export { createEngine, engineVoices, type Engine, type EngineOptions, type EngineUsage } from "./engine.js";
+export { PROVIDER_STAGES, type ProviderStage } from "./providers/provider-error.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";
 export type { AudioFrame } from "./audio/audio-frame.js";

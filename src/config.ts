@@ -136,6 +136,10 @@ export interface Config {
    * empty: the calling codes of the account's own numbers.
    */
   callPrefixes: string;
+  metrics: {
+    /** Bearer token `GET /metrics` requires; empty: no token, only loopback clients are served. */
+    token: string;
+  };
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -159,6 +163,7 @@ export interface Setting {
   key: string;
   env: string;
   kind: SettingKind;
+  /** Least value of an int; least length of a string. */
   min?: number;
   max?: number;
   /** Allowed values of an `enum` setting. */
@@ -236,6 +241,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
+  { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -291,6 +297,7 @@ function defaults(): Config {
     media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20 },
     carrier: "simulator",
     callPrefixes: "",
+    metrics: { token: "" },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }
@@ -335,6 +342,7 @@ function parseValue(setting: Setting, raw: unknown, label: string): unknown {
     case "string":
     case "path": {
       if (typeof raw !== "string" || raw.trim() === "") fail("must be a non-empty string");
+      if (setting.min !== undefined && (raw as string).length < setting.min) fail(`must be at least ${setting.min} characters long`);
       return raw;
     }
   }

@@ -63,7 +63,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     started.push(() => services.callResults.stop());
     let media: Parley["media"];
     if (config.engine.enabled) {
-      const engine = await createEngine(engineOptions(config));
+      const engine = await createEngine({ ...engineOptions(config), onProviderRetry: services.metrics.providerRetry });
       started.push(() => engine.close());
       const gateway = new MediaGateway(services, engine, logger);
       started.push(() => gateway.close());

@@ -5,8 +5,16 @@
  * bad request). Each provider's errors extend this class; anything else a provider throws is a
  * bug, and the call session treats it as one.
  */
+/** The pipeline stages a provider serves; the single source of their names. */
+export const PROVIDER_STAGES = ["asr", "dialogue", "tts"] as const;
+export type ProviderStage = (typeof PROVIDER_STAGES)[number];
+
 export class ProviderError extends Error {
   override readonly name: string = "ProviderError";
+  /** The stage the failing provider serves (each subclass says); null for a bare ProviderError. */
+  readonly stage: ProviderStage | null = null;
+  /** The failing provider's name when the error class belongs to one provider; null when several share it (the session knows which). */
+  readonly provider: string | null = null;
   readonly retryable: boolean;
   /** How long the provider asked to be left alone before the next try (HTTP `Retry-After`); null when it did not say. */
   readonly retryAfterMs: number | null;

@@ -7,6 +7,8 @@ export interface RetryPolicy {
   readonly delaysMs: readonly number[];
   /** A server asking for a longer wait (`Retry-After`) is not waited for: the caller would sit in silence. */
   readonly maxRetryAfterMs: number;
+  /** Told of each retry as it is decided (the engine counts them for the control plane's metrics). */
+  readonly onRetry?: (error: unknown) => void;
 }
 
 /** Two more tries, soon: a turn cannot wait long, and a provider down for longer is the call session's to handle. */
@@ -31,6 +33,7 @@ export async function* retryBeforeFirstItem<T>(attempt: () => AsyncIterable<T>, 
       if (signal.aborted) return;
       const delayMs = started ? undefined : retryDelay(error, policy, retry);
       if (delayMs === undefined) throw error;
+      policy.onRetry?.(error);
       try {
         await sleep(delayMs, undefined, { signal });
       } catch {
@@ -52,6 +55,7 @@ export async function retryCall<T>(attempt: () => Promise<T>, policy: RetryPolic
     } catch (error) {
       const delayMs = signal.aborted ? undefined : retryDelay(error, policy, retry);
       if (delayMs === undefined) throw error;
+      policy.onRetry?.(error);
       await sleep(delayMs, undefined, { signal }).catch(() => {
         throw error;
       });

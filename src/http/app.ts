@@ -8,6 +8,8 @@ import type { Services } from "../services/container.js";
 import { grants } from "../services/permissions.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, notFound } from "./middleware/error-handler.js";
+import { httpMetrics } from "./middleware/http-metrics.js";
+import { metricsEndpoint } from "./metrics-endpoint.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { pathEncoding } from "./middleware/path-encoding.js";
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.set("etag", false);
+  app.use(httpMetrics(services.metrics));
 
   app.use(requestId());
   app.use((req, res, next) => {
@@ -82,6 +85,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(pathEncoding());
 
+  app.get("/metrics", metricsEndpoint(services.metrics, services.config.metrics.token));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -12,6 +12,7 @@ import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
 import { DEFAULT_CALLING_HOURS, contactZone, isOpen } from "./calling-hours.js";
+import type { ParleyMetrics } from "../observability/metrics.js";
 import type { CampaignEvents } from "./campaign-events.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { DoNotCallService } from "./do-not-call.js";
@@ -68,6 +69,7 @@ export class CampaignRunner {
       /** Told of every call queued: the dispatcher places it. */
       queued: (accountId: string) => void;
       logger: Logger;
+      metrics: ParleyMetrics;
     },
   ) {
     this.campaigns = new CampaignsRepository(db);
@@ -209,7 +211,9 @@ export class CampaignRunner {
       if (spare < this.config.perMinute) return (await this.pause(campaign, "insufficient_credits")) ? "paused" : "campaign_done";
       const from = campaign.from_number ?? (await this.numbers.oldestActive(account.id))?.phone_number;
       if (!from) return (await this.pause(campaign, "no_from_number")) ? "paused" : "campaign_done";
-      return (await this.claim(campaign, contact, from)) ? "queued" : "campaign_done";
+      if (!(await this.claim(campaign, contact, from))) return "campaign_done";
+      this.deps.metrics.campaignCallQueued();
+      return "queued";
     }
   }
 

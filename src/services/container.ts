@@ -36,6 +36,8 @@ import { WebhookSender } from "./webhook-sender.js";
 import { webhookNetworkPolicy, type HostResolver } from "./webhook-network-policy.js";
 import { WebhookTargets } from "./webhook-targets.js";
 import { WebhooksService } from "./webhooks.js";
+import { ParleyMetrics } from "../observability/metrics.js";
+import { CampaignContactsRepository } from "../db/repositories/campaign-contacts.js";
 
 /** How much of a receiver's answer the delivery log keeps. */
 const RESPONSE_BODY_LIMIT = 1024;
@@ -79,6 +81,8 @@ export interface Services {
   outbox: Outbox;
   /** Credit held by the calls this process dials and runs (in memory). */
   reservations: CreditReservations;
+  /** The Prometheus metrics served at GET /metrics (one registry per container). */
+  metrics: ParleyMetrics;
 }
 
 /** What the composition root may replace (tests: a resolver that keeps every name on loopback). */
@@ -92,6 +96,9 @@ export interface ServiceOptions {
 
 export function createServices(db: Db, config: Config, options: ServiceOptions = {}): Services {
   const logger = options.logger ?? pino({ level: "silent" });
+  const metrics = new ParleyMetrics();
+  const contacts = new CampaignContactsRepository(db);
+  metrics.watchCampaignContacts(() => contacts.countByStatus(["scheduled", "running", "paused"]));
   const dataSecret = loadCursorSecret(config.dataDir);
   const cursors = new CursorCodec(dataSecret);
   const doNotCall = new DoNotCallService(db, { cursors });
@@ -115,6 +122,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     checkTarget: async (url) => targets.checkForAttempt(url),
     settings: config.webhooks,
     logger,
+    metrics,
   });
   const webhookDeliveries = new WebhookDeliveriesService(db, { webhooks, outbox, worker: webhookDelivery, cursors });
   const eventLog = new EventLog(db, { cursors });
@@ -134,7 +142,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const campaignRunner = new CampaignRunner(
     db,
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
-    { accounts, reservations, doNotCall, events: campaignEvents, queued: (accountId) => calls.announceQueued(accountId), logger },
+    { accounts, reservations, doNotCall, events: campaignEvents, queued: (accountId) => calls.announceQueued(accountId), logger, metrics },
   );
   const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
@@ -168,5 +176,6 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     callResults,
     appointments,
     reminders,
+    metrics,
   };
 }

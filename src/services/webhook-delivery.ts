@@ -7,6 +7,7 @@ import { AccountsRepository } from "../db/repositories/accounts.js";
 import { DeliveriesRepository, type DeliveryRecord } from "../db/repositories/deliveries.js";
 import { EventsRepository, type EventRecord } from "../db/repositories/events.js";
 import { WebhooksRepository, type WebhookRecord } from "../db/repositories/webhooks.js";
+import type { ParleyMetrics, WebhookAttemptResult } from "../observability/metrics.js";
 import type { Outbox } from "./outbox.js";
 import type { AttemptOutcome, WebhookSender } from "./webhook-sender.js";
 import { WEBHOOK_HEADERS, webhookSignature } from "./webhook-signature.js";
@@ -94,7 +95,7 @@ export class WebhookDeliveryWorker {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { outbox: Outbox; sender: WebhookSender; checkTarget: TargetCheck; settings: DeliverySettings; logger: Logger },
+    private readonly deps: { outbox: Outbox; sender: WebhookSender; checkTarget: TargetCheck; settings: DeliverySettings; logger: Logger; metrics: ParleyMetrics },
   ) {
     this.deliveries = new DeliveriesRepository(db);
     this.events = new EventsRepository(db);
@@ -298,14 +299,17 @@ export class WebhookDeliveryWorker {
       const at = nowIso();
       const patch = { status: "skipped" as const, next_attempt_at: null, lease_until: null, updated_at: at, completed_at: at };
       await this.deliveries.update(delivery.id, patch);
+      this.deps.metrics.webhookAttempt("not_sent", "skipped", null);
       return { delivery: { ...delivery, ...patch }, outcome: { statusCode: null, error: "not sent: the webhook is disabled or deleted", responseBody: null, durationMs: 0, retryAfterMs: null } };
     }
     const secret = webhook ? webhook.secret : (await this.accounts.findById(delivery.account_id))?.signing_secret;
     const body = webhookEnvelope(event, delivery);
     const startedAt = nowIso();
     let outcome: AttemptOutcome;
+    let sent = false;
     try {
       const url = await this.deps.checkTarget(target);
+      sent = true;
       outcome = await this.deps.sender.send(url, body, {
         [WEBHOOK_HEADERS.event]: delivery.event_name,
         [WEBHOOK_HEADERS.delivery]: delivery.id,
@@ -333,7 +337,15 @@ export class WebhookDeliveryWorker {
       if (kept && mode === "scheduled" && webhook) await this.moveWebhookStatus(webhook, outcome, trx);
     });
     if (patch.status === "pending" && patch.next_attempt_at) this.scheduleAt(patch.next_attempt_at);
+    this.count(outcome, sent, patch.status, event.created_at);
     return { delivery: { ...delivery, ...patch }, outcome };
+  }
+
+  /** The attempt in the metrics: its result, its delivery's final state if it has one, and the event's age when delivered. */
+  private count(outcome: AttemptOutcome, sent: boolean, status: DeliveryRecord["status"] | undefined, eventCreatedAt: string): void {
+    const result: WebhookAttemptResult = isSuccess(outcome) ? "success" : outcome.statusCode !== null ? "http_error" : sent ? "no_response" : "not_sent";
+    const final = status === "delivered" || status === "failed" || status === "skipped" ? status : null;
+    this.deps.metrics.webhookAttempt(result, final, final === "delivered" ? (Date.now() - Date.parse(eventCreatedAt)) / 1000 : null);
   }
 
   /** Delivered, a retry after the schedule's wait (a longer Retry-After within its bounds), or failed. */

@@ -97,6 +97,7 @@ export class CallDispatcher {
     } finally {
       this.dialling.delete(call.id);
     }
+    this.services.metrics.dialled(this.carrier.name, result.outcome);
     if (result.outcome !== "answered") {
       await this.lifecycle.unanswered(call.id, result.outcome);
       log.info({ outcome: result.outcome, reason: result.reason }, "outbound call not answered");

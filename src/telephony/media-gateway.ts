@@ -63,6 +63,8 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
+    services.metrics.watchEngine(() => engine.usage());
+    services.metrics.watchCallSlots(() => this.share.held(), engine.capacity);
   }
 
   attach(server: Server): void {
@@ -129,10 +131,13 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
    */
   async runCall(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, slot: EngineSlot): Promise<void> {
     const log = this.logger.child({ callId: call.id });
+    const metrics = this.services.metrics;
+    metrics.callStarted(transport.protocol);
     let stored!: () => void;
     let summary: LiveCallEnd;
     try {
       const session = await this.createSession(call, setup, transport, log);
+      session.on("event", (event) => metrics.callEvent(transport.protocol, event));
       this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
       let transferNumber: string | null = null;
       session.on("event", (event) => {
@@ -176,6 +181,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     try {
       await this.storeEnd(call.id, summary, log);
     } finally {
+      metrics.callEnded(transport.protocol, summary.status);
       this.live.delete(call.id);
       slot.release();
       stored?.();

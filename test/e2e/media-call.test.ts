@@ -6,6 +6,7 @@ import { openDatabase } from "../../src/db/database.js";
 import { databaseFile } from "../../src/main.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "../helpers/media-client.js";
+import { scrapeMetrics } from "../helpers/prometheus-text.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 
@@ -139,6 +140,32 @@ describe("booking calls over both protocols at once", () => {
   }, 120_000);
 });
 
+describe("metrics after the booking calls", () => {
+  it("counted both calls by transport and status, timed their turns by stage, and the live gauge and pools are back to 0", async () => {
+    // A call's end is counted just after it is stored: wait for the gauge rather than the row.
+    let m = await scrapeMetrics(app.baseUrl);
+    for (let i = 0; i < 100 && m.value("parley_calls_live", { transport: "native" }) + m.value("parley_calls_live", { transport: "twilio" }) > 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      m = await scrapeMetrics(app.baseUrl);
+    }
+    for (const transport of ["native", "twilio"]) {
+      expect(m.value("parley_calls_started_total", { transport }), transport).toBe(1);
+      expect(m.value("parley_calls_ended_total", { transport, status: "completed" }), transport).toBe(1);
+      expect(m.value("parley_calls_live", { transport }), transport).toBe(0);
+    }
+    // Five caller lines per call, each answered: every stage of those turns is timed.
+    for (const stage of ["endpointing", "asr", "first_token", "first_audio", "voice_to_voice"]) {
+      expect(m.value("parley_turn_latency_seconds_count", { stage }), stage).toBeGreaterThanOrEqual(10);
+      expect(m.value("parley_turn_latency_seconds_bucket", { stage, le: "+Inf" }), stage).toBe(m.value("parley_turn_latency_seconds_count", { stage }));
+    }
+    expect(m.value("parley_pool_capacity", { pool: "recognizers" })).toBe(app.config.engine.asrRecognizers);
+    expect(m.value("parley_pool_capacity", { pool: "tts_workers" })).toBe(app.config.engine.ttsWorkers);
+    expect(m.value("parley_pool_capacity", { pool: "call_slots" })).toBe(app.config.engine.asrRecognizers);
+    for (const pool of ["recognizers", "tts_workers", "call_slots"]) expect(m.value("parley_pool_in_use", { pool }), pool).toBe(0);
+    expect(m.value("parley_barge_ins_total", { transport: "native" })).toBe(0);
+  });
+});
+
 describe("a call over the native WebSocket protocol", () => {
   it("refuses upgrades without a valid key or agent, in the error envelope", async () => {
     await expect(NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${agentId}`, "sk_parley_wrong")).rejects.toMatchObject({ status: 401 });
@@ -238,6 +265,7 @@ describe("barge-in", () => {
   });
 
   it("native: the caller talks over the agent; audio stops, clear is sent, the transcript keeps what was heard", async () => {
+    const bargeIns = (await scrapeMetrics(app.baseUrl)).value("parley_barge_ins_total", { transport: "native" });
     const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${longAgentId}`, acct.key);
     const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
     client.startStreaming();
@@ -259,6 +287,7 @@ describe("barge-in", () => {
     // Agent audio received up to the interruption is about what it says was played.
     const receivedMs = (client.audio.filter((a) => a.at <= spokeAt + 1500).reduce((n, a) => n + a.samples.length, 0) / 16000) * 1000;
     expect(Math.abs(receivedMs - interruption.played_ms)).toBeLessThan(1500);
+    expect((await scrapeMetrics(app.baseUrl)).value("parley_barge_ins_total", { transport: "native" })).toBeGreaterThan(bargeIns);
   }, 60_000);
 
   it("twilio: the caller talks over the agent and Twilio receives clear", async () => {
@@ -277,6 +306,7 @@ describe("barge-in", () => {
   }, 60_000);
 
   it("a backchannel ('okay') during agent speech does not interrupt", async () => {
+    const bargeIns = (await scrapeMetrics(app.baseUrl)).value("parley_barge_ins_total", { transport: "native" });
     const client = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${longAgentId}`, acct.key);
     const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
     client.startStreaming();
@@ -288,6 +318,7 @@ describe("barge-in", () => {
     const call = await waitForCallEnd(callId);
     expect(call.transcript.find((s: any) => s.role === "agent").content).toBe(LONG);
     expect(call.transcript.some((s: any) => s.role === "user")).toBe(false);
+    expect((await scrapeMetrics(app.baseUrl)).value("parley_barge_ins_total", { transport: "native" })).toBe(bargeIns);
   }, 60_000);
 });
 

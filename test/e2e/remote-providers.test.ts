@@ -7,6 +7,7 @@ import { REPLY_FALLBACK_LINE } from "../../engine/call-session.js";
 import { DEFAULT_STANDIN_REPLY } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
+import { scrapeMetrics } from "../helpers/prometheus-text.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // The service configured for remote providers (Deepgram-style ASR, OpenAI-style chat and
@@ -66,15 +67,22 @@ describe("remote providers", () => {
 
   it("hide a chat service that answers 503 once: the request is sent again and the call goes on as usual", async () => {
     chatFailures = 1;
+    const before = await scrapeMetrics(app.baseUrl);
     const { agentId, transcript } = await callAndSay(1);
     expect(transcript).toEqual([`agent: ${GREETING}`, "user: stand in utterance 1", `agent: ${DEFAULT_STANDIN_REPLY}`]);
     expect(chatFailures).toBe(-1);
     expect(await storedStatus(agentId)).toBe("completed");
+    // The retry is counted; the call saw no provider error.
+    const after = await scrapeMetrics(app.baseUrl);
+    const dialogue = { stage: "dialogue", provider: "openai" };
+    expect(after.value("parley_provider_retries_total", dialogue) - before.value("parley_provider_retries_total", dialogue)).toBe(1);
+    expect(after.value("parley_provider_errors_total", dialogue)).toBe(before.value("parley_provider_errors_total", dialogue));
   }, 60_000);
 
   it("keep the call when the chat service fails a whole turn: Flite says the fallback line, the next turn is answered", async () => {
     // The first request and both its retries.
     chatFailures = 3;
+    const before = await scrapeMetrics(app.baseUrl);
     const { agentId, transcript } = await callAndSay(2);
     expect(transcript).toEqual([
       `agent: ${GREETING}`,
@@ -84,6 +92,13 @@ describe("remote providers", () => {
       `agent: ${DEFAULT_STANDIN_REPLY}`,
     ]);
     expect(await storedStatus(agentId)).toBe("completed");
+    // Two retries, then one provider error the call recovered from, named by stage and provider.
+    const after = await scrapeMetrics(app.baseUrl);
+    const dialogue = { stage: "dialogue", provider: "openai" };
+    expect(after.value("parley_provider_retries_total", dialogue) - before.value("parley_provider_retries_total", dialogue)).toBe(2);
+    const recovered = { ...dialogue, recovered: "true" };
+    expect(after.value("parley_provider_errors_total", recovered) - before.value("parley_provider_errors_total", recovered)).toBe(1);
+    expect(after.value("parley_provider_errors_total", { ...dialogue, recovered: "false" })).toBe(0);
   }, 60_000);
 });
 

@@ -22,6 +22,7 @@ export type AsrErrorCode = (typeof ASR_ERROR_CODES)[number];
 /** A speech recognition failure; `retryable` says whether trying again (another utterance or call) may work. */
 export class AsrError extends ProviderError {
   override readonly name = "AsrError";
+  override readonly stage = "asr" as const;
   readonly code: AsrErrorCode;
 
   constructor(code: AsrErrorCode, message: string, options: { retryable: boolean; cause?: unknown }) {

@@ -7,4 +7,6 @@ import { ProviderError } from "../provider-error.js";
  */
 export class FliteError extends ProviderError {
   override readonly name = "FliteError";
+  override readonly stage = "tts" as const;
+  override readonly provider = "flite";
 }

@@ -32,6 +32,16 @@ interface Slot {
   error: unknown;
 }
 
+/** What the pool is doing now: for metrics and capacity planning. */
+export interface FlitePoolStats {
+  /** Worker threads alive (ready or warming up). */
+  workers: number;
+  /** Workers rendering an utterance now. */
+  busy: number;
+  /** Utterances waiting for a worker. */
+  queued: number;
+}
+
 /**
  * Worker threads that run Flite off the main thread, so one call's synthesis never delays another
  * call's 20 ms audio pacing. Jobs wait in one first-in, first-out queue: concurrent calls take
@@ -63,6 +73,12 @@ export class FlitePool {
       throw error;
     }
     return pool;
+  }
+
+  stats(): FlitePoolStats {
+    let busy = 0;
+    for (const slot of this.slots) if (slot.running) busy++;
+    return { workers: this.slots.size, busy, queued: this.queue.length };
   }
 
   /** Synthesizes `text` with Flite voice `voice`; rejects with the signal's reason on abort. */

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { AudioFrame } from "../../audio/audio-frame.js";
-import { FlitePool, type FlitePcm } from "./flite-pool.js";
+import { FlitePool, type FlitePcm, type FlitePoolStats } from "./flite-pool.js";
 import { toFliteText } from "./flite-text.js";
 import { FLITE_VOICES } from "./flite-voices.js";
 import { prefetchInOrder } from "./prefetch-in-order.js";
@@ -80,6 +80,11 @@ export class FliteTts implements TtsProvider {
         yield { ...chunk, piece };
       }
     }
+  }
+
+  /** The worker pool's use now; all zero before `start()` has finished and after `close()`. */
+  stats(): FlitePoolStats {
+    return this.pool?.stats() ?? { workers: 0, busy: 0, queued: 0 };
   }
 
   /** Terminates the workers (after a start still in progress); synthesis still running fails. */

@@ -51,6 +51,20 @@ export class CampaignContactsRepository {
     return rows.map(toRecord);
   }
 
+  /** Contacts of the campaigns in `campaignStatuses`, counted by contact status (every status present). */
+  async countByStatus(campaignStatuses: readonly string[]): Promise<Record<ContactStatus, number>> {
+    const counts = Object.fromEntries(CONTACT_STATUSES.map((s) => [s, 0])) as Record<ContactStatus, number>;
+    const rows = await this.db
+      .selectFrom("campaign_contacts as cc")
+      .innerJoin("campaigns as c", "c.id", "cc.campaign_id")
+      .select((eb) => ["cc.status", eb.fn.countAll<number>().as("n")])
+      .where("c.status", "in", campaignStatuses)
+      .groupBy("cc.status")
+      .execute();
+    for (const row of rows) counts[row.status as ContactStatus] += Number(row.n);
+    return counts;
+  }
+
   /** Status counts for each of the given campaigns (every id present in the result). */
   async counts(campaignIds: readonly string[]): Promise<Map<string, ContactCounts>> {
     const result = new Map(campaignIds.map((id) => [id, emptyContactCounts()]));

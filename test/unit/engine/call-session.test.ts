@@ -367,6 +367,24 @@ describe("call session: a provider failing a turn", () => {
     expect(call.errors()).toEqual([true]);
   });
 
+  it("names the failing provider and its stage in error events (the recognizer as the call's own), and none for an error that is no provider's", async () => {
+    const providerOf = (call: Awaited<ReturnType<typeof startCall>>) => call.transport.events.flatMap((e) => (e.type === "error" ? [e.provider ?? null] : []));
+    const asrFails = await startCall({
+      asr: plannedAsr([new AsrError("recognition_failed", "pocketsphinx failed to decode the utterance", { retryable: true }), "hello"]),
+      dialogue: plannedDialogue([unavailable(), "ok"]),
+    });
+    await asrFails.say();
+    await asrFails.say();
+    expect(providerOf(asrFails)).toEqual([
+      { stage: "asr", name: "planned" },
+      { stage: "dialogue", name: "openai" },
+    ]);
+    await asrFails.session.stop();
+    const bug = await startCall({ asr: plannedAsr(["hello"]), dialogue: plannedDialogue([new TypeError("cannot read properties of undefined")]) });
+    await bug.say();
+    expect(providerOf(bug)).toEqual([null]);
+  });
+
   it("says a greeting the agent's TTS failed in the fallback voice, in the agent's voice when the fallback has it", async () => {
     const greeting = "Hello, thanks for calling.";
     const failing = recordingTts([], (text) => (text === greeting ? new OpenAiSpeechError("speech server answered 503", { status: 503, retryable: true }) : undefined));

@@ -23,6 +23,8 @@ export type ChatCompletionsErrorCode = (typeof CHAT_COMPLETIONS_ERROR_CODES)[num
  */
 export class ChatCompletionsError extends ProviderError {
   override readonly name = "ChatCompletionsError";
+  override readonly stage = "dialogue" as const;
+  override readonly provider = "openai";
   readonly code: ChatCompletionsErrorCode;
   /** The HTTP status, when the server answered with one. */
   readonly status: number | null;

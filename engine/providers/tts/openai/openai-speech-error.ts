@@ -7,6 +7,8 @@ import { ProviderError } from "../../provider-error.js";
  */
 export class OpenAiSpeechError extends ProviderError {
   override readonly name = "OpenAiSpeechError";
+  override readonly stage = "tts" as const;
+  override readonly provider = "openai";
   readonly status: number | null;
 
   constructor(message: string, options: { status: number | null; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {

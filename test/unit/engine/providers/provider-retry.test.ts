@@ -32,6 +32,16 @@ describe("retryBeforeFirstItem", () => {
     expect(run.attempts()).toBe(3);
   });
 
+  it("tells the policy's onRetry of each retry it makes, with the error, and of none it does not make", async () => {
+    const told: unknown[] = [];
+    const first = retryable();
+    const last = retryable();
+    const run = planned([first, last, "ok"]);
+    const policy: RetryPolicy = { delaysMs: [0], maxRetryAfterMs: 2000, onRetry: (error) => told.push(error) };
+    await expect(collect(retryBeforeFirstItem(run.attempt, policy, new AbortController().signal))).rejects.toBe(last);
+    expect(told).toEqual([first]);
+  });
+
   it("gives up with the last error after as many retries as the policy has delays", async () => {
     const last = retryable();
     const run = planned([retryable(), retryable(), last, "ok"]);
