@@ -114,7 +114,7 @@ describe("campaign progress", () => {
   });
 });
 
-describe("the Grafana dashboard (deploy/grafana/parley-dashboard.json)", () => {
+describe("the Grafana dashboard (docs/grafana/parley-dashboard.json)", () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp();
@@ -122,7 +122,7 @@ describe("the Grafana dashboard (deploy/grafana/parley-dashboard.json)", () => {
   afterAll(() => app.close());
 
   it("queries only metrics /metrics exposes, and covers every area", async () => {
-    const dashboard = JSON.parse(readFileSync(new URL("../../deploy/grafana/parley-dashboard.json", import.meta.url), "utf8"));
+    const dashboard = JSON.parse(readFileSync(new URL("../../docs/grafana/parley-dashboard.json", import.meta.url), "utf8"));
     const exprs: string[] = dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr));
     expect(exprs.length).toBeGreaterThan(20);
     const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b(?:parley|nodejs)_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ""))));
