@@ -137,15 +137,19 @@ export class LiveCallsService {
     return this.close(callId, end, nowIso());
   }
 
-  /** Live calls still running: `updated_at` moves on, the last moment a crash would leave them known alive. */
-  async heartbeat(callIds: readonly string[]): Promise<void> {
-    await this.calls.touch(callIds, nowIso());
+  /**
+   * Live calls still running: `updated_at` moves on, the last moment a crash would leave them
+   * known alive, and their transcript so far is stored, what the start-up recovery keeps.
+   */
+  async heartbeat(calls: ReadonlyArray<{ id: string; transcript: TranscriptSegment[] }>): Promise<void> {
+    await this.calls.touch(calls, nowIso());
   }
 
   /**
    * At start-up: calls a previous process left `in_progress` (it crashed or was killed) are
    * closed `failed`, their duration counted from the answer to their last heartbeat, and
-   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing).
+   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing), with
+   * the transcript their last heartbeat stored.
    * Calls left `ringing` never connected: `failed`, not billed. Both carry the reason
    * `interrupted` (a campaign does not dial such a contact again: it may have been reached).
    * Returns how many were closed.
