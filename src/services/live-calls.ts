@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
@@ -14,6 +15,7 @@ import type { CallLifecycle } from "./call-lifecycle.js";
 import { billedMinutes } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
+import { recordingFile } from "./recording-files.js";
 
 export interface LiveCallStart {
   /** The id promised to the client before it connected (a browser call's token); else a new one. */
@@ -167,12 +169,23 @@ export class LiveCallsService {
         status: "failed",
         durationMs,
         transcript: call.transcript ?? [],
-        recordingPath: call.recording_path,
+        recordingPath: this.interruptedRecording(call),
         failureReason: INTERRUPTED,
       };
       if (await this.close(call.id, end, lastAlive)) closed++;
     }
     return closed;
+  }
+
+  /**
+   * The recording a recorded call was writing when its process died: the file holds every
+   * sample written until then (see WavFileWriter), so it is kept with the call rather than
+   * left on disk unknown to it (and to the deletion of its content).
+   */
+  private interruptedRecording(call: CallRecord): string | null {
+    if (call.recording_path || !call.record) return call.recording_path;
+    const file = recordingFile(this.config.dataDir, call.id);
+    return existsSync(file) ? file : null;
   }
 
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
