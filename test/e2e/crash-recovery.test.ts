@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -21,10 +21,19 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 
 const processes: ServerProcess[] = [];
 const receivers: WebhookReceiver[] = [];
+const dataDirs: string[] = [];
 afterAll(async () => {
   for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) await p.stop("SIGKILL");
   await Promise.all(receivers.map((r) => r.close()));
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A data directory of its own, removed after the tests (the upgrade's holds a 40 MB database). */
+function newDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-crash-"));
+  dataDirs.push(dir);
+  return dir;
+}
 
 async function until<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -51,7 +60,7 @@ interface CallRow {
 
 describe("a SIGKILL of the service during calls", () => {
   it("ends each live and ringing call once on restart: live ones billed once to their last heartbeat with their transcript and recording, the ringing one never billed nor dialled again", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-crash-"));
+    const dataDir = newDataDir();
     const env = {
       PARLEY_DATA_DIR: dataDir,
       PARLEY_ENGINE: "1",
@@ -178,7 +187,7 @@ describe("a SIGKILL of the service during calls", () => {
 
 describe("a SIGKILL of the service during a database migration", () => {
   it("leaves the database as it was before the upgrade; the next start applies every migration once and keeps every row", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-crash-"));
+    const dataDir = newDataDir();
     const file = path.join(dataDir, "parley.db");
     // A database of the first version holding 40,000 calls: the upgrade rebuilds and rewrites
     // the calls table (about a second here), long enough to be killed in the middle.
