@@ -351,6 +351,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.ended;
   }
 
+  /** The transcript so far (a copy), in the order the segments started: what a crash would otherwise lose. */
+  transcriptSoFar(): TranscriptSegment[] {
+    return [...this.transcript];
+  }
+
   /** Ends the call (idempotent); resolves with what it produced. */
   stop(reason: CallEndReason = "stopped"): Promise<CallSummary> {
     this.ending ??= this.finish(reason);

@@ -53,6 +53,8 @@ export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
   stderr: () => string;
+  /** What it has printed on stdout (its JSON log lines) so far. */
+  stdout: () => string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -66,8 +68,9 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
+    let stdout = "";
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-    child.stdout.resume();
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
       const m = stderr.match(/listening on 127\.0\.0\.1:(\d+)/);
@@ -76,6 +79,7 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
           child,
           baseUrl: `http://127.0.0.1:${m[1]}`,
           stderr: () => stderr,
+          stdout: () => stdout,
           stop: (signal = "SIGTERM") => {
             child.kill(signal);
             return exited;

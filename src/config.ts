@@ -81,6 +81,11 @@ export interface Config {
     /** Silence on both sides this long ends a call (after a goodbye); 0: never. */
     silenceTimeoutMs: number;
     /**
+     * How often live calls are marked alive in the database (with their transcript so far): a
+     * call the process dies during is billed up to its last mark, so up to this much is unbilled.
+     */
+    heartbeatMs: number;
+    /**
      * Most of the engine's call capacity one account may hold, in percent, while the
      * installation has more than one account: one tenant cannot take every recognizer.
      */
@@ -208,6 +213,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
+  { key: "engine.heartbeatMs", env: "PARLEY_CALL_HEARTBEAT_MS", kind: "int", min: 1_000, max: 300_000 },
   { key: "engine.accountSharePercent", env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT", kind: "int", min: 1, max: 100 },
   { key: "engine.asr.provider", env: "PARLEY_ASR_PROVIDER", kind: "enum", values: ASR_PROVIDERS },
   { key: "engine.asr.url", env: "PARLEY_ASR_URL", kind: "url" },
@@ -288,6 +294,7 @@ function defaults(): Config {
       asrRecognizers: 4,
       ttsWorkers: 2,
       silenceTimeoutMs: 30_000,
+      heartbeatMs: 15_000,
       accountSharePercent: 50,
       asr: { provider: "pocketsphinx", url: "https://api.deepgram.com", apiKey: "", model: "nova-2" },
       llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
@@ -14,6 +15,7 @@ import type { CallLifecycle } from "./call-lifecycle.js";
 import { billedMinutes } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
+import { recordingFile } from "./recording-files.js";
 
 export interface LiveCallStart {
   /** The id promised to the client before it connected (a browser call's token); else a new one. */
@@ -137,15 +139,19 @@ export class LiveCallsService {
     return this.close(callId, end, nowIso());
   }
 
-  /** Live calls still running: `updated_at` moves on, the last moment a crash would leave them known alive. */
-  async heartbeat(callIds: readonly string[]): Promise<void> {
-    await this.calls.touch(callIds, nowIso());
+  /**
+   * Live calls still running: `updated_at` moves on, the last moment a crash would leave them
+   * known alive, and their transcript so far is stored, what the start-up recovery keeps.
+   */
+  async heartbeat(calls: ReadonlyArray<{ id: string; transcript: TranscriptSegment[] }>): Promise<void> {
+    await this.calls.touch(calls, nowIso());
   }
 
   /**
    * At start-up: calls a previous process left `in_progress` (it crashed or was killed) are
    * closed `failed`, their duration counted from the answer to their last heartbeat, and
-   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing).
+   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing), with
+   * the transcript their last heartbeat stored.
    * Calls left `ringing` never connected: `failed`, not billed. Both carry the reason
    * `interrupted` (a campaign does not dial such a contact again: it may have been reached).
    * Returns how many were closed.
@@ -163,12 +169,23 @@ export class LiveCallsService {
         status: "failed",
         durationMs,
         transcript: call.transcript ?? [],
-        recordingPath: call.recording_path,
+        recordingPath: this.interruptedRecording(call),
         failureReason: INTERRUPTED,
       };
       if (await this.close(call.id, end, lastAlive)) closed++;
     }
     return closed;
+  }
+
+  /**
+   * The recording a recorded call was writing when its process died: the file holds every
+   * sample written until then (see WavFileWriter), so it is kept with the call rather than
+   * left on disk unknown to it (and to the deletion of its content).
+   */
+  private interruptedRecording(call: CallRecord): string | null {
+    if (call.recording_path || !call.record) return call.recording_path;
+    const file = recordingFile(this.config.dataDir, call.id);
+    return existsSync(file) ? file : null;
   }
 
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server } from "node:http";
-import path from "node:path";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { callLatency, type CallEndReason, type CallSession, type Engine, type MediaTransport } from "../../engine/index.js";
@@ -10,6 +9,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
+import { recordingFile } from "../services/recording-files.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { CallTools } from "./call-tools.js";
@@ -23,12 +23,6 @@ import { refuseUpgrade } from "./upgrade-response.js";
 
 /** Waits before storing a call's end again after a database error. */
 const STORE_END_RETRY_MS = [500, 2_000, 10_000];
-/** How often live calls are marked alive: a crashed call's duration is known to within this. */
-const HEARTBEAT_MS = 15_000;
-/** Where call recordings are written: `<data dir>/recordings/<call id>.wav`. */
-export function recordingsDir(dataDir: string): string {
-  return path.join(dataDir, "recordings");
-}
 
 /**
  * Where live calls run, whatever brought them: the media WebSocket endpoints (`/media/ws`,
@@ -43,8 +37,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   private readonly endpoints: ReadonlyMap<string, MediaEndpoint>;
   /** Live calls: the session and the promise that settles once its end is stored. */
   private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
-  private readonly recordingsDir: string;
-  /** Marks live calls alive in the database, so a crash leaves their last moment known (see LiveCallsService.recoverInterrupted). */
+  /** Marks live calls alive in the database, with their transcript so far, so a crash leaves their last moment and words known (see LiveCallsService.recoverInterrupted). */
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
   private readonly endListeners: Array<(accountId: string) => void> = [];
@@ -56,12 +49,14 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     private readonly engine: Engine,
     private readonly logger: Logger,
   ) {
-    this.recordingsDir = recordingsDir(services.config.dataDir);
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
     this.endpoints = new Map([new NativeMediaEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger)].map((e) => [e.path, e]));
+    // A crashed call's duration and transcript are known to within this (PARLEY_CALL_HEARTBEAT_MS).
     this.heartbeat = setInterval(() => {
-      if (this.live.size > 0) void services.liveCalls.heartbeat([...this.live.keys()]).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
-    }, HEARTBEAT_MS);
+      if (this.live.size === 0) return;
+      const calls = [...this.live].map(([id, { session }]) => ({ id, transcript: session.transcriptSoFar() }));
+      void services.liveCalls.heartbeat(calls).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
+    }, services.config.engine.heartbeatMs);
     this.heartbeat.unref();
     services.metrics.watchEngine(() => engine.usage());
     services.metrics.watchCallSlots(() => this.share.held(), engine.capacity);
@@ -224,7 +219,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       agent,
       context,
       transport,
-      recordingPath: setup.record ? path.join(this.recordingsDir, `${call.id}.wav`) : null,
+      recordingPath: setup.record ? recordingFile(this.services.config.dataDir, call.id) : null,
       maxDurationSec: setup.maxDuration,
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
       tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment),

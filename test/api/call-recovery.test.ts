@@ -36,16 +36,27 @@ describe("restart recovery", () => {
     const done = await insertCallRow(db, { account_id: account.id, agent_id: agent.id, status: "completed", duration: 30, billed_credits: 1, ended_at: answered });
     // The last heartbeat the dead process wrote: 95 s into the call.
     await db.updateTable("calls").set({ updated_at: "2026-01-05T10:01:35.000Z" }).where("id", "=", live.id).execute();
-    // (what a heartbeat does to a live call, and to nothing else)
-    await liveCalls.heartbeat([live.id, done.id]);
-    expect((await callRow(parley, done.id)).updated_at).toBe(done.updated_at);
+    // (what a heartbeat does to a live call, and to nothing else: marks it alive and stores its transcript so far)
+    const said = [
+      { role: "agent" as const, content: "Hello, how can I help?", timestamp: 0.2 },
+      { role: "user" as const, content: "what are your opening hours", timestamp: 3.1 },
+    ];
+    await liveCalls.heartbeat([
+      { id: live.id, transcript: said },
+      { id: done.id, transcript: [{ role: "user", content: "not stored", timestamp: 1 }] },
+    ]);
+    expect(await callRow(parley, done.id)).toMatchObject({ updated_at: done.updated_at, transcript: null });
     expect(Date.parse((await callRow(parley, live.id)).updated_at)).toBeGreaterThan(Date.parse("2026-01-05T10:01:35.000Z"));
+    // A later heartbeat with nothing said yet keeps what is stored.
+    await liveCalls.heartbeat([{ id: live.id, transcript: [] }]);
+    expect(JSON.parse((await callRow(parley, live.id)).transcript!)).toEqual(said);
     await db.updateTable("calls").set({ updated_at: "2026-01-05T10:01:35.000Z" }).where("id", "=", live.id).execute();
     await parley.stop();
 
     parley = await start();
     const recovered = await callRow(parley, live.id);
     expect(recovered).toMatchObject({ status: "failed", duration: 95, billed_credits: 2, ended_at: "2026-01-05T10:01:35.000Z" });
+    expect(JSON.parse(recovered.transcript!)).toEqual(said);
     expect(await callRow(parley, ringing.id)).toMatchObject({ status: "failed", duration: null, billed_credits: null });
     expect(await callRow(parley, done.id)).toMatchObject({ status: "completed", duration: 30, billed_credits: 1 });
     const charges = await parley.services.db.selectFrom("ledger").selectAll().where("call_id", "=", live.id).execute();
@@ -55,12 +66,11 @@ describe("restart recovery", () => {
 
     parley = await start();
     expect((await parley.services.accounts.find(account.id))!.credit_balance).toBe(48);
-    // Each recovered call emitted call.failed once, across both restarts.
+    // Each recovered call emitted its end events once, across both restarts.
     const events = new EventsRepository(parley.services.db);
-    for (const id of [live.id, ringing.id]) {
-      const emitted = await events.forCall(id);
-      expect(emitted.map((e) => [e.name, e.data.status])).toEqual([["call.failed", "failed"]]);
-    }
+    const emitted = async (id: string) => (await events.forCall(id)).map((e) => [e.name, e.data.status]);
+    expect(await emitted(live.id)).toEqual([["call.failed", "failed"], ["call.transcript.ready", "failed"]]);
+    expect(await emitted(ringing.id)).toEqual([["call.failed", "failed"]]);
     expect(await events.forCall(done.id)).toEqual([]);
     await parley.stop();
   });

@@ -175,10 +175,18 @@ export class CallsRepository {
     return rows.map(callFromRow);
   }
 
-  /** Marks live calls as still running (`updated_at`), so a crash leaves a known last moment. */
-  async touch(ids: readonly string[], at: string, db: Db = this.db): Promise<void> {
-    if (ids.length === 0) return;
-    await db.updateTable("calls").set({ updated_at: at }).where("id", "in", [...ids]).where("status", "=", "in_progress").execute();
+  /**
+   * Marks live calls as still running (`updated_at`) with their transcript so far (kept as it
+   * is while empty), so a crash leaves a known last moment and what had been said by then.
+   */
+  async touch(calls: ReadonlyArray<{ id: string; transcript: TranscriptSegment[] }>, at: string, db: Db = this.db): Promise<void> {
+    if (calls.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      for (const call of calls) {
+        const patch = toRow({ updated_at: at, ...(call.transcript.length > 0 ? { transcript: call.transcript } : {}) });
+        await trx.updateTable("calls").set(patch).where("id", "=", call.id).where("status", "=", "in_progress").execute();
+      }
+    });
   }
 
   async update(id: string, patch: Partial<CallRecord>, db: Db = this.db): Promise<void> {
