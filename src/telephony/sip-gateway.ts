@@ -111,7 +111,7 @@ export class SipGateway {
     } catch (err) {
       // Cancelled or never acknowledged: the call never connected.
       await services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null }).finally(() => slot.release());
-      this.logger.info({ callId: call.id, reason: (err as Error).message }, "inbound SIP call not connected");
+      this.logger.info({ call_id: call.id, account_id: call.account_id, reason: (err as Error).message }, "inbound SIP call not connected");
       return;
     }
     await media.runCall(call, setup, new SipCallTransport(sipCall), slot);
