@@ -52,6 +52,8 @@ export async function runCliJson<T = any>(args: string[], env: NodeJS.ProcessEnv
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
+  /** What it has printed so far: its JSON log lines on stdout, the start-up banner on stderr. */
+  stdout: () => string;
   stderr: () => string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -65,9 +67,10 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
       env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", PARLEY_SIP_PORT: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    let stdout = "";
     let stderr = "";
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-    child.stdout.resume();
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
       const m = stderr.match(/listening on 127\.0\.0\.1:(\d+)/);
@@ -75,6 +78,7 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
         resolve({
           child,
           baseUrl: `http://127.0.0.1:${m[1]}`,
+          stdout: () => stdout,
           stderr: () => stderr,
           stop: (signal = "SIGTERM") => {
             child.kill(signal);

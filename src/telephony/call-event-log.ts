@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { CallEvent } from "../../engine/index.js";
 
-/** A stage's length in ms, or null when one of its ends did not happen. */
+/** A stage's length in ms (0 when it overlapped the one before), or null when one of its ends did not happen. */
 function span(from: number | null, to: number | null): number | null {
-  return from === null || to === null ? null : Math.round(to - from);
+  return from === null || to === null ? null : Math.max(0, Math.round(to - from));
 }
 
 /**

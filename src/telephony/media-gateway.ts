@@ -153,7 +153,9 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       try {
         await session.start();
       } catch (err) {
-        log.error({ err }, "call failed to start");
+        // An abort is the call ending while it started (the caller hung up during the greeting): not a failure.
+        if ((err as Error).name === "AbortError") log.debug("call ended while it started");
+        else log.error({ err }, "call failed to start");
         void session.stop("error");
       }
       const ended = await session.ended;
