@@ -44,7 +44,7 @@ export class SipGateway {
       acceptsSource: ({ address }) => {
         if (allowed(address)) return true;
         const heldBack = refusals.take();
-        if (heldBack !== undefined) log.warn({ source: address, heldBack }, "SIP request from a source outside PARLEY_SIP_ALLOW refused (403); logged at most once a minute");
+        if (heldBack !== undefined) log.warn({ source: address, held_back: heldBack }, "SIP request from a source outside PARLEY_SIP_ALLOW refused (403); logged at most once a minute");
         return false;
       },
       onInvite: (incoming) => void gateway?.accept(incoming, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
