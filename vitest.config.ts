@@ -14,6 +14,7 @@ const NOT_REALTIME_E2E = [
   "test/e2e/campaign-restart.test.ts",
   "test/e2e/campaign-thousand.test.ts",
   "test/e2e/data-directory.test.ts",
+  "test/e2e/log-hygiene.test.ts",
   "test/e2e/media-endpoint-limits.test.ts",
   "test/e2e/service-process.test.ts",
   "test/e2e/web-calls.test.ts",

@@ -52,9 +52,9 @@ export async function runCliJson<T = any>(args: string[], env: NodeJS.ProcessEnv
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
-  stderr: () => string;
-  /** What it has printed on stdout (its JSON log lines) so far. */
+  /** What it has printed so far: its JSON log lines on stdout, the start-up banner on stderr. */
   stdout: () => string;
+  stderr: () => string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -67,8 +67,8 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
       env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", PARLEY_SIP_PORT: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stderr = "";
     let stdout = "";
+    let stderr = "";
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => {
@@ -78,8 +78,8 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
         resolve({
           child,
           baseUrl: `http://127.0.0.1:${m[1]}`,
-          stderr: () => stderr,
           stdout: () => stdout,
+          stderr: () => stderr,
           stop: (signal = "SIGTERM") => {
             child.kill(signal);
             return exited;

@@ -385,6 +385,13 @@ function getPath(source: unknown, dotted: string): unknown {
   return node;
 }
 
+/** The values of the settings marked `secret` that are set: the logger removes them from every line (see createLogger). */
+export function secretValues(config: Config): string[] {
+  return SETTINGS.filter((s) => s.secret)
+    .map((s) => getPath(config, s.key))
+    .filter((v): v is string => typeof v === "string" && v !== "");
+}
+
 /** Every key a config file may hold, for refusing misspelt ones. */
 function knownFileKeys(): Set<string> {
   const keys = new Set<string>();

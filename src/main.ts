@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import { createEngine, type Engine } from "../engine/index.js";
-import { ConfigError, type Config } from "./config.js";
+import { ConfigError, secretValues, type Config } from "./config.js";
 import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { tightenDirAndFiles } from "./core/private-files.js";
@@ -46,7 +46,7 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 }
 
 /** Composition root: config -> db -> services -> http. */
-export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel), options: Pick<ServiceOptions, "hostResolver" | "clock"> = {}): Promise<Parley> {
+export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel, { secrets: secretValues(config) }), options: Pick<ServiceOptions, "hostResolver" | "clock"> = {}): Promise<Parley> {
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
   const db = await openMigratedDatabase(config, logger);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from "../config.js";
+import { logLineScrubber } from "../core/log-scrub.js";
 import { StartupError } from "../core/startup-error.js";
 import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
@@ -99,7 +100,8 @@ run(process.argv.slice(2)).then(
     const message = err instanceof Error ? err.message : String(err);
     // Where an unexpected error came from, for PARLEY_LOG_LEVEL=debug; a known one says it all.
     const where = err instanceof Error && !known ? err.stack : undefined;
-    process.stderr.write(`parley: ${where ? `${message} (PARLEY_LOG_LEVEL=debug shows where)` : message}\n${debug && where ? `${where}\n` : ""}`);
+    // Scrubbed as log lines are: an unexpected error's message may quote a number or a token.
+    process.stderr.write(logLineScrubber()(`parley: ${where ? `${message} (PARLEY_LOG_LEVEL=debug shows where)` : message}\n${debug && where ? `${where}\n` : ""}`));
     process.exit(err instanceof ConfigError ? 78 : 1);
   },
 );

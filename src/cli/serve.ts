@@ -31,7 +31,7 @@ export async function serve(): Promise<void> {
   installProcessErrorHandlers(logger);
   if (pending) return stop(parley, config, pending);
   const base = config.baseUrl;
-  logger.info({ port: parley.http.port, dataDir: config.dataDir }, "parley started");
+  logger.info({ port: parley.http.port, data_dir: config.dataDir }, "parley started");
   process.stderr.write(
     [
       ``,
@@ -51,7 +51,7 @@ export async function serve(): Promise<void> {
 /** Drains and stops the service, then exits (1 when the grace period runs out or stopping fails). */
 function stop(parley: Parley, config: Config, signal: string): void {
   const { logger } = parley;
-  logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
+  logger.info({ signal, grace_ms: config.shutdownGraceMs }, "shutting down");
   const timer = setTimeout(() => {
     logger.error("shutdown grace period over: exiting");
     process.exit(1);

@@ -15,6 +15,7 @@ import { jsonBody } from "./middleware/json-body.js";
 import { pathEncoding } from "./middleware/path-encoding.js";
 import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
+import { requestLog } from "./middleware/request-log.js";
 import { consoleHandler } from "./console.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteSpec } from "./route.js";
@@ -72,16 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(httpMetrics(services.metrics));
 
   app.use(requestId());
-  app.use((req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on("finish", () => {
-      logger.info(
-        { requestId: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, account: req.auth?.account.id },
-        "request",
-      );
-    });
-    next();
-  });
+  app.use(requestLog(logger));
 
   app.use(pathEncoding());
 

@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { Db } from "../db/database.js";
 import type { CallRecord, CallStatus, TranscriptSegment } from "../db/repositories/calls.js";
 import type { EventName } from "./event-names.js";
@@ -56,6 +57,8 @@ export class CallEvents {
   constructor(
     private readonly outbox: Outbox,
     private readonly recordingLinks: RecordingLinks,
+    /** Told of each event as it is stored (see `logged`). */
+    private readonly logger?: Logger,
   ) {}
 
   /**
@@ -96,6 +99,32 @@ export class CallEvents {
     await this.outbox.append(
       names.map((name) => ({ accountId: call.account_id, name, callId: call.id, callWebhookUrl: call.webhook_url, data: this.payload(name, call) })),
       trx,
+    );
+    for (const name of names) this.logged(name, call);
+  }
+
+  /**
+   * One log line per event (message `call event`): the call's ids, status and numbers (masked
+   * by the logger), and for an end its outcome and length; never its transcript, summary,
+   * extracted data or metadata (personal data), nor its recording link (a credential).
+   */
+  private logged(name: EventName, call: CallRecord): void {
+    if (!this.logger?.isLevelEnabled("info")) return;
+    const ended = call.ended_at !== null && !name.startsWith("call.transcript") && !name.startsWith("call.recording");
+    this.logger.info(
+      {
+        event: name,
+        call_id: call.id,
+        account_id: call.account_id,
+        agent_id: call.agent_id,
+        campaign_id: call.campaign_id ?? undefined,
+        direction: call.direction,
+        status: call.status,
+        phone_number: call.phone_number ?? undefined,
+        from_number: call.from_number ?? undefined,
+        ...(ended ? { outcome: call.outcome, duration_s: call.duration ?? 0, reason: call.failure_reason ?? undefined } : {}),
+      },
+      "call event",
     );
   }
 

@@ -92,7 +92,7 @@ export class CallResults {
       const withinMs = fresh ? this.deps.analyzer.timeoutMs : this.deps.analyzer.timeoutMs - waited;
       const analysis = await this.deps.analyzer.analyze(analysisInput(call, agent), agent?.model ?? "llm-large", { signal: this.stopping.signal, withinMs });
       if (this.stopping.signal.aborted) return;
-      if (analysis.source === "rules_fallback") this.deps.logger.warn({ callId, reason: analysis.fallback_reason }, "model analysis failed: the deterministic analysis stands in");
+      if (analysis.source === "rules_fallback") this.deps.logger.warn({ call_id: callId, reason: analysis.fallback_reason }, "model analysis failed: the deterministic analysis stands in");
       await this.db.transaction().execute(async (trx) => {
         const patch = { analysis, outcome: analysis.outcome, analysis_pending: false, updated_at: nowIso() };
         // Only the holder of the mark writes the events: a second process finishing the same call finds it gone.
@@ -103,7 +103,7 @@ export class CallResults {
       });
     } catch (err) {
       // The mark stays: the next start tries again.
-      this.deps.logger.error({ err, callId }, "call analysis not stored; it is tried again at the next start");
+      this.deps.logger.error({ err, call_id: callId }, "call analysis not stored; it is tried again at the next start");
     }
   }
 

@@ -254,7 +254,7 @@ export class CampaignRunner {
       await this.deps.events.record("campaign.paused", (await this.campaigns.findById(campaign.id, trx))!, trx);
       return true;
     });
-    if (paused) this.deps.logger.info({ campaignId: campaign.id, reason }, "campaign paused");
+    if (paused) this.deps.logger.info({ campaign_id: campaign.id, account_id: campaign.account_id, reason }, "campaign paused");
     return paused;
   }
 

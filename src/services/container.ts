@@ -131,7 +131,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const appointments = new AppointmentsService(db, { cursors, outbox, now: clock });
   appointments.onChanged(() => reminders.wake());
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
-  const events = new CallEvents(outbox, recordingLinks);
+  const events = new CallEvents(outbox, recordingLinks, logger);
   const reservations = new CreditReservations(config.credits.perMinute);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall });
   // Analyses go to the model the agents talk through, when there is one.

@@ -247,7 +247,7 @@ export class WebhookDeliveryWorker {
       .add(() => this.attempt(delivery, "scheduled"))
       .then(
         () => undefined,
-        (err: unknown) => this.deps.logger.error({ err, delivery: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
+        (err: unknown) => this.deps.logger.error({ err, delivery_id: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
       )
       .finally(() => {
         for (const slot of slots) slot.release();
@@ -338,7 +338,27 @@ export class WebhookDeliveryWorker {
     });
     if (patch.status === "pending" && patch.next_attempt_at) this.scheduleAt(patch.next_attempt_at);
     this.count(outcome, sent, patch.status, event.created_at);
+    this.logAttempt(delivery, outcome, patch);
     return { delivery: { ...delivery, ...patch }, outcome };
+  }
+
+  /**
+   * One line per attempt: delivered at debug, failed at warn (with when it is tried again, or
+   * `status: failed` when it is not). The receiver's URL is not in it: it may carry a credential.
+   */
+  private logAttempt(delivery: DeliveryRecord, outcome: AttemptOutcome, patch: Partial<DeliveryRecord>): void {
+    const fields = {
+      delivery_id: delivery.id,
+      webhook_id: delivery.webhook_id ?? undefined,
+      account_id: delivery.account_id,
+      event: delivery.event_name,
+      attempt: delivery.attempt_count,
+      status_code: outcome.statusCode,
+      duration_ms: outcome.durationMs,
+      status: patch.status,
+    };
+    if (isSuccess(outcome)) this.deps.logger.debug(fields, "webhook delivered");
+    else this.deps.logger.warn({ ...fields, error: outcome.error, retry_at: patch.next_attempt_at ? new Date(patch.next_attempt_at).toISOString() : undefined }, "webhook delivery failed");
   }
 
   /** The attempt in the metrics: its result, its delivery's final state if it has one, and the event's age when delivered. */
@@ -372,7 +392,7 @@ export class WebhookDeliveryWorker {
     if (status === "inactive") {
       await this.deliveries.skipPending(webhook.id, at, trx);
       if (webhook.status !== "inactive") {
-        this.deps.logger.warn({ webhook: webhook.id, gone: outcome.statusCode === 410 }, "webhook disabled after failed deliveries");
+        this.deps.logger.warn({ webhook_id: webhook.id, account_id: webhook.account_id, gone: outcome.statusCode === 410 }, "webhook disabled after failed deliveries");
       }
     }
   }

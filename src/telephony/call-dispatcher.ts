@@ -41,7 +41,7 @@ export class CallDispatcher {
   kick(accountId: string): void {
     if (this.stopped) return;
     const previous = this.passes.get(accountId) ?? Promise.resolve();
-    const pass = previous.then(() => this.fill(accountId)).catch((err: unknown) => this.logger.error({ err, accountId }, "placing queued calls failed"));
+    const pass = previous.then(() => this.fill(accountId)).catch((err: unknown) => this.logger.error({ err, account_id: accountId }, "placing queued calls failed"));
     this.passes.set(accountId, pass);
   }
 
@@ -66,7 +66,7 @@ export class CallDispatcher {
         throw err;
       });
       if (!call) return slot.release();
-      void this.place(call, slot).catch((err: unknown) => this.logger.error({ err, callId: call.id }, "outbound call failed"));
+      void this.place(call, slot).catch((err: unknown) => this.logger.error({ err, call_id: call.id, account_id: call.account_id }, "outbound call failed"));
     }
   }
 
@@ -82,7 +82,7 @@ export class CallDispatcher {
 
   /** True once the call runs on the media gateway (which then owns the slot). */
   private async dialAndRun(call: CallRecord, slot: EngineSlot): Promise<boolean> {
-    const log = this.logger.child({ callId: call.id, carrier: this.carrier.name });
+    const log = this.logger.child({ call_id: call.id, account_id: call.account_id, carrier: this.carrier.name });
     const controller = new AbortController();
     this.dialling.set(call.id, controller);
     // While it rings, the greeting is rendered: the callee hears it as soon as they answer.

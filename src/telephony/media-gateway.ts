@@ -12,6 +12,7 @@ import type { LiveCallEnd, LiveCallStart } from "../services/live-calls.js";
 import { recordingFile } from "../services/recording-files.js";
 import type { LiveCallControl } from "../services/calls.js";
 import { toAgentSettings } from "./agent-settings.js";
+import { logCallEvent } from "./call-event-log.js";
 import { CallTools } from "./call-tools.js";
 import { reminderCall } from "./reminder-opening.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
@@ -125,7 +126,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
    * and the process go on.
    */
   async runCall(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, slot: EngineSlot): Promise<void> {
-    const log = this.logger.child({ callId: call.id });
+    const log = this.logger.child({ call_id: call.id, account_id: call.account_id });
     const metrics = this.services.metrics;
     metrics.callStarted(transport.protocol);
     let stored!: () => void;
@@ -143,7 +144,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
         reservations: this.services.reservations,
         account: () => this.services.accounts.find(call.account_id),
         onExhausted: (withinMs) => {
-          log.info({ withinMs }, "the account's credit does not cover the next minute: ending the call");
+          log.info({ within_ms: withinMs }, "the account's credit does not cover the next minute: ending the call");
           void session.hangUpWith(CREDIT_EXHAUSTED_LINE, "credit_exhausted", withinMs);
         },
         onError: (err) => log.warn({ err }, "balance not read for the call's next minute; trying again"),
@@ -152,12 +153,13 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       try {
         await session.start();
       } catch (err) {
-        log.error({ err }, "call failed to start");
+        // An abort is the call ending while it started (the caller hung up during the greeting): not a failure.
+        if ((err as Error).name === "AbortError") log.debug("call ended while it started");
+        else log.error({ err }, "call failed to start");
         void session.stop("error");
       }
       const ended = await session.ended;
       credit.stop();
-      log.info({ reason: ended.reason, durationMs: ended.durationMs, turns: ended.turns.length }, "call ended");
       summary = {
         status: ended.reason === "transferred" ? "transferred" : FAILED_END_REASONS.has(ended.reason) ? "failed" : "completed",
         durationMs: ended.durationMs,
@@ -193,7 +195,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       const { agent, context } = await this.callAgent(call, agentRecord, call.context);
       await this.engine.prepareGreeting(agent, context, signal);
     } catch (err) {
-      if (!signal.aborted) this.logger.warn({ err, callId: call.id }, "greeting not rendered ahead");
+      if (!signal.aborted) this.logger.warn({ err, call_id: call.id, account_id: call.account_id }, "greeting not rendered ahead");
     }
   }
 
@@ -211,7 +213,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     const { agent, context, appointment } = await this.callAgent(call, setup.agent, setup.context);
     if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
-      log.warn({ agentId: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
+      log.warn({ agent_id: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
       agent.transferEnabled = false;
     }
     const session = this.engine.createCall({
@@ -224,10 +226,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
       tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment),
     });
-    session.on("event", (event) => {
-      // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.
-      if (event.type === "error") log.warn({ error: event.message, recovered: event.recovered }, "call error");
-    });
+    session.on("event", (event) => logCallEvent(log, event));
     return session;
   }
 
@@ -247,7 +246,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
           log.error({ err }, "call end not stored: the call stays in_progress until the next start-up recovery closes it");
           return;
         }
-        log.warn({ err, retryInMs: delay }, "call end not stored; trying again");
+        log.warn({ err, retry_in_ms: delay }, "call end not stored; trying again");
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }

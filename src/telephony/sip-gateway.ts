@@ -44,7 +44,7 @@ export class SipGateway {
       acceptsSource: ({ address }) => {
         if (allowed(address)) return true;
         const heldBack = refusals.take();
-        if (heldBack !== undefined) log.warn({ source: address, heldBack }, "SIP request from a source outside PARLEY_SIP_ALLOW refused (403); logged at most once a minute");
+        if (heldBack !== undefined) log.warn({ source: address, held_back: heldBack }, "SIP request from a source outside PARLEY_SIP_ALLOW refused (403); logged at most once a minute");
         return false;
       },
       onInvite: (incoming) => void gateway?.accept(incoming, services, media).catch((err: unknown) => log.error({ err }, "inbound SIP call failed")),
@@ -111,7 +111,7 @@ export class SipGateway {
     } catch (err) {
       // Cancelled or never acknowledged: the call never connected.
       await services.liveCalls.end(call.id, { status: "failed", durationMs: 0, transcript: [], recordingPath: null }).finally(() => slot.release());
-      this.logger.info({ callId: call.id, reason: (err as Error).message }, "inbound SIP call not connected");
+      this.logger.info({ call_id: call.id, account_id: call.account_id, reason: (err as Error).message }, "inbound SIP call not connected");
       return;
     }
     await media.runCall(call, setup, new SipCallTransport(sipCall), slot);

@@ -9,7 +9,7 @@ export function errorHandler(logger: Logger) {
     if (err instanceof ApiError) {
       apiError = err;
     } else {
-      logger.error({ err, requestId: req.requestId, method: req.method, path: req.path }, "unhandled error");
+      logger.error({ err, request_id: req.requestId, account_id: req.auth?.account.id, method: req.method, path: req.path }, "unhandled error");
       apiError = new ApiError(500, "internal_error", "Internal error; the request id identifies it in the service's logs");
     }
     if (res.headersSent) return res.end();

@@ -54,7 +54,7 @@ export function idempotency(keys: IdempotencyKeysRepository, logger: Logger) {
         const keep = status < 500 && status !== 429;
         const text = JSON.stringify(body);
         (keep ? keys.complete(scope, status, text) : keys.release(scope))
-          .catch((err: unknown) => logger.error({ err, requestId: req.requestId }, "could not store idempotent response"))
+          .catch((err: unknown) => logger.error({ err, request_id: req.requestId, account_id: req.auth?.account.id }, "could not store idempotent response"))
           .finally(() => send(body));
         return res;
       };
