@@ -27,6 +27,7 @@ import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
+import { StorageHealth } from "./storage-health.js";
 import { VoiceCatalog } from "./voices.js";
 import { CallContentRemoval } from "./call-content-removal.js";
 import { WebCallTokens } from "./web-call-tokens.js";
@@ -79,6 +80,8 @@ export interface Services {
   outbox: Outbox;
   /** Credit held by the calls this process dials and runs (in memory). */
   reservations: CreditReservations;
+  /** Writes that failed for want of disk (recordings, the database), counted; /readyz reads it. */
+  storageHealth: StorageHealth;
 }
 
 /** What the composition root may replace (tests: a resolver that keeps every name on loopback). */
@@ -88,6 +91,8 @@ export interface ServiceOptions {
   hostResolver?: HostResolver;
   /** The schedulers' clock (ms since the epoch: the campaign runner's calling hours, reminders' due times): tests move it. */
   clock?: () => number;
+  /** The storage health the database connection reports to (the composition root makes it before opening the database). */
+  storageHealth?: StorageHealth;
 }
 
 export function createServices(db: Db, config: Config, options: ServiceOptions = {}): Services {
@@ -157,6 +162,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     destinations,
     outbox,
     reservations,
+    storageHealth: options.storageHealth ?? new StorageHealth({ logger }),
     webhooks,
     webhookDelivery,
     webhookDeliveries,

@@ -226,6 +226,9 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     session.on("event", (event) => {
       // Provider errors the call survived (recovered) are worth seeing too: a provider degrading.
       if (event.type === "error") log.warn({ error: event.message, recovered: event.recovered }, "call error");
+      // The call goes on unrecorded (the engine deleted the half file): counted, and /readyz says so.
+      else if (event.type === "recording_failed") this.services.storageHealth.failed("recording", event, { callId: call.id });
+      else if (event.type === "recording") this.services.storageHealth.succeeded("recording");
     });
     return session;
   }

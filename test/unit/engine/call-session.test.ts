@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,6 +30,7 @@ import type { MediaTransport, TransportEvents } from "../../../engine/transports
 import type { AgentSettings } from "../../../engine/types.js";
 import type { VadFactory } from "../../../engine/vad/vad-factory.js";
 import { testAgent } from "../../helpers/dialogue.js";
+import { withFileSizeLimit } from "../../helpers/file-size-limit.js";
 import { FakeClock } from "../../helpers/fake-clock.js";
 import { COMPLETE_WAIT_MS } from "../../../engine/turn/adaptive-turn-detector.js";
 import { SpeechCache } from "../../../engine/providers/tts/speech-cache.js";
@@ -454,23 +454,6 @@ function sessionOn(options: { recordingPath?: string | null; vad?: VadFactory } 
       }
     },
   };
-}
-
-/**
- * Runs `body` while this process may write no file past `bytes` (RLIMIT_FSIZE, set with
- * prlimit): a real "file too large" (EFBIG) for every write beyond it, as a disk filling up
- * during a call gives. Node ignores SIGXFSZ, so the write fails instead of killing the process.
- * Each test file runs in its own process: nothing else is limited.
- */
-async function withFileSizeLimit<T>(bytes: number, body: () => Promise<T>): Promise<T> {
-  const pid = String(process.pid);
-  const soft = execFileSync("prlimit", ["--pid", pid, "--fsize", "--output", "SOFT", "--noheadings"], { encoding: "utf8" }).trim();
-  execFileSync("prlimit", ["--pid", pid, `--fsize=${bytes}:`]);
-  try {
-    return await body();
-  } finally {
-    execFileSync("prlimit", ["--pid", pid, `--fsize=${soft}:`]);
-  }
 }
 
 describe("call session: a full disk loses the recording, not the call", () => {
