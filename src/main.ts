@@ -89,6 +89,9 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     // Reminders fall due whether or not calls can be placed; due ones missed while stopped go now.
     services.reminders.start();
     started.push(() => services.reminders.stop());
+    // Content past its account's retention goes now, then daily.
+    services.retention.start();
+    started.push(() => services.retention.stop());
     const app = createApp({ services, logger });
     const http = await listen(app, config.port, config.host);
     media?.gateway.attach(http.server);
@@ -116,6 +119,7 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
         await services.campaignRunner.stop();
         await services.reminders.stop();
+        await services.retention.stop();
         media?.dispatcher.stop();
         media?.sip?.stopAccepting();
         await media?.gateway.drain(options.graceMs ?? 0);

@@ -30,6 +30,7 @@ import { SocketProbe } from "./url-reachability.js";
 import { StorageHealth } from "./storage-health.js";
 import { VoiceCatalog } from "./voices.js";
 import { CallContentRemoval } from "./call-content-removal.js";
+import { RetentionJob } from "./retention-job.js";
 import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
@@ -80,6 +81,8 @@ export interface Services {
   outbox: Outbox;
   /** Credit held by the calls this process dials and runs (in memory). */
   reservations: CreditReservations;
+  /** Removes ended calls' content past their account's retention, daily (started by the composition root). */
+  retention: RetentionJob;
   /** Writes that failed for want of disk (recordings, the database), counted; /readyz reads it. */
   storageHealth: StorageHealth;
 }
@@ -144,6 +147,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
   campaigns.onChanged(() => campaignRunner.wake());
+  const callContent = new CallContentRemoval(db, { events });
+  const retention = new RetentionJob(db, { intervalMs: config.retention.intervalMs, now: clock }, { accounts, callContent, logger });
   return {
     config,
     db,
@@ -157,7 +162,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     calls,
     liveCalls,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
-    callContent: new CallContentRemoval(db, { events }),
+    callContent,
+    retention,
     callLifecycle,
     destinations,
     outbox,
