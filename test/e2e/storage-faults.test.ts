@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { Writable } from "node:stream";
-import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,9 +10,10 @@ import { NativeMediaClient } from "../helpers/media-client.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 /**
- * A full disk, for real: a recording whose file is /dev/full (every write ENOSPC), and a
- * database past its `max_page_count` (SQLITE_FULL). The call goes on and ends with its
- * transcript, the failure is logged and counted, /readyz says so, and nothing else breaks.
+ * A full disk, for real: a recording whose file is /dev/full (every write ENOSPC), a database
+ * held to its size (`max_page_count`: SQLITE_FULL), and a write-ahead log that may not grow (a
+ * file size limit: EFBIG, SQLITE_IOERR_WRITE). The call goes on and ends with its transcript,
+ * the failure is logged and counted, /readyz says so, and nothing else breaks.
  */
 
 let app: TestApp;
