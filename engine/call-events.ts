@@ -79,6 +79,12 @@ export type CallEvent =
   | { type: "dtmf"; digit: string }
   | { type: "recording"; path: string; durationMs: number }
   /**
+   * Writing the recording failed (a full disk: `code` ENOSPC, EFBIG, EIO, ...; null when the
+   * error had none): the recording stopped and its file was deleted; the call goes on, and its
+   * summary has no recording. Once per call at most.
+   */
+  | { type: "recording_failed"; message: string; code: string | null }
+  /**
    * `recovered`: the call went on (a provider failed a turn and the agent said its fallback
    * line) or was ending anyway (a lost recording); false when the error ended the call with
    * reason `error`. `provider` names the speech or language provider that failed (absent when

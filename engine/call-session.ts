@@ -207,6 +207,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private recorder: CallRecorder | undefined;
   /** The recording file being opened: the end of the call waits for it, to close it. */
   private recorderOpening: Promise<void> | undefined;
+  /** A recording given up on after a failed write: its file is being closed and deleted. */
+  private recorderDiscarding: Promise<void> | undefined;
   private startedAt = 0;
   /** Caller audio received so far, in ms: the input timeline. */
   private inputMs = 0;
@@ -362,12 +364,42 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.ending;
   }
 
+  /** Opens the recording; a failure (a full disk) leaves the call unrecorded, not ended. */
   private async openRecorder(file: string): Promise<void> {
-    // Owner-only, like the recordings in it (the control plane tightens older directories).
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const recorder = new CallRecorder({ path: file });
-    await recorder.open();
-    this.recorder = recorder;
+    try {
+      // Owner-only, like the recordings in it (the control plane tightens older directories).
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const recorder = new CallRecorder({ path: file });
+      await recorder.open();
+      this.recorder = recorder;
+    } catch (err) {
+      this.recordingFailed(err, undefined);
+    }
+  }
+
+  /** Puts audio into the recording; a write that fails stops the recording and nothing else. */
+  private record(side: "caller" | "agent", frame: AudioFrame, atMs: number): void {
+    const recorder = this.recorder;
+    if (!recorder) return;
+    try {
+      if (side === "caller") recorder.writeCaller(frame, atMs);
+      else recorder.writeAgent(frame, atMs);
+    } catch (err) {
+      this.recordingFailed(err, recorder);
+    }
+  }
+
+  /**
+   * The recording cannot go on (a write failed): it stops, its file is deleted (see
+   * CallRecorder.discard), and the owner hears of it once; the call itself goes on.
+   */
+  private recordingFailed(err: unknown, recorder: CallRecorder | undefined): void {
+    if (recorder) {
+      this.recorder = undefined;
+      this.recorderDiscarding = recorder.discard();
+    }
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    this.emitEvent({ type: "recording_failed", message: err instanceof Error ? err.message : String(err), code: typeof code === "string" ? code : null });
   }
 
   // ---- caller side -------------------------------------------------------------------------
@@ -383,7 +415,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending || !vadAnswer) return;
     const startMs = this.inputMs;
     this.inputMs += frameMs;
-    this.recorder?.writeCaller(frame, startMs);
+    this.record("caller", frame, startMs);
     const probability = await vadAnswer;
     const signal = this.turnDetector.push({ probability, level: rms(frame.samples), endMs: this.inputMs, frameMs });
 
@@ -856,7 +888,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** One paced agent frame has gone to the caller: into the recording and the turn's metrics. */
   private onFrameSent(frame: AudioFrame, atMs: number, turn: AgentTurn | undefined): void {
-    this.recorder?.writeAgent(frame, atMs - this.startedAt);
+    this.record("agent", frame, atMs - this.startedAt);
     if (!turn) return;
     this.lastHeardAt = this.clock.now();
     if (turn.metrics.firstFrameSentAt === null) {
@@ -967,14 +999,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     await this.inputChain.catch(() => undefined);
     let recording: CallSummary["recording"] = null;
     await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
-    await this.recorderOpening?.catch(() => undefined);
-    if (this.recorder) {
+    await this.recorderOpening;
+    await this.recorderDiscarding;
+    const recorder = this.recorder;
+    if (recorder) {
+      this.recorder = undefined;
       try {
-        recording = await this.recorder.close();
+        recording = await recorder.close();
         this.emitEvent({ type: "recording", path: recording.path, durationMs: recording.durationMs });
       } catch (err) {
-        // A disk problem loses the recording, not the call's transcript and end.
-        this.emitEvent({ type: "error", message: `recording failed: ${(err as Error).message}`, recovered: true });
+        // A disk problem loses the recording (close() deleted the file), not the call's transcript and end.
+        this.recordingFailed(err, undefined);
       }
     }
     this.setState("ended");

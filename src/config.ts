@@ -31,6 +31,9 @@ export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
 export const CARRIERS = ["simulator", "sip"] as const;
 export type CarrierName = (typeof CARRIERS)[number];
 
+/** The longest retention an account or the service may set: a hundred years. */
+export const RETENTION_MAX_DAYS = 36_500;
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -145,6 +148,12 @@ export interface Config {
     /** Bearer token `GET /metrics` requires; empty: no token, only loopback clients are served. */
     token: string;
   };
+  retention: {
+    /** Days an ended call keeps its recording, transcript and analysis, for accounts without their own setting; null: for ever. */
+    days: number | null;
+    /** How often the retention pass runs (it also runs at start-up). */
+    intervalMs: number;
+  };
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -248,6 +257,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
+  { key: "retention.days", env: "PARLEY_RETENTION_DAYS", kind: "int", min: 1, max: RETENTION_MAX_DAYS },
+  { key: "retention.intervalMs", env: "PARLEY_RETENTION_INTERVAL_MS", kind: "int", min: 1_000, max: 7 * 86_400_000 },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -305,6 +316,8 @@ function defaults(): Config {
     carrier: "simulator",
     callPrefixes: "",
     metrics: { token: "" },
+    // Unset: content is kept until deleted (DELETE /v1/calls/{id}); once a day otherwise.
+    retention: { days: null, intervalMs: 86_400_000 },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }

@@ -10,6 +10,8 @@ import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type ServiceOptions, type Services } from "./services/container.js";
+import { StorageHealth } from "./services/storage-health.js";
+import type { DatabaseWriteObserver } from "./db/write-observer.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
 import { recordingsDir } from "./services/recording-files.js";
@@ -38,8 +40,8 @@ export function databaseFile(config: Config): string {
 }
 
 /** Opens the database file under the data directory and brings its schema up to date. */
-export async function openMigratedDatabase(config: Config, logger?: Logger): Promise<Db> {
-  const db = openDatabase(databaseFile(config));
+export async function openMigratedDatabase(config: Config, logger?: Logger, observer?: DatabaseWriteObserver): Promise<Db> {
+  const db = openDatabase(databaseFile(config), { observer });
   const { applied } = await migrateToLatest(db);
   if (applied.length > 0) logger?.info({ applied }, "database migrated");
   return db;
@@ -49,12 +51,14 @@ export async function openMigratedDatabase(config: Config, logger?: Logger): Pro
 export async function startParley(config: Config, logger: Logger = createLogger(config.logLevel, { secrets: secretValues(config) }), options: Pick<ServiceOptions, "hostResolver" | "clock"> = {}): Promise<Parley> {
   // Checked first: a bad SIP setting must stop start-up before the engine's workers keep the process alive.
   const sipAccess = config.engine.enabled && config.sip.port > 0 ? readSipAccess(config.sip) : undefined;
-  const db = await openMigratedDatabase(config, logger);
+  // Failed writes (a full disk) are counted from the first one: /readyz reports them.
+  const storageHealth = new StorageHealth({ logger });
+  const db = await openMigratedDatabase(config, logger, storageHealth.databaseObserver());
   // What has been started, undone in reverse when a later step fails: a failed start leaves
   // nothing running (no worker or timer keeping the process alive, no port held).
   const started: Array<() => Promise<unknown> | void> = [() => db.destroy()];
   try {
-    const services = createServices(db, config, { logger, ...options });
+    const services = createServices(db, config, { logger, storageHealth, ...options });
     // Recordings an older version wrote readable by others (new ones are owner-only).
     tightenDirAndFiles(recordingsDir(config.dataDir));
     const recovered = await services.liveCalls.recoverInterrupted();
@@ -86,6 +90,9 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     // Reminders fall due whether or not calls can be placed; due ones missed while stopped go now.
     services.reminders.start();
     started.push(() => services.reminders.stop());
+    // Content past its account's retention goes now, then daily.
+    services.retention.start();
+    started.push(() => services.retention.stop());
     const app = createApp({ services, logger });
     const http = await listen(app, config.port, config.host);
     media?.gateway.attach(http.server);
@@ -113,6 +120,7 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         // the database is open. SIP closes last: live SIP calls need its socket for their BYE.
         await services.campaignRunner.stop();
         await services.reminders.stop();
+        await services.retention.stop();
         media?.dispatcher.stop();
         media?.sip?.stopAccepting();
         await media?.gateway.drain(options.graceMs ?? 0);

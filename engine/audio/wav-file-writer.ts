@@ -1,4 +1,4 @@
-import { open, type FileHandle } from "node:fs/promises";
+import { open, rm, type FileHandle } from "node:fs/promises";
 import { pcm16ToBytes } from "./pcm16.js";
 import { WAV_HEADER_BYTES, WAV_UNKNOWN_SIZE, checkInterleaved, riffSize, wavHeader, type WavFormat } from "./wav.js";
 
@@ -9,8 +9,10 @@ import { WAV_HEADER_BYTES, WAV_UNKNOWN_SIZE, checkInterleaved, riffSize, wavHead
  * written so far: parseWav (and tools that treat the placeholder as "to the end of the
  * file", such as ffmpeg and sox) read it up to the last completed write.
  *
- * Writes are queued in order without blocking the caller; the first I/O error is thrown by
- * the next `write()` and by `close()`. Sizes saturate at the format's 4 GiB limit.
+ * Writes are queued in order without blocking the caller; the first I/O error (a full disk:
+ * ENOSPC, EFBIG, EIO) is thrown by the next `write()`, by `flush()` and by `close()`. A short
+ * write (what a filling disk often gives first) is continued until it fails. Sizes saturate at
+ * the format's 4 GiB limit.
  */
 export interface WavFileInfo {
   path: string;
@@ -39,9 +41,11 @@ export class WavFileWriter {
     const header = wavHeader(format, WAV_UNKNOWN_SIZE);
     const handle = await open(path, "w", 0o600);
     try {
-      await handle.write(header, 0, header.length, 0);
+      await writeFully(handle, header, 0);
     } catch (error) {
+      // Not even the header fits: leave no empty file behind.
       await handle.close();
+      await rm(path, { force: true }).catch(() => undefined);
       throw error;
     }
     return new WavFileWriter(path, format, handle);
@@ -59,7 +63,7 @@ export class WavFileWriter {
     this.pending = this.pending.then(async () => {
       if (this.failure) return;
       try {
-        await this.handle.write(bytes, 0, bytes.length, position);
+        await writeFully(this.handle, bytes, position);
       } catch (error) {
         this.failure = error instanceof Error ? error : new Error(String(error));
       }
@@ -70,6 +74,19 @@ export class WavFileWriter {
   async flush(): Promise<void> {
     await this.pending;
     if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Gives up on the file after a failure: waits for queued writes (their errors are moot now),
+   * closes it and deletes it, so a recording cut short by a full disk leaves no half file that
+   * nothing refers to. Never rejects.
+   */
+  async discard(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pending;
+    await this.handle.close().catch(() => undefined);
+    await rm(this.path, { force: true }).catch(() => undefined);
   }
 
   /** Waits for queued writes, writes the real sizes into the header and closes the file. */
@@ -89,5 +106,14 @@ export class WavFileWriter {
       await this.handle.close();
     }
     return { path: this.path, frames: dataBytes / (2 * this.format.channels), dataBytes };
+  }
+}
+
+/** Writes all of `bytes` at `position`, continuing after short writes; a write that makes no progress is an error. */
+async function writeFully(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error("no space left: the write made no progress"), { code: "ENOSPC" });
+    offset += bytesWritten;
   }
 }

@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { AudioFrame } from "../audio/audio-frame.js";
 import { Resampler } from "../audio/resampler.js";
 import { WavFileWriter } from "../audio/wav-file-writer.js";
@@ -16,6 +17,10 @@ import { WavFileWriter } from "../audio/wav-file-writer.js";
  * incrementally behind that window (see WavFileWriter for what a crash leaves), audio that
  * arrives later than that for a stretch already written is dropped, and a side silent for
  * longer than that counts as stopped (its stream ends, so nothing of it is held back).
+ *
+ * A write that fails (a full disk) is thrown by `writeCaller`/`writeAgent` (the next write
+ * after it) or by `close()`; the owner then stops recording (`discard()`). A recording that
+ * could not be completed is deleted: no half file is left that nothing refers to.
  */
 export interface CallRecorderOptions {
   path: string;
@@ -103,9 +108,25 @@ export class CallRecorder {
     this.closed = true;
     this.endStream(this.tracks.caller);
     this.endStream(this.tracks.agent);
-    this.flushThrough(Math.max(this.tracks.caller.end, this.tracks.agent.end));
-    const { frames } = await writer.close();
+    let frames: number;
+    try {
+      this.flushThrough(Math.max(this.tracks.caller.end, this.tracks.agent.end));
+      ({ frames } = await writer.close());
+    } catch (err) {
+      // The file is incomplete: nothing may point to it, so it goes.
+      await rm(this.path, { force: true }).catch(() => undefined);
+      throw err;
+    }
     return { path: this.path, durationMs: Math.round((frames * 1000) / this.sampleRate) };
+  }
+
+  /**
+   * Gives up on the recording after a write failed (a full disk): closes and deletes the file.
+   * Never rejects; the recorder takes nothing more.
+   */
+  async discard(): Promise<void> {
+    this.closed = true;
+    await this.writer?.discard();
   }
 
   private write(track: Track, frame: AudioFrame, atMs: number): void {

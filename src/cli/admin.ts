@@ -1,4 +1,4 @@
-import { PLANS, type Config, type Plan, type PlanLimits } from "../config.js";
+import { PLANS, RETENTION_MAX_DAYS, type Config, type Plan, type PlanLimits } from "../config.js";
 import type { Db } from "../db/database.js";
 import { openMigratedDatabase } from "../main.js";
 import { ApiError, type FieldProblem } from "../core/api-error.js";
@@ -22,6 +22,9 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   account limits --account ID [--requests-per-minute N] [--agents N] [--webhooks N]
                  [--concurrent-calls N] [--queued-calls N]       (a value of -1 clears the override)
   account low-balance --account ID --threshold N   (credits.low below N; --threshold=-1: the default)
+  account retention --account ID --days N|--off|--default
+                 (ended calls' recordings, transcripts and analyses are removed N days after
+                  the call; --off: kept for ever; --default: PARLEY_RETENTION_DAYS)
   key create --account ID --name NAME [--permissions a,b,...]    (default: *)
   key list --account ID
   key revoke --key KEY_ID
@@ -137,6 +140,7 @@ const COMMANDS: Record<string, Handler> = {
       plan: a.plan,
       credit_balance: a.credit_balance,
       low_balance_threshold: s.accounts.lowBalanceThresholdOf(a),
+      retention_days: s.accounts.retentionDaysOf(a),
       limits: s.accounts.limitsOf(a),
       usage: await s.accounts.usage(a.id),
     };
@@ -163,6 +167,16 @@ const COMMANDS: Record<string, Handler> = {
     const a = await accountOrFail(s, required(o, "account"));
     const threshold = integer(required(o, "threshold"), "threshold", -1)!;
     return { id: a.id, low_balance_threshold: await s.accounts.setLowBalanceThreshold(a.id, threshold === -1 ? null : threshold) };
+  },
+  "account retention": async (argv, s) => {
+    const o = parseOptions(argv, { account: { type: "string" }, days: { type: "string" }, off: { type: "boolean" }, default: { type: "boolean" }, json: { type: "boolean" } });
+    const a = await accountOrFail(s, required(o, "account"));
+    const given = [o.days !== undefined, o.off === true, o.default === true].filter(Boolean).length;
+    if (given !== 1) throw new UsageError("give one of --days N, --off (keep for ever) or --default (PARLEY_RETENTION_DAYS)");
+    // Stored: days; 0 for ever; null the default.
+    const days = o.off ? 0 : o.default ? null : integer(o.days, "days", 1)!;
+    if (days !== null && days > RETENTION_MAX_DAYS) throw new UsageError(`--days must be at most ${RETENTION_MAX_DAYS}`);
+    return { id: a.id, retention_days: await s.accounts.setRetentionDays(a.id, days), source: days === null ? "default" : "account" };
   },
   "key create": async (argv, s) => {
     const o = parseOptions(argv, { account: { type: "string" }, name: { type: "string" }, permissions: { type: "string" }, json: { type: "boolean" } });

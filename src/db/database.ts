@@ -6,11 +6,15 @@ import { retryWhileBusy } from "./busy-retry.js";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withStatementCache } from "./statement-cache.js";
+import { observeWrites, type DatabaseWriteObserver } from "./write-observer.js";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
 
 export const DATABASE_FILE_NAME = "parley.db";
+
+/** The writes of a database no one watches (the CLI's). */
+const UNOBSERVED: DatabaseWriteObserver = { written: () => {}, failed: () => {} };
 
 /** The files SQLite keeps for `file` in WAL mode. */
 function sqliteFiles(file: string): string[] {
@@ -20,9 +24,10 @@ function sqliteFiles(file: string): string[] {
 /**
  * Opens (creating when needed) the SQLite file in WAL mode with foreign keys on. The file and
  * its directory are owner-only: a new file is made 0600 before SQLite opens it (SQLite gives its
- * -wal and -shm files the database file's mode), older ones are tightened.
+ * -wal and -shm files the database file's mode), older ones are tightened. With `observer`,
+ * whether writes reach the file is reported (the service's storage health); see observeWrites.
  */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: { observer?: DatabaseWriteObserver } = {}): Db {
   if (file !== ":memory:") {
     ensurePrivateDir(path.dirname(file));
     closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
@@ -34,7 +39,8 @@ export function openDatabase(file: string): Db {
   retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const database = observeWrites(withStatementCache(sqlite), sqlite, options.observer ?? UNOBSERVED);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
 export interface MigrationReport {

@@ -16,6 +16,8 @@ export interface AccountTable {
   limit_overrides: string;
   /** `credits.low` fires when a charge takes the balance below this; null: the configured default. */
   low_balance_threshold: number | null;
+  /** Days an ended call keeps its content (recording, transcript, analysis); null: the configured default; 0: for ever. */
+  retention_days: number | null;
   created_at: string;
   updated_at: string;
 }

@@ -6,6 +6,7 @@ import { IdempotencyKeysRepository } from "../db/repositories/idempotency-keys.j
 import { PLANS } from "../config.js";
 import type { Services } from "../services/container.js";
 import { grants } from "../services/permissions.js";
+import { storageProblem } from "../services/storage-health.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, notFound } from "./middleware/error-handler.js";
 import { httpMetrics } from "./middleware/http-metrics.js";
@@ -85,6 +86,11 @@ export function createApp(deps: AppDeps): express.Express {
     try {
       await sql`SELECT 1`.execute(services.db);
       for (const check of deps.readinessChecks ?? []) await check();
+      const failing = services.storageHealth.failing();
+      if (failing.length > 0) {
+        res.status(503).json({ status: "not_ready", reason: storageProblem(failing, services.config.dataDir), storage: failing });
+        return;
+      }
       res.json({ status: "ready" });
     } catch (err) {
       res.status(503).json({ status: "not_ready", reason: (err as Error).message });

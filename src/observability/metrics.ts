@@ -1,3 +1,4 @@
+import type { StorageTarget } from "../services/storage-health.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FastHistogram } from "./fast-histogram.js";
 import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type TurnMetrics } from "../../engine/index.js";
@@ -7,8 +8,6 @@ export const TURN_STAGES = ["endpointing", "asr", "first_token", "first_audio", 
 export type TurnStage = (typeof TURN_STAGES)[number];
 
 /** What a failed disk write was for (label `target` of parley_storage_failures_total). */
-export const STORAGE_TARGETS = ["recording", "database"] as const;
-export type StorageTarget = (typeof STORAGE_TARGETS)[number];
 
 /** The shared resources whose use is gauged (label `pool`). */
 export const POOLS = ["recognizers", "tts_workers", "call_slots"] as const;
@@ -98,12 +97,6 @@ export class ParleyMetrics {
     labelNames: ["method", "route", "status"] as const,
     buckets: HTTP_BUCKETS,
   });
-  private readonly storageFailures = new Counter({
-    name: "parley_storage_failures_total",
-    help: "Failed writes to disk by target (recording, database): a full or failing disk",
-    labelNames: ["target"] as const,
-    registers: [this.registry],
-  });
   /** Reads the pools' owners at scrape time (see watchEngine, watchCallSlots). */
   private readonly poolReaders: Array<() => void> = [];
   private readonly readPools = (): void => {
@@ -128,7 +121,6 @@ export class ParleyMetrics {
   constructor() {
     this.registry.registerMetric(this.http.asMetric());
     // Known, bounded series start at 0, so a dashboard shows 0 rather than "no data".
-    for (const target of STORAGE_TARGETS) this.storageFailures.inc({ target }, 0);
     for (const outcome of ["delivered", "failed", "skipped"]) this.webhookDeliveries.inc({ outcome }, 0);
     this.campaignCalls.inc(0);
     // Event-loop lag (nodejs_eventloop_lag_*), heap, GC, CPU, open handles: prom-client's defaults, in this registry.
@@ -191,12 +183,18 @@ export class ParleyMetrics {
     this.campaignCalls.inc();
   }
 
-  /**
-   * A write to disk failed (disk full, I/O error): the recording of a call, or the database.
-   * For the storage-failure handling to call wherever it catches one.
-   */
-  storageFailure(target: StorageTarget): void {
-    this.storageFailures.inc({ target });
+  /** Counts the failed writes to disk (full or failing) by target from StorageHealth at every scrape. */
+  watchStorage(counts: () => Record<StorageTarget, number>): void {
+    new Counter({
+      name: "parley_storage_failures_total",
+      help: "Failed writes to disk by target (recording, database): a full or failing disk",
+      labelNames: ["target"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [target, failures] of Object.entries(counts())) this.inc({ target }, failures);
+      },
+    });
   }
 
   /** Gauges the engine's pools (recognizers, TTS workers) from `usage()` at every scrape. */

@@ -44,6 +44,7 @@ export class AccountsService {
       media_token_created_at: null,
       limit_overrides: {},
       low_balance_threshold: null,
+      retention_days: null,
       created_at: at,
       updated_at: at,
     };
@@ -139,6 +140,21 @@ export class AccountsService {
   async setLowBalanceThreshold(accountId: string, threshold: number | null): Promise<number> {
     await this.accounts.update(accountId, { low_balance_threshold: threshold }, nowIso());
     return this.lowBalanceThresholdOf({ low_balance_threshold: threshold });
+  }
+
+  /**
+   * How many days this account's ended calls keep their content (see RetentionJob): its own
+   * setting, else the configured default; null: for ever.
+   */
+  retentionDaysOf(account: Pick<AccountRecord, "retention_days">): number | null {
+    const days = account.retention_days ?? this.config.retention.days;
+    return days === 0 ? null : days;
+  }
+
+  /** Sets the account's own retention: days, 0 for ever, null back to the configured default; returns the one in force. */
+  async setRetentionDays(accountId: string, days: number | null): Promise<number | null> {
+    await this.accounts.update(accountId, { retention_days: days }, nowIso());
+    return this.retentionDaysOf({ retention_days: days });
   }
 
   /**

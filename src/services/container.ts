@@ -27,8 +27,10 @@ import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
 import { SocketProbe } from "./url-reachability.js";
+import { StorageHealth } from "./storage-health.js";
 import { VoiceCatalog } from "./voices.js";
 import { CallContentRemoval } from "./call-content-removal.js";
+import { RetentionJob } from "./retention-job.js";
 import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
@@ -83,6 +85,10 @@ export interface Services {
   reservations: CreditReservations;
   /** The Prometheus metrics served at GET /metrics (one registry per container). */
   metrics: ParleyMetrics;
+  /** Removes ended calls' content past their account's retention, daily (started by the composition root). */
+  retention: RetentionJob;
+  /** Writes that failed for want of disk (recordings, the database), counted; /readyz reads it. */
+  storageHealth: StorageHealth;
 }
 
 /** What the composition root may replace (tests: a resolver that keeps every name on loopback). */
@@ -92,11 +98,15 @@ export interface ServiceOptions {
   hostResolver?: HostResolver;
   /** The schedulers' clock (ms since the epoch: the campaign runner's calling hours, reminders' due times): tests move it. */
   clock?: () => number;
+  /** The storage health the database connection reports to (the composition root makes it before opening the database). */
+  storageHealth?: StorageHealth;
 }
 
 export function createServices(db: Db, config: Config, options: ServiceOptions = {}): Services {
   const logger = options.logger ?? pino({ level: "silent" });
   const metrics = new ParleyMetrics();
+  const storageHealth = options.storageHealth ?? new StorageHealth({ logger });
+  metrics.watchStorage(() => storageHealth.counts());
   const contacts = new CampaignContactsRepository(db);
   metrics.watchCampaignContacts(() => contacts.countByStatus(["scheduled", "running", "paused"]));
   const dataSecret = loadCursorSecret(config.dataDir);
@@ -147,6 +157,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
   campaigns.onChanged(() => campaignRunner.wake());
+  const callContent = new CallContentRemoval(db, { events });
+  const retention = new RetentionJob(db, { intervalMs: config.retention.intervalMs, now: clock }, { accounts, callContent, logger });
   return {
     config,
     db,
@@ -160,11 +172,13 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     calls,
     liveCalls,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
-    callContent: new CallContentRemoval(db, { events }),
+    callContent,
+    retention,
     callLifecycle,
     destinations,
     outbox,
     reservations,
+    storageHealth,
     webhooks,
     webhookDelivery,
     webhookDeliveries,

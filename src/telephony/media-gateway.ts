@@ -226,7 +226,12 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
       tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment),
     });
-    session.on("event", (event) => logCallEvent(log, event));
+    session.on("event", (event) => {
+      logCallEvent(log, event);
+      // The call goes on unrecorded (the engine deleted the half file): counted, and /readyz says so.
+      if (event.type === "recording_failed") this.services.storageHealth.failed("recording", event, { call_id: call.id, account_id: call.account_id });
+      else if (event.type === "recording") this.services.storageHealth.succeeded("recording");
+    });
     return session;
   }
 

@@ -130,6 +130,14 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { PARLEY_SIP_MAX_TRANSACTIONS: "5" }, cwd })).toThrow(/PARLEY_SIP_MAX_TRANSACTIONS: must be an integer from 10/);
   });
 
+  it("reads the retention settings: kept for ever and a daily pass by default; days from 1", () => {
+    const cwd = tmp();
+    expect(loadConfig({ env: {}, cwd }).retention).toEqual({ days: null, intervalMs: 86_400_000 });
+    expect(loadConfig({ env: { PARLEY_RETENTION_DAYS: "90", PARLEY_RETENTION_INTERVAL_MS: "3600000" }, cwd }).retention).toEqual({ days: 90, intervalMs: 3_600_000 });
+    expect(() => loadConfig({ env: { PARLEY_RETENTION_DAYS: "0" }, cwd })).toThrow(/PARLEY_RETENTION_DAYS: must be an integer from 1 to 36500/);
+    expect(() => loadConfig({ env: { PARLEY_RETENTION_INTERVAL_MS: "10" }, cwd })).toThrow(/PARLEY_RETENTION_INTERVAL_MS: must be an integer from 1000/);
+  });
+
   it("checks PARLEY_CALL_PREFIXES", () => {
     const cwd = tmp();
     expect(loadConfig({ env: { PARLEY_CALL_PREFIXES: "+1, +44" }, cwd }).callPrefixes).toBe("+1, +44");

@@ -708,6 +708,8 @@ export interface operations {
                         /** @description Whether the account has a media token for /media/twilio; the token itself is shown only when it is made */
                         media_token_set: boolean;
                         media_token_created_at: string | null;
+                        /** @description Days an ended call keeps its recording, transcript and analysis before a daily job removes them (the billing record stays); null: kept until deleted. Set by the operator */
+                        retention_days: number | null;
                         created_at: string;
                     };
                 };

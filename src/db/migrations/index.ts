@@ -10,6 +10,7 @@ import * as callResults from "./008-call-results.js";
 import * as appointmentReminders from "./009-appointment-reminders.js";
 import * as endpointingMode from "./010-endpointing-mode.js";
 import * as webCallTokens from "./011-web-call-tokens.js";
+import * as retention from "./012-retention.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "009-appointment-reminders": appointmentReminders,
   "010-endpointing-mode": endpointingMode,
   "011-web-call-tokens": webCallTokens,
+  "012-retention": retention,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -39,7 +39,7 @@ export class AccountsRepository {
     return rows.map(accountFromRow);
   }
 
-  async update(id: string, patch: Partial<Pick<AccountRecord, "name" | "plan" | "limit_overrides" | "low_balance_threshold">>, updatedAt: string): Promise<void> {
+  async update(id: string, patch: Partial<Pick<AccountRecord, "name" | "plan" | "limit_overrides" | "low_balance_threshold" | "retention_days">>, updatedAt: string): Promise<void> {
     const { limit_overrides, ...rest } = patch;
     await this.db
       .updateTable("accounts")

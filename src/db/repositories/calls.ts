@@ -14,6 +14,13 @@ export const ACTIVE_CALL_STATUSES = ["queued", "ringing", "in_progress"] as cons
 export const LIVE_CALL_STATUSES = ["ringing", "in_progress"] as const satisfies readonly CallStatus[];
 export const ENDED_CALL_STATUSES = ["completed", "transferred", "failed", "no_answer", "busy"] as const satisfies readonly CallStatus[];
 
+/**
+ * A call still holds content (what CallContentRemoval removes). Word for word the condition of
+ * the partial index `calls_with_content` (migration 012): SQLite uses that index only for a
+ * query that states it.
+ */
+const CALL_CONTENT = sql<boolean>`(transcript IS NOT NULL OR recording_path IS NOT NULL OR analysis IS NOT NULL OR actions IS NOT NULL OR context <> '{}')`;
+
 export const CALL_DIRECTIONS = ["outbound", "inbound", "web"] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 
@@ -173,6 +180,26 @@ export class CallsRepository {
   async allInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<CallRecord[]> {
     const rows = await db.selectFrom("calls").selectAll().where("status", "in", [...statuses]).execute();
     return rows.map(callFromRow);
+  }
+
+  /**
+   * Up to `limit` of the account's ended calls that still hold content (see CALL_CONTENT) and
+   * ended before `before`, created after `after` (a keyset: `created_at`, `id`), oldest first;
+   * calls whose analysis is still being written are left for later. Reads the index of calls
+   * with content (migration 012): calls already emptied are not read again.
+   */
+  async endedWithContent(accountId: string, before: string, after: { created_at: string; id: string } | null, limit: number): Promise<Array<{ id: string; created_at: string }>> {
+    let q = this.db
+      .selectFrom("calls")
+      .select(["id", "created_at"])
+      .where("account_id", "=", accountId)
+      .where(CALL_CONTENT)
+      .where("created_at", "<", before)
+      .where(sql<boolean>`coalesce(ended_at, created_at) < ${before}`)
+      .where("status", "in", [...ENDED_CALL_STATUSES])
+      .where("analysis_pending", "=", 0);
+    if (after) q = q.where((eb) => eb.or([eb("created_at", ">", after.created_at), eb.and([eb("created_at", "=", after.created_at), eb("id", ">", after.id)])]));
+    return q.orderBy("created_at").orderBy("id").limit(limit).execute();
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { ApiError } from "../../core/api-error.js";
+import { isStorageError } from "../../db/write-observer.js";
 
 /** Renders every error in the envelope; unexpected ones become a 500 without internals. */
 export function errorHandler(logger: Logger) {
@@ -8,6 +9,10 @@ export function errorHandler(logger: Logger) {
     let apiError: ApiError;
     if (err instanceof ApiError) {
       apiError = err;
+    } else if (isStorageError(err)) {
+      // The disk, not the request (already logged and counted by the storage health): the client may try again later.
+      logger.warn({ requestId: req.requestId, method: req.method, path: req.path, code: err.code }, "request failed: the database cannot be written");
+      apiError = new ApiError(503, "storage_unavailable", "The service cannot store data now (its disk is full or failing); try again later", undefined, { "Retry-After": "30" });
     } else {
       logger.error({ err, request_id: req.requestId, account_id: req.auth?.account.id, method: req.method, path: req.path }, "unhandled error");
       apiError = new ApiError(500, "internal_error", "Internal error; the request id identifies it in the service's logs");

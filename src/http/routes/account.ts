@@ -55,6 +55,7 @@ export function accountRoutes({ accounts, apiKeys }: Services): RouteSpec[] {
           signing_secret: grants(auth.permissions, "webhooks:write") ? account.signing_secret : null,
           media_token_set: account.media_token_hash !== null,
           media_token_created_at: account.media_token_created_at,
+          retention_days: accounts.retentionDaysOf(account),
           created_at: account.created_at,
         };
       },

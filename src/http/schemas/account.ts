@@ -32,6 +32,11 @@ export const accountSchema = z.object({
     .describe("Signs deliveries to a call's own webhook_url; null unless the key holds webhooks:write (or *)"),
   media_token_set: z.boolean().describe("Whether the account has a media token for /media/twilio; the token itself is shown only when it is made"),
   media_token_created_at: z.string().nullable(),
+  retention_days: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Days an ended call keeps its recording, transcript and analysis before a daily job removes them (the billing record stays); null: kept until deleted. Set by the operator"),
   created_at: z.string(),
 });
 

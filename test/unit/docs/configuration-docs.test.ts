@@ -52,7 +52,9 @@ function rowProblems(setting: Setting, row: Documented): string[] {
     const documented = integers(row.bounds);
     if (documented[0] !== min || documented[1] !== max) problems.push(`${where}: bounds are ${min}-${max}, documented as "${row.bounds}"`);
     const value = defaultOf(setting);
-    if (setting.key !== "port" && integers(row.defaultValue)[0] !== value) problems.push(`${where}: default is ${String(value)}, documented as "${row.defaultValue}"`);
+    // An int whose default is null (unset) is documented as "unset: ...".
+    const documentedDefault = value === null && row.defaultValue.startsWith("unset") ? null : integers(row.defaultValue)[0];
+    if (setting.key !== "port" && documentedDefault !== value) problems.push(`${where}: default is ${String(value)}, documented as "${row.defaultValue}"`);
   }
   if (setting.kind === "enum") {
     const documented = quoted(row.bounds).sort();

@@ -1,0 +1,108 @@
+import type { Logger } from "pino";
+import { ApiError } from "../core/api-error.js";
+import type { Db } from "../db/database.js";
+import { CallsRepository } from "../db/repositories/calls.js";
+import type { AccountsService } from "./accounts.js";
+import type { CallContentRemoval } from "./call-content-removal.js";
+
+/** Calls read per query; each is then emptied in its own short transaction. */
+const BATCH = 100;
+const DAY_MS = 86_400_000;
+
+export interface RetentionPass {
+  /** Calls whose content was removed, by account (accounts with a retention, 0 included). */
+  removed: Record<string, number>;
+  total: number;
+  /** Calls whose removal failed (logged each); they are tried again on the next pass. */
+  failed: number;
+}
+
+/**
+ * Removes the content (recording file, transcript, analysis, actions, context: exactly what
+ * DELETE /v1/calls/{id} removes, through CallContentRemoval, so events are scrubbed the same
+ * way and the billing record stays) of ended calls older than their account's retention
+ * (AccountsService.retentionDaysOf: its own setting, else PARLEY_RETENTION_DAYS; none: kept).
+ * Age is from the call's end. Live calls and calls whose analysis is still being written are
+ * left for a later pass.
+ *
+ * Runs at start-up and then every `intervalMs` (a day), on an unref'd timer; one pass at a
+ * time. A pass reads calls in batches and empties each in its own transaction, so the API goes
+ * on between them; it ends with one log line: the count per account and the total.
+ */
+export class RetentionJob {
+  private readonly calls: CallsRepository;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<RetentionPass> | undefined;
+  private stopped = false;
+
+  constructor(
+    db: Db,
+    private readonly settings: { intervalMs: number; now: () => number },
+    private readonly deps: { accounts: AccountsService; callContent: CallContentRemoval; logger: Logger },
+  ) {
+    this.calls = new CallsRepository(db);
+  }
+
+  /** Runs a pass now, then every `intervalMs`. */
+  start(): void {
+    this.stopped = false;
+    const pass = () => void this.run().catch((err: unknown) => this.deps.logger.error({ err }, "retention pass failed"));
+    pass();
+    this.timer = setInterval(pass, this.settings.intervalMs);
+    this.timer.unref();
+  }
+
+  /** No more passes; resolves once the one under way has stopped (after the call it is on). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass over every account with a retention (joins the pass under way, if any). */
+  run(): Promise<RetentionPass> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async pass(): Promise<RetentionPass> {
+    const started = this.settings.now();
+    const result: RetentionPass = { removed: {}, total: 0, failed: 0 };
+    for (const account of await this.deps.accounts.list()) {
+      const days = this.deps.accounts.retentionDaysOf(account);
+      if (days === null || this.stopped) continue;
+      const removed = await this.removeOlderThan(account.id, new Date(started - days * DAY_MS).toISOString(), result);
+      result.removed[account.id] = removed;
+      result.total += removed;
+    }
+    this.deps.logger.info(
+      { retention: { removed: result.removed, total: result.total, failed: result.failed, ms: Math.round(this.settings.now() - started) } },
+      `retention: removed the content of ${result.total} ended call${result.total === 1 ? "" : "s"}`,
+    );
+    return result;
+  }
+
+  private async removeOlderThan(accountId: string, before: string, result: RetentionPass): Promise<number> {
+    let removed = 0;
+    let after: { created_at: string; id: string } | null = null;
+    while (!this.stopped) {
+      const batch = await this.calls.endedWithContent(accountId, before, after, BATCH);
+      for (const call of batch) {
+        if (this.stopped) break;
+        try {
+          await this.deps.callContent.remove(accountId, call.id);
+          removed += 1;
+        } catch (err) {
+          // A call that changed since it was read (its analysis restarted) waits for the next pass.
+          if (err instanceof ApiError && err.status === 409) continue;
+          result.failed += 1;
+          this.deps.logger.warn({ err, call_id: call.id, account_id: accountId }, "retention: the call's content was not removed; the next pass tries again");
+        }
+      }
+      if (batch.length < BATCH) break;
+      after = batch[batch.length - 1]!;
+    }
+    return removed;
+  }
+}
