@@ -316,6 +316,60 @@ describe("media endpoints with the default limits", () => {
   });
 });
 
+describe("a media client that stops reading", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_READ_TIMEOUT_MS: "1500" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("native and Twilio: cut off while the greeting plays, their calls stored ended client_not_reading and billed; a call beside them is unaffected", async () => {
+    const [stalledNative, stalledTwilio, healthy] = [await app.account({ credits: 100 }), await app.account({ credits: 100 }), await app.account({ credits: 100 })];
+    const native = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, stalledNative)}`, stalledNative.key);
+    const { call_id: nativeCallId } = await native.waitFor((m) => m.type === "connected");
+    native.setReading(false);
+    const twilio = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: await mediaTokenOf(app, stalledTwilio), agent_id: await agentOf(app, stalledTwilio) });
+    twilio.setReading(false);
+    const other = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, healthy)}`, healthy.key);
+    const { call_id: otherCallId } = await other.waitFor((m) => m.type === "connected");
+    other.startStreaming();
+
+    // Both stalled calls end on their own, while the client still holds its end of the connection open.
+    const [nativeRow, twilioRow] = await Promise.all(
+      [stalledNative, stalledTwilio].map((acct) =>
+        until("the stalled call to be stored as ended", async () => {
+          const rows = await callRows(app, acct.id);
+          return rows.length === 1 && rows[0]!.status !== "in_progress" ? rows[0] : undefined;
+        }),
+      ),
+    );
+    for (const row of [nativeRow, twilioRow]) expect(row).toMatchObject({ status: "completed", end_reason: "client_not_reading", billed_credits: 1 });
+    expect(nativeRow!.id).toBe(nativeCallId);
+    // Their sockets were destroyed by the service: reading again finds the connection gone.
+    for (const client of [native, twilio]) {
+      client.setReading(true);
+      await client.closed;
+      expect(client.closeCode).toBe(1006);
+    }
+
+    // The call beside them heard its greeting, lives on and ends as its caller decides.
+    await other.waitForAgentSilence(500);
+    expect(other.audio.length).toBeGreaterThan(20);
+    expect((await callRows(app, healthy.id))[0]).toMatchObject({ id: otherCallId, status: "in_progress" });
+    other.hangUp();
+    const otherRow = await until("the other call to end", async () => {
+      const row = (await callRows(app, healthy.id))[0];
+      return row && row.status !== "in_progress" ? row : undefined;
+    });
+    expect(otherRow).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+  });
+});
+
 describe("WebSocket upgrades past the per-address rate limit", () => {
   let app: TestApp;
   let wsBase: string;

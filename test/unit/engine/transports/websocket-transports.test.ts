@@ -193,8 +193,44 @@ describe("a client that does not read what it is sent", () => {
     // Control messages still go out, up to a hard bound: past it the client is cut off.
     for (let i = 0; i < 2000 && !transport.closed; i++) transport.sendMark(`mark-${i}-${"x".repeat(1000)}`);
     expect(transport.closed).toBe(true);
-    expect(hangups).toEqual(["client_too_slow"]);
+    expect(hangups).toEqual(["client_not_reading"]);
     expect(socket.bufferedAmount).toBeLessThanOrEqual(1024 * 1024 + 4096);
     raw.destroy();
+  });
+
+  it.each<[string, (s: WebSocket) => NativeTransport | TwilioTransport]>([
+    ["native", (s) => new NativeTransport(s, { format: "pcm16", sampleRate: 16000 })],
+    ["twilio", (s) => new TwilioTransport(s)],
+  ])("%s: a client that leaves a ping unanswered past the read timeout is cut off (client_not_reading), whatever the kernel buffers took", async (_, make) => {
+    const { socket, transport, raw } = await stalledClient(make);
+    const hangups: string[] = [];
+    transport.on("hangup", (reason) => hangups.push(reason));
+    const destroyed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    transport.watchReading(200);
+    // Agent audio keeps flowing meanwhile: not enough to fill anything (one frame every 20 ms).
+    const frame = { samples: sine(transport.outputSampleRate / 50, transport.outputSampleRate), sampleRate: transport.outputSampleRate };
+    const speaking = setInterval(() => transport.sendAudio(frame), 20);
+    await destroyed;
+    clearInterval(speaking);
+    expect(hangups).toEqual(["client_not_reading"]);
+    expect(transport.closed).toBe(true);
+    raw.destroy();
+  });
+
+  it("a client that reads (and so answers pings) is not cut off", async () => {
+    const { client, transport } = await pair((s) => new NativeTransport(s, { format: "pcm16", sampleRate: 16000 }));
+    const t = await transport;
+    const hangups: string[] = [];
+    t.on("hangup", (reason) => hangups.push(reason));
+    let pings = 0;
+    client.on("ping", () => pings++);
+    t.watchReading(100);
+    // Ten read timeouts' worth.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(pings).toBeGreaterThan(3);
+    expect(hangups).toEqual([]);
+    expect(t.closed).toBe(false);
+    t.close("done");
+    client.close();
   });
 });
