@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import dgram from "node:dgram";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { encodeMulaw } from "../../engine/audio/mulaw.js";
 import { parseWav } from "../../engine/audio/wav.js";
+import { serializeRtpPacket } from "../../engine/transports/sip/rtp-packet.js";
 import { SipCallError } from "../../engine/transports/sip/sip-call.js";
+import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { getTopVia } from "../../engine/transports/sip/sip-message.js";
 import { EventsRepository } from "../../src/db/repositories/events.js";
+import { settledHeapBytes } from "../helpers/settled-heap.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
 import { rawSipPeer, requestText } from "../helpers/sip-raw-peer.js";
@@ -121,6 +126,78 @@ async function inviteOutcome(number: string): Promise<number> {
   expect(error).toBeInstanceOf(SipCallError);
   return (error as SipCallError).status;
 }
+
+/**
+ * A call from `caller` to `number` that streams silence (so whatever the agent hears from it is
+ * silence) and counts the loud agent frames it receives (the greeting).
+ */
+async function silentCall(number: string): Promise<{ call: SipCall; loudFrames: () => number; greeted: () => Promise<void>; hangUp: () => Promise<void> }> {
+  const call = await caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` }).result;
+  let loud = 0;
+  let lastLoudAt = 0;
+  call.on("audio", (frame) => {
+    let sum = 0;
+    for (const s of frame.samples) sum += s * s;
+    if (Math.sqrt(sum / frame.samples.length) > 300) {
+      loud++;
+      lastLoudAt = Date.now();
+    }
+  });
+  const silence = { samples: new Int16Array(160), sampleRate: 8000 };
+  const streaming = setInterval(() => call.sendAudio(silence), 20);
+  return {
+    call,
+    loudFrames: () => loud,
+    // The greeting is over: 800 ms without agent audio after some.
+    greeted: async () => {
+      while (lastLoudAt === 0 || Date.now() - lastLoudAt < 800) await new Promise((r) => setTimeout(r, 50));
+    },
+    hangUp: async () => {
+      clearInterval(streaming);
+      await call.hangUp();
+    },
+  };
+}
+
+describe("inbound SIP under floods", () => {
+  it("a stranger's RTP flood at a live call's port is dropped unread: the agent hears only its caller, says its whole greeting, and the heap does not grow", async () => {
+    const { call, loudFrames, greeted, hangUp } = await silentCall(NUMBER);
+    const parleyRtp = call.rtp.remoteAddress!;
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    const heapBefore = settledHeapBytes();
+    try {
+      // Loud audio from another address, as a stranger spraying the RTP range would send it.
+      const FLOOD = 30_000;
+      for (let i = 0; i < FLOOD; i += 100) {
+        const sent: Promise<void>[] = [];
+        for (let j = i; j < i + 100; j++) {
+          const packet = serializeRtpPacket({ marker: false, payloadType: 0, sequence: j & 0xffff, timestamp: j * 160, ssrc: 0x5eed, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
+          sent.push(new Promise((resolve) => stranger.send(packet, parleyRtp.port, parleyRtp.address, () => resolve())));
+        }
+        await Promise.all(sent);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const [served] = app.parley.media!.sip!.userAgent.liveCalls;
+      // Most of the flood reached the call's socket (loopback may drop some) and all of it was ignored.
+      expect(served!.rtp.stats.ignored).toBeGreaterThan(FLOOD / 2);
+      expect(served!.rtp.remoteAddress).toEqual({ address: HOST, port: call.rtp.localPort });
+      expect(settledHeapBytes() - heapBefore).toBeLessThan(16 * 1024 * 1024);
+      await greeted();
+    } finally {
+      await new Promise<void>((resolve) => stranger.close(() => resolve()));
+      await hangUp();
+    }
+    expect(loudFrames()).toBeGreaterThan(50);
+    const ended = await endedCall(NUMBER);
+    const full = await app.request("GET", `/v1/calls/${ended.id}?include=transcript`, { key: acct.key });
+    expect(full.body.transcript).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
+    // What the agent heard (the recording's caller channel) is its caller's silence, not the stranger's tone.
+    const wav = await recording(ended);
+    expect(channelLevel(wav.samples, 0), "caller channel").toBeLessThan(50);
+    expect(channelLevel(wav.samples, 1), "agent channel").toBeGreaterThan(100);
+  }, 60_000);
+});
 
 describe("inbound SIP", () => {
   it("answers sipp's call to an owned number with its default agent: transcript, recording, duration, credits", async () => {

@@ -136,6 +136,16 @@ export class SipUserAgent implements SipCallHost {
     return this.calls.size;
   }
 
+  /** The calls up right now (for their RTP counters: what a flood did to them). */
+  get liveCalls(): readonly SipCall[] {
+    return [...this.calls.values()];
+  }
+
+  /** How much per-call state is held: calls up, their ACKs kept for retransmission, and INVITEs being decided. */
+  get heldState(): { calls: number; acks: number; pending: number } {
+    return { calls: this.calls.size, acks: this.acks.size, pending: this.pending.size };
+  }
+
   /** Places a call: INVITE with our SDP offer; `result` resolves with the SipCall once answered. */
   invite(options: OutgoingCallOptions): OutgoingCall {
     if (this.closed) throw new Error("the user agent is closed");
