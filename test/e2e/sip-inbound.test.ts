@@ -131,8 +131,8 @@ async function inviteOutcome(number: string): Promise<number> {
  * A call from `caller` to `number` that streams silence (so whatever the agent hears from it is
  * silence) and counts the loud agent frames it receives (the greeting).
  */
-async function silentCall(number: string): Promise<{ call: SipCall; loudFrames: () => number; greeted: () => Promise<void>; hangUp: () => Promise<void> }> {
-  const call = await caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` }).result;
+async function silentCall(number: string, port = sipPort): Promise<{ call: SipCall; loudFrames: () => number; greeted: () => Promise<void>; hangUp: () => Promise<void> }> {
+  const call = await caller.invite({ to: `sip:${number}@${HOST}:${port}` }).result;
   let loud = 0;
   let lastLoudAt = 0;
   call.on("audio", (frame) => {
@@ -385,4 +385,78 @@ describe("inbound SIP from a source outside PARLEY_SIP_ALLOW", () => {
       await strict.close();
     }
   }, 60_000);
+});
+
+describe("inbound SIP: an INVITE flood from an allowed source", () => {
+  it("gets 486 (the account's call limit) then stateless 503 (the transaction cap), holds no more than the caps, and the live call keeps its audio", async () => {
+    const MAX_TRANSACTIONS = 200;
+    const BUSY_NUMBER = "+14155550170";
+    const { app: busyApp, sipPort: port } = await startSipService("34000-34099", { PARLEY_SIP_MAX_TRANSACTIONS: String(MAX_TRANSACTIONS) });
+    // The flooder keeps only each INVITE's final status (the test shares the service's heap, which is measured).
+    const flooder = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => flooder.bind(0, HOST, resolve));
+    const finals = new Map<string, number>();
+    let answered: () => void = () => undefined;
+    flooder.on("message", (data) => {
+      const text = data.toString("latin1");
+      const status = Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1]);
+      const branch = /;branch=([^;\s]+)/.exec(text)?.[1];
+      if (status >= 200 && branch) finals.set(branch, status);
+      answered();
+    });
+    try {
+      const busy = await busyApp.account({ credits: 100 });
+      await busyApp.parley.services.accounts.setLimits(busy.id, { concurrentCalls: 1 });
+      const agent = await busyApp.request("POST", "/v1/agents", { key: busy.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-kal", first_message: GREETING } });
+      await busyApp.activeNumber(busy.key, { phone_number: BUSY_NUMBER, country: "US", default_agent_id: agent.body.id });
+      // The account's one call, live while the flood comes.
+      const { loudFrames, greeted, hangUp } = await silentCall(BUSY_NUMBER, port);
+      const ua = busyApp.parley.media!.sip!.userAgent;
+
+      let heldMost = 0;
+      /** `count` INVITEs to the busy number in bursts of 50 (loopback's buffers then drop none), each burst answered before the next. */
+      const wave = async (first: number, count: number) => {
+        for (let i = first; i < first + count; i += 50) {
+          const from = flooder.address().port;
+          for (let j = i; j < i + 50; j++) flooder.send(requestText(from, `z9hG4bKinv${j}`, { user: BUSY_NUMBER.slice(1) }).replace(/\r?\n/g, "\r\n"), port, HOST);
+          while (finals.size < i + 50) await new Promise<void>((resolve) => (answered = resolve));
+          heldMost = Math.max(heldMost, ua.layer.size);
+        }
+      };
+      const WAVE = 3000;
+      await wave(0, WAVE);
+      const heapAfterFirst = settledHeapBytes();
+      await wave(WAVE, WAVE);
+      const heapAfterSecond = settledHeapBytes();
+
+      const statuses = [...finals.values()];
+      expect(statuses).toHaveLength(2 * WAVE);
+      expect(statuses.every((s) => s === 486 || s === 503)).toBe(true);
+      // A 486 holds its transaction until its ACK (never sent) or 32 s: at most the cap's worth of them; the rest were refused with no state at all.
+      const busyHere = statuses.filter((s) => s === 486).length;
+      expect(busyHere).toBeGreaterThan(0);
+      expect(busyHere).toBeLessThanOrEqual(MAX_TRANSACTIONS);
+      expect(heldMost).toBeLessThanOrEqual(MAX_TRANSACTIONS);
+      expect(ua.heldState).toEqual({ calls: 1, acks: 0, pending: 0 });
+      // The second wave, all refused statelessly, left the heap where the first did.
+      expect(heapAfterSecond - heapAfterFirst).toBeLessThan(4 * 1024 * 1024);
+      // No call was made for the flood: only the live one is stored.
+      expect(await busyApp.parley.services.db.selectFrom("calls").select("id").where("account_id", "=", busy.id).execute()).toHaveLength(1);
+
+      // The live call said its whole greeting over it all.
+      await greeted();
+      await hangUp();
+      expect(loudFrames()).toBeGreaterThan(50);
+      let row;
+      for (let i = 0; i < 100 && row?.status !== "completed"; i++) {
+        row = await busyApp.parley.services.db.selectFrom("calls").selectAll().where("account_id", "=", busy.id).executeTakeFirstOrThrow();
+        if (row.status !== "completed") await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(row, JSON.stringify(row)).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+      expect(JSON.parse(row!.transcript!)).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
+    } finally {
+      await new Promise<void>((resolve) => flooder.close(() => resolve()));
+      await busyApp.close();
+    }
+  }, 90_000);
 });
