@@ -25,6 +25,7 @@ const TRANSFERRING_NUMBER = "+14155550179";
 const TRANSFER_TO = "+14155550100";
 const ECHO_NUMBER = "+14155550176";
 const PENDING_NUMBER = "+14155550175";
+const FLOODED_NUMBER = "+14155550174";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
 
 let app: TestApp;
@@ -159,46 +160,6 @@ async function silentCall(number: string, port = sipPort): Promise<{ call: SipCa
   };
 }
 
-describe("inbound SIP under floods", () => {
-  it("a stranger's RTP flood at a live call's port is dropped unread: the agent hears only its caller, says its whole greeting, and the heap does not grow", async () => {
-    const { call, loudFrames, greeted, hangUp } = await silentCall(NUMBER);
-    const parleyRtp = call.rtp.remoteAddress!;
-    const stranger = dgram.createSocket("udp4");
-    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
-    const heapBefore = settledHeapBytes();
-    try {
-      // Loud audio from another address, as a stranger spraying the RTP range would send it.
-      const FLOOD = 30_000;
-      for (let i = 0; i < FLOOD; i += 100) {
-        const sent: Promise<void>[] = [];
-        for (let j = i; j < i + 100; j++) {
-          const packet = serializeRtpPacket({ marker: false, payloadType: 0, sequence: j & 0xffff, timestamp: j * 160, ssrc: 0x5eed, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
-          sent.push(new Promise((resolve) => stranger.send(packet, parleyRtp.port, parleyRtp.address, () => resolve())));
-        }
-        await Promise.all(sent);
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      const [served] = app.parley.media!.sip!.userAgent.liveCalls;
-      // Most of the flood reached the call's socket (loopback may drop some) and all of it was ignored.
-      expect(served!.rtp.stats.ignored).toBeGreaterThan(FLOOD / 2);
-      expect(served!.rtp.remoteAddress).toEqual({ address: HOST, port: call.rtp.localPort });
-      expect(settledHeapBytes() - heapBefore).toBeLessThan(16 * 1024 * 1024);
-      await greeted();
-    } finally {
-      await new Promise<void>((resolve) => stranger.close(() => resolve()));
-      await hangUp();
-    }
-    expect(loudFrames()).toBeGreaterThan(50);
-    const ended = await endedCall(NUMBER);
-    const full = await app.request("GET", `/v1/calls/${ended.id}?include=transcript`, { key: acct.key });
-    expect(full.body.transcript).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
-    // What the agent heard (the recording's caller channel) is its caller's silence, not the stranger's tone.
-    const wav = await recording(ended);
-    expect(channelLevel(wav.samples, 0), "caller channel").toBeLessThan(50);
-    expect(channelLevel(wav.samples, 1), "agent channel").toBeGreaterThan(100);
-  }, 60_000);
-});
-
 describe("inbound SIP", () => {
   it("answers sipp's call to an owned number with its default agent: transcript, recording, duration, credits", async () => {
     const sipp = await startSipp([`${HOST}:${sipPort}`, "-sn", "uac_pcap", "-s", NUMBER.slice(1), "-m", "1", "-i", HOST, "-p", String(await freeUdpPort()), "-mp", String(await freeUdpPort())]);
@@ -331,6 +292,46 @@ describe("inbound SIP", () => {
     const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript,analysis`, { key: acct.key });
     expect(full.body.transcript.filter((s: any) => s.role === "user").map((s: any) => s.content)).toEqual(["[pressed 0]"]);
     expect(full.body.analysis).toMatchObject({ outcome: "transferred" });
+  }, 60_000);
+
+  it("a stranger's RTP flood at a live call's port is dropped unread: the agent hears only its caller, says its whole greeting, and the heap does not grow", async () => {
+    const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-kal", first_message: GREETING } });
+    await app.activeNumber(acct.key, { phone_number: FLOODED_NUMBER, country: "US", default_agent_id: agent.body.id });
+    const { call, loudFrames, greeted, hangUp } = await silentCall(FLOODED_NUMBER);
+    const parleyRtp = call.rtp.remoteAddress!;
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    const heapBefore = settledHeapBytes();
+    try {
+      // Loud audio from another address, as a stranger spraying the RTP range would send it.
+      const FLOOD = 30_000;
+      for (let i = 0; i < FLOOD; i += 100) {
+        const sent: Promise<void>[] = [];
+        for (let j = i; j < i + 100; j++) {
+          const packet = serializeRtpPacket({ marker: false, payloadType: 0, sequence: j & 0xffff, timestamp: j * 160, ssrc: 0x5eed, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
+          sent.push(new Promise((resolve) => stranger.send(packet, parleyRtp.port, parleyRtp.address, () => resolve())));
+        }
+        await Promise.all(sent);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const [served] = app.parley.media!.sip!.userAgent.liveCalls;
+      // Most of the flood reached the call's socket (loopback may drop some) and all of it was ignored.
+      expect(served!.rtp.stats.ignored).toBeGreaterThan(FLOOD / 2);
+      expect(served!.rtp.remoteAddress).toEqual({ address: HOST, port: call.rtp.localPort });
+      expect(settledHeapBytes() - heapBefore).toBeLessThan(16 * 1024 * 1024);
+      await greeted();
+    } finally {
+      await new Promise<void>((resolve) => stranger.close(() => resolve()));
+      await hangUp();
+    }
+    expect(loudFrames()).toBeGreaterThan(50);
+    const ended = await endedCall(FLOODED_NUMBER);
+    const full = await app.request("GET", `/v1/calls/${ended.id}?include=transcript`, { key: acct.key });
+    expect(full.body.transcript).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
+    // What the agent heard (the recording's caller channel) is its caller's silence, not the stranger's tone.
+    const wav = await recording(ended);
+    expect(channelLevel(wav.samples, 0), "caller channel").toBeLessThan(50);
+    expect(channelLevel(wav.samples, 1), "agent channel").toBeGreaterThan(100);
   }, 60_000);
 
   it("refuses calls past the account's concurrent-call limit with 486, and without credits with 402", async () => {
