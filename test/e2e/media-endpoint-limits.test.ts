@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
+import { encodeMulaw } from "../../engine/audio/mulaw.js";
+import { parseWav } from "../../engine/audio/wav.js";
 import { NativeMediaClient, TwilioMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { upgrade, type UpgradeOutcome } from "../helpers/ws-upgrade.js";
@@ -254,6 +257,67 @@ describe("media endpoints with the default limits", () => {
         return r && r.status !== "in_progress" ? r : undefined;
       });
       expect(row.status).toBe("completed");
+    });
+  });
+
+  describe("malformed frames", () => {
+    /** Root-mean-square level of the caller channel (left) of a stored call's stereo recording. */
+    const callerLevel = (recordingPath: string) => {
+      const { samples } = parseWav(readFileSync(recordingPath));
+      let sum = 0;
+      for (let i = 0; i < samples.length; i += 2) sum += samples[i]! * samples[i]!;
+      return Math.sqrt(sum / (samples.length / 2));
+    };
+
+    it("are dropped and the call goes on, hearing none of them (native and Twilio); a call beside them is unaffected", async () => {
+      const [nativeAcct, twilioAcct, healthyAcct] = [await app.account({ credits: 100 }), await app.account({ credits: 100 }), await app.account({ credits: 100 })];
+      const healthy = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, healthyAcct)}`, healthyAcct.key);
+      healthy.startStreaming();
+
+      const native = await upgrade(`${wsBase}/media/ws?agent_id=${await agentOf(app, nativeAcct)}`, { authorization: `Bearer ${nativeAcct.key}` });
+      const twilio = await twilioStart({ customParameters: { token: await mediaTokenOf(app, twilioAcct), agent_id: await agentOf(app, twilioAcct) } });
+      const nativeWs = native.socket!;
+      const twilioWs = twilio.ws;
+      const streamSid = () => "MZ" + "0".repeat(32);
+      const media = (payload: string) => JSON.stringify({ event: "media", sequenceNumber: "9", streamSid: streamSid(), media: { track: "inbound", chunk: "1", timestamp: "0", payload } });
+      // Two seconds of silence from each caller, with garbage between the frames: what the
+      // protocols cannot read, an odd number of PCM16 bytes, payloads that are not base64 (Node
+      // would decode "AAAA*..." leniently into full-scale audio), unknown message types.
+      const silentPcm = Buffer.alloc(640);
+      const silentMulaw = Buffer.from(encodeMulaw(new Int16Array(160))).toString("base64");
+      for (let i = 0; i < 100; i++) {
+        nativeWs.send(silentPcm);
+        twilioWs.send(media(silentMulaw));
+        if (i % 10 === 0) {
+          for (const bad of ["not json", "[]", '{"type":"flood","x":"' + "y".repeat(10_000) + '"}', '{"type":"dtmf","digit":"99"}']) nativeWs.send(bad);
+          nativeWs.send(Buffer.alloc(641, 0x80));
+          nativeWs.send(randomBytes(1));
+          for (const bad of ["not json", '{"event":"flood"}', media("AAAA*".repeat(40)), media("A".repeat(161)), '{"event":"media","media":{"payload":42}}']) twilioWs.send(bad);
+          twilioWs.send(randomBytes(320));
+        }
+        await sleep(20);
+      }
+      expect([nativeWs.readyState, twilioWs.readyState]).toEqual([WebSocket.OPEN, WebSocket.OPEN]);
+      nativeWs.send(JSON.stringify({ type: "hangup" }));
+      twilioWs.send(JSON.stringify({ event: "stop", sequenceNumber: "200", streamSid: streamSid(), stop: {} }));
+      for (const acct of [nativeAcct, twilioAcct]) {
+        const row = await until("the call to be stored", async () => {
+          const r = (await callRows(app, acct.id))[0];
+          return r && r.status !== "in_progress" ? r : undefined;
+        });
+        expect(row).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+        expect(JSON.parse(row.transcript!).filter((s: { role: string }) => s.role === "user")).toEqual([]);
+        expect(callerLevel(row.recording_path!)).toBeLessThan(50);
+      }
+
+      await healthy.waitForAgentSilence(500);
+      expect(healthy.audio.length).toBeGreaterThan(20);
+      healthy.hangUp();
+      const row = await until("the healthy call to end", async () => {
+        const r = (await callRows(app, healthyAcct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
     });
   });
 
