@@ -424,7 +424,7 @@ describe("inbound SIP: an INVITE flood from an allowed source", () => {
           heldMost = Math.max(heldMost, ua.layer.size);
         }
       };
-      const WAVE = 3000;
+      const WAVE = 1500;
       await wave(0, WAVE);
       const heapAfterFirst = settledHeapBytes();
       await wave(WAVE, WAVE);
