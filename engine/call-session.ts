@@ -1025,7 +1025,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 }
 
-/** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */
 /** Hang-ups a transport reports that are end reasons of their own; any other is the caller's (`caller_hangup`). */
 const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["client_not_reading"]);
 
@@ -1033,6 +1032,7 @@ function hangupEndReason(reason: string): CallEndReason {
   return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
 }
 
+/** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */
 const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voicemail", "do_not_call"]);
 
 function callEndReasonOf(dialogueReason: string): CallEndReason {
