@@ -56,6 +56,8 @@ export const CALL_END_REASONS = [
   "error",
   /** The caller's audio ran ahead of the wall clock (see CallerInputBudget): a client flooding the engine. */
   "audio_overrun",
+  /** The caller's client stopped reading what it was sent (a media WebSocket): it was cut off. */
+  "client_not_reading",
 ] as const;
 export type CallEndReason = (typeof CALL_END_REASONS)[number];
 

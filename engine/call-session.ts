@@ -269,7 +269,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.startedAt = this.clock.now();
     // Before anything is awaited: a hang-up during set-up ends the call, and a connection that
     // closed before the session started (its hang-up heard by no one) ends it at once.
-    transport.on("hangup", () => void this.stop("caller_hangup"));
+    transport.on("hangup", (reason) => void this.stop(hangupEndReason(reason)));
     if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.vad = providers.vad.createVad(transport.inputSampleRate);
@@ -319,10 +319,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       sampleRate: this.transport.inputSampleRate,
       signal: this.lifetime.signal,
     });
-    const asr = await this.asrReady;
-    if (this.ending) {
+    // The call ending while the recognizer is being opened aborts the opening: that is no failure.
+    const asr = await this.asrReady.catch((err: unknown) => {
+      if (this.ending) return undefined;
+      throw err;
+    });
+    if (this.ending || !asr) {
       // The call ended while the recognizer was being opened: give it straight back.
-      await asr.close();
+      await asr?.close();
       return;
     }
     this.asr = asr;
@@ -1067,6 +1071,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport.sendEvent(event);
     this.emit("event", event);
   }
+}
+
+/** Hang-ups a transport reports that are end reasons of their own; any other is the caller's (`caller_hangup`). */
+const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["client_not_reading"]);
+
+function hangupEndReason(reason: string): CallEndReason {
+  return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
 }
 
 /** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */

@@ -136,6 +136,11 @@ export interface Config {
     pendingStreams: number;
     /** The same, per address. */
     pendingStreamsPerAddress: number;
+    /**
+     * A media socket that leaves a ping unanswered this long (it stopped reading what it is
+     * sent) is cut off and its call ended (`client_not_reading`); 0: never.
+     */
+    readTimeoutMs: number;
   };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
@@ -254,6 +259,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "media.upgradesPerMinute", env: "PARLEY_MEDIA_UPGRADES_PER_MINUTE", kind: "int", min: 1, max: 1_000_000 },
   { key: "media.pendingStreams", env: "PARLEY_MEDIA_PENDING_STREAMS", kind: "int", min: 1, max: 1_000_000 },
   { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
+  { key: "media.readTimeoutMs", env: "PARLEY_MEDIA_READ_TIMEOUT_MS", kind: "int", min: 0, max: 600_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
@@ -312,7 +318,7 @@ function defaults(): Config {
       tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
     },
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
-    media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20 },
+    media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20, readTimeoutMs: 10_000 },
     carrier: "simulator",
     callPrefixes: "",
     metrics: { token: "" },

@@ -14,6 +14,7 @@ const QUIET_ENDINGS: Partial<Record<CallEndReason | "not_understood" | "caller_g
   stopped: "The call was ended through the API.",
   error: "The call ended on a technical error.",
   audio_overrun: "The call was cut off: its audio arrived faster than real time.",
+  client_not_reading: "The call was cut off: the other side's connection stopped taking the agent's audio.",
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { ApiLoadResult } from "./api-load.js";
 import type { EndpointingMode } from "./conversation.js";
 import type { Summary } from "./percentiles.js";
 import type { CallResult, Protocol } from "./play-conversation.js";
@@ -21,6 +22,8 @@ export interface LevelResult {
   client_loop_delay_p99_ms: number;
   /** The cloud stand-ins' process, % of one core; null with embedded providers. */
   standin_cpu_percent: number | null;
+  /** What the API load (`--api-load`) achieved while the level's calls ran; null without it. */
+  api_load: ApiLoadResult | null;
   calls: CallResult[];
 }
 

@@ -206,6 +206,16 @@ export abstract class MediaClient {
     });
   }
 
+  /**
+   * Stops (`false`) or resumes (`true`) reading the connection while keeping it open: a client
+   * that stalls, as the media abuse tests need.
+   */
+  setReading(reading: boolean): void {
+    const socket = (this.ws as unknown as { _socket: import("node:net").Socket })._socket;
+    if (reading) socket.resume();
+    else socket.pause();
+  }
+
   close(): void {
     this.stopPump();
     this.ws.close();

@@ -77,6 +77,15 @@ export function renderTextSummary(r: BenchResult): string {
       `${`${l.endpointing_mode} ${l.protocol} x ${l.concurrency}`.padEnd(27)}${cell(l.voice_to_voice_ms.p50, 8)}${cell(l.voice_to_voice_ms.p95)}${cell(l.voice_to_voice_ms.p99)}${cell(l.greeting_ms.p50)}${cell(l.jitter_ms.p95)}${String(l.false_endpoints).padStart(8)}${cell(l.server_cpu_percent, 8)}${cell(l.server_cpu_percent_per_call)}${cell(l.server_peak_rss_mb, 8)}${cell(l.server_rss_mb_per_call)}${cell(l.client_cpu_percent, 8)}${standin ? cell(l.standin_cpu_percent, 8) : ""}`,
     );
   }
+  const loaded = r.levels.filter((l) => l.api_load);
+  for (const l of loaded) {
+    const a = l.api_load!;
+    const p95 = l.jitter_ms.p95;
+    out.push(
+      `API load beside ${l.endpointing_mode} ${l.protocol} x ${l.concurrency}: ${Math.round(a.requests_per_s)} requests/s (p99 ${a.latency_p99_ms} ms, ${a.non_2xx} not 2xx); ` +
+        `outgoing frame jitter p95 ${p95 === null ? "-" : p95.toFixed(1)} ms (target <= 20 ms: ${p95 === null ? "no frames" : p95 <= 20 ? "met" : "NOT met"})`,
+    );
+  }
   out.push("");
   const checked = r.calls.filter((c) => c.outcome !== null);
   const required = checked.filter((c) => c.outcome!.required);

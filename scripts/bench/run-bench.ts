@@ -8,6 +8,7 @@ import { parseWav } from "../../engine/audio/wav.js";
 import { QUIET_TAIL_DB } from "../../engine/turn/speech-detector.js";
 import { loadConfig } from "../../src/config.js";
 import { integer, parseOptions, UsageError } from "../../src/cli/args.js";
+import { API_LOAD_CONNECTIONS, API_LOAD_PATHS, startApiLoad } from "./api-load.js";
 import { startBenchServer, type BenchServer } from "./bench-server.js";
 import { BENCH_ENDPOINTING_MODES, BENCH_ENDPOINTING_MS, linesOf, loadConversations, type Conversation, type EndpointingMode } from "./conversation.js";
 import { NativeMediaClient, TwilioMediaClient, type MediaClient } from "./media-caller.js";
@@ -25,7 +26,7 @@ import { failedCall, modeResult, samplesOf } from "./summarize-calls.js";
 
 export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
              [--protocol native|twilio|both] [--endpointing fixed,adaptive]
-             [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N]
+             [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N] [--api-load]
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
@@ -41,7 +42,13 @@ starts \`parley serve\` as a child process with a temporary data directory. With
   level with its own agents (default fixed,adaptive). fixed: the caller's turn ends after
   ${BENCH_ENDPOINTING_MS.fixed} ms of silence; adaptive: after a short pause when its words form a
   complete turn, after up to ${BENCH_ENDPOINTING_MS.adaptive} ms when they do not ("i need a", "um").
---quick: the quick conversations at 1 and 2 calls (10 with stand-ins).`;
+--quick: the quick conversations at 1 and 2 calls (10 with stand-ins).
+--api-load: while each level's calls run, autocannon (its own process, ${API_LOAD_CONNECTIONS} connections)
+  sends the same key's requests to ${API_LOAD_PATHS.join(" and ")}; the summary gives the
+  requests per second achieved beside the calls' outgoing frame jitter p95 (target: 20 ms).
+  The started server lifts the plan's rate limit for it; with --url, the account's limit
+  applies (429s are counted as non-2xx). E.g. --providers standin --concurrency 20
+  --protocol native --endpointing fixed --api-load.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const FIXTURES = path.join(ROOT, "fixtures");
@@ -112,7 +119,9 @@ export async function bench(argv: string[]): Promise<number> {
     seed: { type: "string" },
     providers: { type: "string" },
     endpointing: { type: "string" },
+    "api-load": { type: "boolean" },
   });
+  const apiLoad = o["api-load"] ?? false;
   const quick = o.quick ?? false;
   const providers = (o.providers ?? "embedded") as Providers;
   if (providers !== "embedded" && providers !== "standin") throw new UsageError("--providers must be embedded or standin");
@@ -148,7 +157,9 @@ export async function bench(argv: string[]): Promise<number> {
   }
   if (!o.url) {
     progress("starting parley serve (child process, temporary data directory)");
-    server = await startBenchServer(maxLevel, standins ? standinEnv(standins.url) : {}).catch(async (err: unknown) => {
+    // The API load is one key's requests as fast as the service answers: past any plan's rate limit.
+    const env = { ...(standins ? standinEnv(standins.url) : {}), ...(apiLoad ? { PARLEY_PLAN_AGENCY_REQUESTS_PER_MINUTE: "1000000" } : {}) };
+    server = await startBenchServer(maxLevel, env).catch(async (err: unknown) => {
       await standins?.stop();
       throw err;
     });
@@ -201,7 +212,8 @@ export async function bench(argv: string[]): Promise<number> {
                   ? (c, client) => observeTwilioCall(api, agentOf(c), client as TwilioMediaClient)
                   : (_c, client) => Promise.resolve(observeNativeEvents(client)),
           };
-          levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress));
+          const load = apiLoad ? { baseUrl, key } : null;
+          levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress, load));
         }
       }
     }
@@ -251,6 +263,7 @@ async function runLevel(
   caller: Caller,
   seed: number,
   progress: (text: string) => void,
+  apiLoadTarget: { baseUrl: string; key: string } | null,
 ): Promise<LevelResult> {
   const serverPid = pids.server;
   const before = serverPid ? processTreeUsage(serverPid) : null;
@@ -270,6 +283,7 @@ async function runLevel(
     }
   }, CPU_SAMPLE_MS);
   const calls: CallResult[] = [];
+  const load = apiLoadTarget ? startApiLoad(apiLoadTarget.baseUrl, apiLoadTarget.key) : null;
   // Lanes start at different conversations, so simultaneous calls are not in lockstep, and
   // arrive ARRIVAL_INTERVAL_MS apart, as calls do, rather than all in the same millisecond.
   await Promise.all(
@@ -304,6 +318,8 @@ async function runLevel(
       }
     }),
   );
+  const apiLoadResult = load ? await load.stop() : null;
+  if (apiLoadResult) progress(`  API load: ${Math.round(apiLoadResult.requests_per_s)} requests/s (p99 ${apiLoadResult.latency_p99_ms} ms, ${apiLoadResult.non_2xx} not 2xx)`);
   clearInterval(sampler);
   clientLoop.disable();
   const wallMs = performance.now() - wallStart;
@@ -325,6 +341,7 @@ async function runLevel(
     client_cpu_percent: round(((clientCpu.user + clientCpu.system) / 1000 / wallMs) * 100),
     client_loop_delay_p99_ms: round(clientLoop.percentile(99) / 1e6),
     standin_cpu_percent: standinCpuMs === null ? null : round((standinCpuMs / wallMs) * 100),
+    api_load: apiLoadResult,
     calls,
   };
 }

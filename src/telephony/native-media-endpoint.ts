@@ -125,6 +125,7 @@ export class NativeMediaEndpoint implements MediaEndpoint {
    */
   private async start(ws: WebSocket, setup: LiveCallStart, audio: AudioOptions, slot: EngineSlot): Promise<void> {
     const transport = new NativeTransport(ws, audio);
+    transport.watchReading(this.services.config.media.readTimeoutMs);
     let call: CallRecord;
     try {
       call = await this.services.liveCalls.begin(setup);

@@ -65,6 +65,7 @@ export class TwilioMediaEndpoint implements MediaEndpoint {
   /** `authenticated` is called once the stream's `start` carries a valid media token (it is no longer pending). */
   private async accept(ws: WebSocket, authenticated: () => void): Promise<void> {
     const transport = new TwilioTransport(ws);
+    transport.watchReading(this.services.config.media.readTimeoutMs);
     try {
       const start = checkTwilioStart(await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message"));
       const params = start.parameters;

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
+import { encodeMulaw } from "../../engine/audio/mulaw.js";
+import { parseWav } from "../../engine/audio/wav.js";
 import { NativeMediaClient, TwilioMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { upgrade, type UpgradeOutcome } from "../helpers/ws-upgrade.js";
@@ -257,6 +260,67 @@ describe("media endpoints with the default limits", () => {
     });
   });
 
+  describe("malformed frames", () => {
+    /** Root-mean-square level of the caller channel (left) of a stored call's stereo recording. */
+    const callerLevel = (recordingPath: string) => {
+      const { samples } = parseWav(readFileSync(recordingPath));
+      let sum = 0;
+      for (let i = 0; i < samples.length; i += 2) sum += samples[i]! * samples[i]!;
+      return Math.sqrt(sum / (samples.length / 2));
+    };
+
+    it("are dropped and the call goes on, hearing none of them (native and Twilio); a call beside them is unaffected", async () => {
+      const [nativeAcct, twilioAcct, healthyAcct] = [await app.account({ credits: 100 }), await app.account({ credits: 100 }), await app.account({ credits: 100 })];
+      const healthy = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, healthyAcct)}`, healthyAcct.key);
+      healthy.startStreaming();
+
+      const native = await upgrade(`${wsBase}/media/ws?agent_id=${await agentOf(app, nativeAcct)}`, { authorization: `Bearer ${nativeAcct.key}` });
+      const twilio = await twilioStart({ customParameters: { token: await mediaTokenOf(app, twilioAcct), agent_id: await agentOf(app, twilioAcct) } });
+      const nativeWs = native.socket!;
+      const twilioWs = twilio.ws;
+      const streamSid = () => "MZ" + "0".repeat(32);
+      const media = (payload: string) => JSON.stringify({ event: "media", sequenceNumber: "9", streamSid: streamSid(), media: { track: "inbound", chunk: "1", timestamp: "0", payload } });
+      // Two seconds of silence from each caller, with garbage between the frames: what the
+      // protocols cannot read, an odd number of PCM16 bytes, payloads that are not base64 (Node
+      // would decode "AAAA*..." leniently into full-scale audio), unknown message types.
+      const silentPcm = Buffer.alloc(640);
+      const silentMulaw = Buffer.from(encodeMulaw(new Int16Array(160))).toString("base64");
+      for (let i = 0; i < 100; i++) {
+        nativeWs.send(silentPcm);
+        twilioWs.send(media(silentMulaw));
+        if (i % 10 === 0) {
+          for (const bad of ["not json", "[]", '{"type":"flood","x":"' + "y".repeat(10_000) + '"}', '{"type":"dtmf","digit":"99"}']) nativeWs.send(bad);
+          nativeWs.send(Buffer.alloc(641, 0x80));
+          nativeWs.send(randomBytes(1));
+          for (const bad of ["not json", '{"event":"flood"}', media("AAAA*".repeat(40)), media("A".repeat(161)), '{"event":"media","media":{"payload":42}}']) twilioWs.send(bad);
+          twilioWs.send(randomBytes(320));
+        }
+        await sleep(20);
+      }
+      expect([nativeWs.readyState, twilioWs.readyState]).toEqual([WebSocket.OPEN, WebSocket.OPEN]);
+      nativeWs.send(JSON.stringify({ type: "hangup" }));
+      twilioWs.send(JSON.stringify({ event: "stop", sequenceNumber: "200", streamSid: streamSid(), stop: {} }));
+      for (const acct of [nativeAcct, twilioAcct]) {
+        const row = await until("the call to be stored", async () => {
+          const r = (await callRows(app, acct.id))[0];
+          return r && r.status !== "in_progress" ? r : undefined;
+        });
+        expect(row).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+        expect(JSON.parse(row.transcript!).filter((s: { role: string }) => s.role === "user")).toEqual([]);
+        expect(callerLevel(row.recording_path!)).toBeLessThan(50);
+      }
+
+      await healthy.waitForAgentSilence(500);
+      expect(healthy.audio.length).toBeGreaterThan(20);
+      healthy.hangUp();
+      const row = await until("the healthy call to end", async () => {
+        const r = (await callRows(app, healthyAcct.id))[0];
+        return r && r.status !== "in_progress" ? r : undefined;
+      });
+      expect(row).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+    });
+  });
+
   describe("Twilio start fields", () => {
     it("a From of 100 KB is refused with the frame (1009): no call is stored", async () => {
       const acct = await app.account({ credits: 100 });
@@ -313,6 +377,60 @@ describe("media endpoints with the default limits", () => {
       }
       expect(await callRows(app, acct.id)).toEqual([]);
     });
+  });
+});
+
+describe("a media client that stops reading", () => {
+  let app: TestApp;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    app = await startEngineApp({ PARLEY_MEDIA_READ_TIMEOUT_MS: "1500" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("native and Twilio: cut off while the greeting plays, their calls stored ended client_not_reading and billed; a call beside them is unaffected", async () => {
+    const [stalledNative, stalledTwilio, healthy] = [await app.account({ credits: 100 }), await app.account({ credits: 100 }), await app.account({ credits: 100 })];
+    const native = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, stalledNative)}`, stalledNative.key);
+    const { call_id: nativeCallId } = await native.waitFor((m) => m.type === "connected");
+    native.setReading(false);
+    const twilio = await TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: await mediaTokenOf(app, stalledTwilio), agent_id: await agentOf(app, stalledTwilio) });
+    twilio.setReading(false);
+    const other = await NativeMediaClient.connect(`${wsBase}/media/ws?agent_id=${await agentOf(app, healthy)}`, healthy.key);
+    const { call_id: otherCallId } = await other.waitFor((m) => m.type === "connected");
+    other.startStreaming();
+
+    // Both stalled calls end on their own, while the client still holds its end of the connection open.
+    const [nativeRow, twilioRow] = await Promise.all(
+      [stalledNative, stalledTwilio].map((acct) =>
+        until("the stalled call to be stored as ended", async () => {
+          const rows = await callRows(app, acct.id);
+          return rows.length === 1 && rows[0]!.status !== "in_progress" ? rows[0] : undefined;
+        }),
+      ),
+    );
+    for (const row of [nativeRow, twilioRow]) expect(row).toMatchObject({ status: "completed", end_reason: "client_not_reading", billed_credits: 1 });
+    expect(nativeRow!.id).toBe(nativeCallId);
+    // Their sockets were destroyed by the service: reading again finds the connection gone.
+    for (const client of [native, twilio]) {
+      client.setReading(true);
+      await client.closed;
+      expect(client.closeCode).toBe(1006);
+    }
+
+    // The call beside them heard its greeting, lives on and ends as its caller decides.
+    await other.waitForAgentSilence(500);
+    expect(other.audio.length).toBeGreaterThan(20);
+    expect((await callRows(app, healthy.id))[0]).toMatchObject({ id: otherCallId, status: "in_progress" });
+    other.hangUp();
+    const otherRow = await until("the other call to end", async () => {
+      const row = (await callRows(app, healthy.id))[0];
+      return row && row.status !== "in_progress" ? row : undefined;
+    });
+    expect(otherRow).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
   });
 });
 

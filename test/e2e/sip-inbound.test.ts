@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import dgram from "node:dgram";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { encodeMulaw } from "../../engine/audio/mulaw.js";
 import { parseWav } from "../../engine/audio/wav.js";
+import { serializeRtpPacket } from "../../engine/transports/sip/rtp-packet.js";
 import { SipCallError } from "../../engine/transports/sip/sip-call.js";
+import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { getTopVia } from "../../engine/transports/sip/sip-message.js";
 import { EventsRepository } from "../../src/db/repositories/events.js";
+import { settledHeapBytes } from "../helpers/settled-heap.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
 import { rawSipPeer, requestText } from "../helpers/sip-raw-peer.js";
@@ -20,6 +25,7 @@ const TRANSFERRING_NUMBER = "+14155550179";
 const TRANSFER_TO = "+14155550100";
 const ECHO_NUMBER = "+14155550176";
 const PENDING_NUMBER = "+14155550175";
+const FLOODED_NUMBER = "+14155550174";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/audio/", import.meta.url));
 
 let app: TestApp;
@@ -120,6 +126,38 @@ async function inviteOutcome(number: string): Promise<number> {
   );
   expect(error).toBeInstanceOf(SipCallError);
   return (error as SipCallError).status;
+}
+
+/**
+ * A call from `caller` to `number` that streams silence (so whatever the agent hears from it is
+ * silence) and counts the loud agent frames it receives (the greeting).
+ */
+async function silentCall(number: string, port = sipPort): Promise<{ call: SipCall; loudFrames: () => number; greeted: () => Promise<void>; hangUp: () => Promise<void> }> {
+  const call = await caller.invite({ to: `sip:${number}@${HOST}:${port}` }).result;
+  let loud = 0;
+  let lastLoudAt = 0;
+  call.on("audio", (frame) => {
+    let sum = 0;
+    for (const s of frame.samples) sum += s * s;
+    if (Math.sqrt(sum / frame.samples.length) > 300) {
+      loud++;
+      lastLoudAt = Date.now();
+    }
+  });
+  const silence = { samples: new Int16Array(160), sampleRate: 8000 };
+  const streaming = setInterval(() => call.sendAudio(silence), 20);
+  return {
+    call,
+    loudFrames: () => loud,
+    // The greeting is over: 800 ms without agent audio after some.
+    greeted: async () => {
+      while (lastLoudAt === 0 || Date.now() - lastLoudAt < 800) await new Promise((r) => setTimeout(r, 50));
+    },
+    hangUp: async () => {
+      clearInterval(streaming);
+      await call.hangUp();
+    },
+  };
 }
 
 describe("inbound SIP", () => {
@@ -256,6 +294,46 @@ describe("inbound SIP", () => {
     expect(full.body.analysis).toMatchObject({ outcome: "transferred" });
   }, 60_000);
 
+  it("a stranger's RTP flood at a live call's port is dropped unread: the agent hears only its caller, says its whole greeting, and the heap does not grow", async () => {
+    const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-kal", first_message: GREETING } });
+    await app.activeNumber(acct.key, { phone_number: FLOODED_NUMBER, country: "US", default_agent_id: agent.body.id });
+    const { call, loudFrames, greeted, hangUp } = await silentCall(FLOODED_NUMBER);
+    const parleyRtp = call.rtp.remoteAddress!;
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    const heapBefore = settledHeapBytes();
+    try {
+      // Loud audio from another address, as a stranger spraying the RTP range would send it.
+      const FLOOD = 30_000;
+      for (let i = 0; i < FLOOD; i += 100) {
+        const sent: Promise<void>[] = [];
+        for (let j = i; j < i + 100; j++) {
+          const packet = serializeRtpPacket({ marker: false, payloadType: 0, sequence: j & 0xffff, timestamp: j * 160, ssrc: 0x5eed, csrcs: [], payload: encodeMulaw(new Int16Array(160).fill(20000)) });
+          sent.push(new Promise((resolve) => stranger.send(packet, parleyRtp.port, parleyRtp.address, () => resolve())));
+        }
+        await Promise.all(sent);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const [served] = app.parley.media!.sip!.userAgent.liveCalls;
+      // Most of the flood reached the call's socket (loopback may drop some) and all of it was ignored.
+      expect(served!.rtp.stats.ignored).toBeGreaterThan(FLOOD / 2);
+      expect(served!.rtp.remoteAddress).toEqual({ address: HOST, port: call.rtp.localPort });
+      expect(settledHeapBytes() - heapBefore).toBeLessThan(16 * 1024 * 1024);
+      await greeted();
+    } finally {
+      await new Promise<void>((resolve) => stranger.close(() => resolve()));
+      await hangUp();
+    }
+    expect(loudFrames()).toBeGreaterThan(50);
+    const ended = await endedCall(FLOODED_NUMBER);
+    const full = await app.request("GET", `/v1/calls/${ended.id}?include=transcript`, { key: acct.key });
+    expect(full.body.transcript).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
+    // What the agent heard (the recording's caller channel) is its caller's silence, not the stranger's tone.
+    const wav = await recording(ended);
+    expect(channelLevel(wav.samples, 0), "caller channel").toBeLessThan(50);
+    expect(channelLevel(wav.samples, 1), "agent channel").toBeGreaterThan(100);
+  }, 60_000);
+
   it("refuses calls past the account's concurrent-call limit with 486, and without credits with 402", async () => {
     const limited = await app.account({ credits: 100 });
     await app.parley.services.accounts.setLimits(limited.id, { concurrentCalls: 1 });
@@ -308,4 +386,85 @@ describe("inbound SIP from a source outside PARLEY_SIP_ALLOW", () => {
       await strict.close();
     }
   }, 60_000);
+});
+
+describe("inbound SIP: an INVITE flood from an allowed source", () => {
+  it("gets 486 (the account's call limit) then stateless 503 (the transaction cap), holds no more than the caps, and the live call keeps its audio", async () => {
+    const MAX_TRANSACTIONS = 200;
+    const BUSY_NUMBER = "+14155550170";
+    const { app: busyApp, sipPort: port } = await startSipService("34000-34099", { PARLEY_SIP_MAX_TRANSACTIONS: String(MAX_TRANSACTIONS) });
+    // The flooder keeps only each INVITE's final status (the test shares the service's heap, which is measured).
+    const flooder = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => flooder.bind(0, HOST, resolve));
+    const finals = new Map<string, number>();
+    let answered: () => void = () => undefined;
+    flooder.on("message", (data) => {
+      const text = data.toString("latin1");
+      const status = Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1]);
+      const branch = /;branch=([^;\s]+)/.exec(text)?.[1];
+      if (status >= 200 && branch) finals.set(branch, status);
+      answered();
+    });
+    try {
+      const busy = await busyApp.account({ credits: 100 });
+      await busyApp.parley.services.accounts.setLimits(busy.id, { concurrentCalls: 1 });
+      const agent = await busyApp.request("POST", "/v1/agents", { key: busy.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-kal", first_message: GREETING } });
+      await busyApp.activeNumber(busy.key, { phone_number: BUSY_NUMBER, country: "US", default_agent_id: agent.body.id });
+      // The account's one call, live while the flood comes.
+      const { loudFrames, greeted, hangUp } = await silentCall(BUSY_NUMBER, port);
+      const ua = busyApp.parley.media!.sip!.userAgent;
+
+      let heldMost = 0;
+      /** `count` INVITEs to the busy number in bursts of 50 (loopback's buffers then drop none), each burst answered before the next. */
+      const wave = async (first: number, count: number) => {
+        for (let i = first; i < first + count; i += 50) {
+          const from = flooder.address().port;
+          for (let j = i; j < i + 50; j++) flooder.send(requestText(from, `z9hG4bKinv${j}`, { user: BUSY_NUMBER.slice(1) }).replace(/\r?\n/g, "\r\n"), port, HOST);
+          // Like a UA's Timer A: INVITEs (or answers) lost on a loaded loopback are sent again, same branch.
+          while (finals.size < i + 50) {
+            const more = await new Promise<boolean>((resolve) => {
+              answered = () => resolve(true);
+              setTimeout(() => resolve(false), 500);
+            });
+            if (!more) for (let j = i; j < i + 50; j++) if (!finals.has(`z9hG4bKinv${j}`)) flooder.send(requestText(from, `z9hG4bKinv${j}`, { user: BUSY_NUMBER.slice(1) }).replace(/\r?\n/g, "\r\n"), port, HOST);
+          }
+          heldMost = Math.max(heldMost, ua.layer.size);
+        }
+      };
+      const WAVE = 1500;
+      await wave(0, WAVE);
+      const heapAfterFirst = settledHeapBytes();
+      await wave(WAVE, WAVE);
+      const heapAfterSecond = settledHeapBytes();
+
+      const statuses = [...finals.values()];
+      expect(statuses).toHaveLength(2 * WAVE);
+      expect(statuses.every((s) => s === 486 || s === 503)).toBe(true);
+      // A 486 holds its transaction until its ACK (never sent) or 32 s: at most the cap's worth of them; the rest were refused with no state at all.
+      const busyHere = statuses.filter((s) => s === 486).length;
+      expect(busyHere).toBeGreaterThan(0);
+      expect(busyHere).toBeLessThanOrEqual(MAX_TRANSACTIONS);
+      expect(heldMost).toBeLessThanOrEqual(MAX_TRANSACTIONS);
+      expect(ua.heldState).toEqual({ calls: 1, acks: 0, pending: 0 });
+      // The second wave, all refused statelessly, left the heap where the first did.
+      expect(heapAfterSecond - heapAfterFirst).toBeLessThan(4 * 1024 * 1024);
+      // No call was made for the flood: only the live one is stored.
+      expect(await busyApp.parley.services.db.selectFrom("calls").select("id").where("account_id", "=", busy.id).execute()).toHaveLength(1);
+
+      // The live call said its whole greeting over it all.
+      await greeted();
+      await hangUp();
+      expect(loudFrames()).toBeGreaterThan(50);
+      let row;
+      for (let i = 0; i < 100 && row?.status !== "completed"; i++) {
+        row = await busyApp.parley.services.db.selectFrom("calls").selectAll().where("account_id", "=", busy.id).executeTakeFirstOrThrow();
+        if (row.status !== "completed") await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(row, JSON.stringify(row)).toMatchObject({ status: "completed", end_reason: "caller_hangup" });
+      expect(JSON.parse(row!.transcript!)).toEqual([expect.objectContaining({ role: "agent", content: GREETING })]);
+    } finally {
+      await new Promise<void>((resolve) => flooder.close(() => resolve()));
+      await busyApp.close();
+    }
+  }, 90_000);
 });

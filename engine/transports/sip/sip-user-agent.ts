@@ -15,7 +15,7 @@ import { SipHeaders } from "./sip-headers.js";
 import { parseNameAddress } from "./sip-header-values.js";
 import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, type SipResponse } from "./sip-message.js";
 import { parseSipUri } from "./sip-uri.js";
-import { OVERLOADED, TransactionLayer, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
+import { OVERLOADED, TransactionLayer, WITHIN_CALL, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
 import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
 import { TrunkCredentials } from "./trunk-credentials.js";
 import type { InviteClientTransaction } from "./invite-client-transaction.js";
@@ -136,6 +136,16 @@ export class SipUserAgent implements SipCallHost {
     return this.calls.size;
   }
 
+  /** The calls up right now (for their RTP counters: what a flood did to them). */
+  get liveCalls(): readonly SipCall[] {
+    return [...this.calls.values()];
+  }
+
+  /** How much per-call state is held: calls up, their ACKs kept for retransmission, and INVITEs being decided. */
+  get heldState(): { calls: number; acks: number; pending: number } {
+    return { calls: this.calls.size, acks: this.acks.size, pending: this.pending.size };
+  }
+
   /** Places a call: INVITE with our SDP offer; `result` resolves with the SipCall once answered. */
   invite(options: OutgoingCallOptions): OutgoingCall {
     if (this.closed) throw new Error("the user agent is closed");
@@ -210,9 +220,9 @@ export class SipUserAgent implements SipCallHost {
   }
 
   /** Decides, before any transaction exists, which new requests are refused statelessly. */
-  private screen(request: SipRequest, source: SipAddress): Refusal | undefined {
+  private screen(request: SipRequest, source: SipAddress): Refusal | typeof WITHIN_CALL | undefined {
     if (getTo(request).params.tag !== undefined) {
-      return this.callFor(request) ? undefined : { status: 481, reason: "Call/Transaction Does Not Exist" };
+      return this.callFor(request) ? WITHIN_CALL : { status: 481, reason: "Call/Transaction Does Not Exist" };
     }
     if (this.options.acceptsSource && !this.options.acceptsSource(source)) return { status: 403, reason: "Forbidden" };
     if (request.method === "INVITE" && this.calls.size + this.pending.size >= (this.options.maxCalls ?? DEFAULT_MAX_CALLS)) return OVERLOADED;

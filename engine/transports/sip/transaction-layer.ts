@@ -43,6 +43,14 @@ export interface Refusal {
 /** Past a cap (server transactions here, calls in the user agent): come back later (RFC 3261 21.5.4). */
 export const OVERLOADED: Readonly<Refusal> = Object.freeze({ status: 503, reason: "Service Unavailable", headers: [["Retry-After", "5"]] as const });
 
+/**
+ * What `screen` answers for a request within a live call (a BYE, a re-INVITE, a NOTIFY): it is
+ * taken even past the transaction cap, up to as many again (a reserve only a call's peer can
+ * reach, since it must know the dialog), so a flood of new requests cannot stop live calls from
+ * hanging up.
+ */
+export const WITHIN_CALL = "within_call";
+
 /** Default cap on live server transactions; each lives up to 64*T1 (32 s), so this also bounds the rate of requests taken. */
 export const DEFAULT_MAX_SERVER_TRANSACTIONS = 1000;
 
@@ -54,8 +62,9 @@ export interface TransactionUser {
    * Consulted for each new request other than ACK, before a transaction is made for it. A
    * Refusal is sent once, statelessly (RFC 3261 8.2.7): no transaction, no retransmission, no
    * wait for an ACK, so a refused flood costs no memory and gets back one response per request.
+   * WITHIN_CALL: the request belongs to a live call and may use the cap's reserve.
    */
-  screen?(request: SipRequest, source: SipAddress): Refusal | undefined;
+  screen?(request: SipRequest, source: SipAddress): Refusal | typeof WITHIN_CALL | undefined;
   /** A response no client transaction claims: a retransmitted or forked 2xx to an INVITE (13.2.2.4). */
   strayResponse(response: SipResponse, source: SipAddress): void;
   /** A server transaction ended without completing: no ACK for a final response (Timer H), or a transport error. */
@@ -178,8 +187,10 @@ export class TransactionLayer {
       return;
     }
     const destination = responseDestination(via);
-    const refusal = user.screen?.(request, source) ?? (this.servers.size >= this.config.maxServerTransactions ? OVERLOADED : undefined);
-    if (refusal) return this.refuse(request, refusal, destination, size);
+    const screened = user.screen?.(request, source);
+    if (screened !== undefined && screened !== WITHIN_CALL) return this.refuse(request, screened, destination, size);
+    const cap = screened === WITHIN_CALL ? 2 * this.config.maxServerTransactions : this.config.maxServerTransactions;
+    if (this.servers.size >= cap) return this.refuse(request, OVERLOADED, destination, size);
     const report = (reason: TransactionFailure, error?: unknown) => user.serverTransactionFailed(transaction, reason, error);
     const transaction: ServerTransaction =
       request.method === "INVITE"

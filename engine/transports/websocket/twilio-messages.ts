@@ -27,6 +27,9 @@ export type TwilioOutbound =
   | { event: "mark"; streamSid: string; mark: { name: string } }
   | { event: "clear"; streamSid: string };
 
+/** Standard base64 (what Twilio sends), padded: anything else is not decoded into audio. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** Parses one text frame; null when it is not a message this adapter understands. */
 export function parseTwilioMessage(text: string): TwilioInbound | null {
   const value = parseJsonObject(text);
@@ -39,7 +42,9 @@ export function parseTwilioMessage(text: string): TwilioInbound | null {
     case "start":
       return typeof part("start")?.streamSid === "string" ? (value as unknown as TwilioInbound) : null;
     case "media":
-      return typeof part("media")?.payload === "string" ? (value as unknown as TwilioInbound) : null;
+      // Node decodes base64 leniently (skipping what is not base64): a payload that is not clean
+      // base64 would become arbitrary audio, so it is dropped like any malformed frame.
+      return typeof part("media")?.payload === "string" && BASE64.test(part("media")!.payload as string) ? (value as unknown as TwilioInbound) : null;
     case "mark":
       return typeof part("mark")?.name === "string" ? (value as unknown as TwilioInbound) : null;
     case "dtmf":

@@ -118,6 +118,7 @@ function result(modes: EndpointingMode[]): BenchResult {
         client_cpu_percent: 3,
         client_loop_delay_p99_ms: 1,
         standin_cpu_percent: null,
+        api_load: null,
         calls: own.length,
         voice_to_voice_ms: summarize(samplesOf(own, "voice_to_voice_ms")),
         greeting_ms: summarize([]),
@@ -164,6 +165,19 @@ describe("renderTextSummary", () => {
     const one = renderTextSummary(result(["adaptive"]));
     expect(one).not.toContain("fixed 500 ms");
     expect(row(one, "false endpoints / multi-line steps")).toEqual(["0/1"]);
+  });
+});
+
+describe("renderTextSummary with --api-load", () => {
+  it("puts the requests per second achieved beside the level's outgoing frame jitter p95 and the 20 ms target", () => {
+    const r = result(["fixed", "adaptive"]);
+    const load = { requests: 90_000, duration_s: 60, requests_per_s: 1500.4, latency_p50_ms: 5, latency_p99_ms: 14, non_2xx: 0, errors: 0 };
+    r.levels[0] = { ...r.levels[0]!, api_load: load, jitter_ms: summarize([1, 2, 3, 4, 30]) };
+    r.levels[1] = { ...r.levels[1]!, api_load: load, jitter_ms: summarize([1, 2, 3, 4, 5]) };
+    const text = renderTextSummary(r);
+    expect(text).toContain("API load beside fixed native x 1: 1500 requests/s (p99 14 ms, 0 not 2xx); outgoing frame jitter p95 30.0 ms (target <= 20 ms: NOT met)");
+    expect(text).toContain("API load beside adaptive native x 1: 1500 requests/s (p99 14 ms, 0 not 2xx); outgoing frame jitter p95 5.0 ms (target <= 20 ms: met)");
+    expect(renderTextSummary(result(["fixed"]))).not.toContain("API load");
   });
 });
 

@@ -54,6 +54,25 @@ describe("NativeTransport", () => {
     client.close();
   });
 
+  it("drops malformed frames (not JSON, unknown types, bad fields, odd-length PCM16) and goes on", async () => {
+    const { client, transport } = await pair((s) => new NativeTransport(s, { format: "pcm16", sampleRate: 16000 }));
+    const t = await transport;
+    const seen: string[] = [];
+    t.on("audio", () => seen.push("audio"));
+    t.on("dtmf", (d) => seen.push(`dtmf ${d}`));
+    t.on("mark", (m) => seen.push(`mark ${m}`));
+    t.on("hangup", (r) => seen.push(`hangup ${r}`));
+    for (const bad of ["not json", "[1,2]", "null", '{"type":"flood"}', '{"type":"dtmf","digit":"12"}', '{"type":"dtmf","digit":5}', '{"type":"mark"}', '{"kind":"hangup"}']) client.send(bad);
+    client.send(Buffer.alloc(641)); // not a whole number of samples
+    client.send(Buffer.alloc(1));
+    client.send(JSON.stringify({ type: "dtmf", digit: "7" }));
+    client.send(Buffer.from(sine(320, 16000).buffer));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual(["dtmf 7", "audio"]);
+    expect(t.closed).toBe(false);
+    client.close();
+  });
+
   it("drops an Opus packet the decoder refuses and goes on", async () => {
     const { client, transport } = await pair((s) => new NativeTransport(s, { format: "opus", sampleRate: 16000 }));
     const t = await transport;
@@ -148,6 +167,13 @@ describe("TwilioTransport", () => {
     for (const bad of ["not json", "[1,2]", '{"event":"media"}', '{"event":"media","media":{"payload":5}}', '{"event":"start"}', '{"event":"dtmf","dtmf":{}}']) client.send(bad);
     client.send(JSON.stringify(start));
     await t.waitForStart();
+    // After the start too: unknown events, binary frames, and payloads that are not clean base64
+    // (Node would decode "AAAA*AAAA" leniently into loud audio) are all dropped.
+    client.send(JSON.stringify({ event: "flood", data: "x".repeat(1000) }));
+    client.send(randomBytes(320));
+    for (const payload of ["AAAA*".repeat(40), "AAA", "AA==AAAA", "A".repeat(161)]) {
+      client.send(JSON.stringify({ event: "media", sequenceNumber: "2", streamSid: "MZ1", media: { track: "inbound", chunk: "1", timestamp: "0", payload } }));
+    }
     client.send(JSON.stringify({ event: "media", sequenceNumber: "2", streamSid: "MZ1", media: { track: "inbound", chunk: "1", timestamp: "0", payload: Buffer.from(encodeMulaw(sine(160, 8000))).toString("base64") } }));
     await new Promise((r) => setTimeout(r, 100));
     expect(frames).toHaveLength(1);
@@ -193,8 +219,44 @@ describe("a client that does not read what it is sent", () => {
     // Control messages still go out, up to a hard bound: past it the client is cut off.
     for (let i = 0; i < 2000 && !transport.closed; i++) transport.sendMark(`mark-${i}-${"x".repeat(1000)}`);
     expect(transport.closed).toBe(true);
-    expect(hangups).toEqual(["client_too_slow"]);
+    expect(hangups).toEqual(["client_not_reading"]);
     expect(socket.bufferedAmount).toBeLessThanOrEqual(1024 * 1024 + 4096);
     raw.destroy();
+  });
+
+  it.each<[string, (s: WebSocket) => NativeTransport | TwilioTransport]>([
+    ["native", (s) => new NativeTransport(s, { format: "pcm16", sampleRate: 16000 })],
+    ["twilio", (s) => new TwilioTransport(s)],
+  ])("%s: a client that leaves a ping unanswered past the read timeout is cut off (client_not_reading), whatever the kernel buffers took", async (_, make) => {
+    const { socket, transport, raw } = await stalledClient(make);
+    const hangups: string[] = [];
+    transport.on("hangup", (reason) => hangups.push(reason));
+    const destroyed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    transport.watchReading(200);
+    // Agent audio keeps flowing meanwhile: not enough to fill anything (one frame every 20 ms).
+    const frame = { samples: sine(transport.outputSampleRate / 50, transport.outputSampleRate), sampleRate: transport.outputSampleRate };
+    const speaking = setInterval(() => transport.sendAudio(frame), 20);
+    await destroyed;
+    clearInterval(speaking);
+    expect(hangups).toEqual(["client_not_reading"]);
+    expect(transport.closed).toBe(true);
+    raw.destroy();
+  });
+
+  it("a client that reads (and so answers pings) is not cut off", async () => {
+    const { client, transport } = await pair((s) => new NativeTransport(s, { format: "pcm16", sampleRate: 16000 }));
+    const t = await transport;
+    const hangups: string[] = [];
+    t.on("hangup", (reason) => hangups.push(reason));
+    let pings = 0;
+    client.on("ping", () => pings++);
+    t.watchReading(100);
+    // Ten read timeouts' worth.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(pings).toBeGreaterThan(3);
+    expect(hangups).toEqual([]);
+    expect(t.closed).toBe(false);
+    t.close("done");
+    client.close();
   });
 });

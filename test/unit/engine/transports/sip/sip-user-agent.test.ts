@@ -31,11 +31,12 @@ afterEach(async () => {
 });
 
 /** A user agent on loopback whose inbound calls queue up in `invites`. */
-async function agent(): Promise<{ ua: SipUserAgent; nextInvite: () => Promise<IncomingCall> }> {
+async function agent(options: Partial<SipUserAgentOptions> = {}): Promise<{ ua: SipUserAgent; nextInvite: () => Promise<IncomingCall> }> {
   const queue: IncomingCall[] = [];
   const waiters: ((call: IncomingCall) => void)[] = [];
   const ua = await SipUserAgent.start({
     host: HOST,
+    ...options,
     onInvite: (call) => {
       const waiter = waiters.shift();
       if (waiter) waiter(call);
@@ -527,6 +528,22 @@ describe("SipUserAgent under attack", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(peer.to("z9hG4bKafter").map((r) => r.status)).toEqual([200]);
     expect(peer.responses).toHaveLength(7); // the 503s were not re-sent
+  });
+
+  it("keeps a reserve past the transaction cap for requests within live calls: a flood that fills the cap does not stop a call from hanging up", async () => {
+    const caller = await agent();
+    const callee = await agent({ maxTransactions: 4 });
+    const { uacCall, uasCall } = await connect(caller.ua, callee);
+    const flooder = await rawPeer();
+    for (let i = 0; flooder.to(`z9hG4bKfill${i - 1}`)[0]?.status !== 503; i++) {
+      flooder.send(requestText(flooder.port, `z9hG4bKfill${i}`, { method: "OPTIONS" }), callee.ua.port);
+      await flooder.received(i + 1);
+    }
+    expect(callee.ua.layer.size).toBe(4);
+    const hungUp = once(uasCall, "hangup");
+    await uacCall.hangUp();
+    await hungUp;
+    expect(callee.ua.activeCalls).toBe(0);
   });
 
   it("caps calls: an INVITE past maxCalls (answered calls and ones waiting for a decision) gets a stateless 503 with Retry-After", async () => {
