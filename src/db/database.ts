@@ -5,6 +5,7 @@ import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
 import { retryWhileBusy } from "./busy-retry.js";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
+import { registerGeneration } from "./database-generation.js";
 import { withStatementCache } from "./statement-cache.js";
 import type { Database } from "./schema.js";
 
@@ -34,7 +35,9 @@ export function openDatabase(file: string): Db {
   retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  registerGeneration(db, sqlite);
+  return db;
 }
 
 export interface MigrationReport {
