@@ -17,11 +17,12 @@ import { answerHelp } from "../src/cli/help.js";
 import { loadConfig } from "../src/config.js";
 import { randomBase62 } from "../src/core/ids.js";
 import { openMigratedDatabase } from "../src/main.js";
+import { summarize } from "./bench/percentiles.js";
 import { runCliJson, startServer, type ServerProcess } from "./parley-process.js";
 
 export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR]
 
-  --duration S     seconds measured per endpoint and server (default 10)
+  --duration S     seconds measured per endpoint and server, in 2 s turns (default 10)
   --warmup S       seconds of load before each measurement, left out (default 2)
   --connections N  concurrent connections (default 10)
   --only NAMES     endpoints to run, comma-separated (default all: list-agents,read-agent,list-calls,read-call,list-numbers)
@@ -37,6 +38,8 @@ const CALLS = 60;
 const NUMBERS = 10;
 /** Above anything the benchmark can reach: the account's plan limit would answer 429 within a second. */
 const BENCH_REQUESTS_PER_MINUTE = 1_000_000_000;
+/** The servers take turns in slices this long (seconds). */
+const SLICE_SECONDS = 2;
 
 export interface Measurement {
   requests_per_second: number;
@@ -63,18 +66,33 @@ interface Endpoint {
   path: string;
 }
 
-function measure(url: string, seconds: number, connections: number, headers: Record<string, string>): Promise<Measurement> {
+/** Latencies (ms) and counts of one or more load slices on one server. */
+class Samples {
+  latencies: number[] = [];
+  seconds = 0;
+  non2xx = 0;
+  errors = 0;
+
+  summary(): Measurement {
+    const l = summarize(this.latencies);
+    return { requests_per_second: Math.round(this.latencies.length / this.seconds), p50_ms: l.p50 ?? 0, p99_ms: l.p99 ?? 0, requests: this.latencies.length, non_2xx: this.non2xx, errors: this.errors };
+  }
+}
+
+/** Loads `url` for `seconds`; with `into`, records every 2xx response's latency there. */
+function load(url: string, seconds: number, connections: number, headers: Record<string, string>, into?: Samples): Promise<void> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, headers }, (err, r) => {
+    const instance = autocannon({ url, connections, duration: seconds, headers }, (err, r) => {
       if (err) return reject(err);
-      resolve({
-        requests_per_second: Math.round(r.requests.total / seconds),
-        p50_ms: r.latency.p50,
-        p99_ms: r.latency.p99,
-        requests: r.requests.total,
-        non_2xx: r.non2xx,
-        errors: r.errors + r.timeouts,
-      });
+      if (into) {
+        into.seconds += seconds;
+        into.non2xx += r.non2xx;
+        into.errors += r.errors + r.timeouts;
+      }
+      resolve();
+    });
+    if (into) instance.on("response", (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) into.latencies.push(ms);
     });
   });
 }
@@ -222,16 +240,25 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
 
     const headers = { authorization: `Bearer ${key}` };
     const results: EndpointResult[] = [];
+    // The two servers take turns in slices of SLICE_SECONDS, so a change in the machine's other
+    // load during the run weighs on both alike.
+    const slices = Math.max(1, Math.round(options.duration / SLICE_SECONDS));
+    const sliceSeconds = options.duration / slices;
     for (const e of endpoints) {
-      const run = async (label: string, url: string) => {
-        if (options.warmup > 0) await measure(url, options.warmup, options.connections, headers);
-        progress(`${e.name}: ${label} for ${options.duration} s`);
-        const m = await measure(url, options.duration, options.connections, headers);
-        if (m.non_2xx > 0 || m.errors > 0) throw new Error(`${label} ${e.path}: ${m.non_2xx} non-2xx responses and ${m.errors} errors in the measurement`);
+      const servers = [
+        { label: "parley", url: base + e.path, samples: new Samples() },
+        { label: "bare express", url: bare.baseUrl + e.path, samples: new Samples() },
+      ];
+      if (options.warmup > 0) for (const s of servers) await load(s.url, options.warmup, options.connections, headers);
+      for (let i = 0; i < slices; i++) {
+        for (const s of servers) await load(s.url, sliceSeconds, options.connections, headers, s.samples);
+        progress(`${e.name}: ${Math.round((i + 1) * sliceSeconds)} of ${options.duration} s measured on each (parley ${Math.round(servers[0]!.samples.latencies.length / servers[0]!.samples.seconds)} req/s, bare express ${Math.round(servers[1]!.samples.latencies.length / servers[1]!.samples.seconds)} req/s)`);
+      }
+      const [p, x] = servers.map((s) => {
+        const m = s.samples.summary();
+        if (m.non_2xx > 0 || m.errors > 0) throw new Error(`${s.label} ${e.path}: ${m.non_2xx} non-2xx responses and ${m.errors} errors in the measurement`);
         return m;
-      };
-      const p = await run("parley", base + e.path);
-      const x = await run("bare express", bare.baseUrl + e.path);
+      }) as [Measurement, Measurement];
       const ratio = Math.round((p.requests_per_second / x.requests_per_second) * 100) / 100;
       results.push({ name: e.name, path: e.path, parley: p, express: x, ratio, ratio_met: ratio >= TARGET_RATIO, p99_met: p.p99_ms < TARGET_P99_MS });
     }
@@ -254,7 +281,7 @@ function report(results: EndpointResult[], options: Options, logLines: number, a
   const row = (r: EndpointResult) =>
     `| ${r.name} | \`${r.path.replace(/_[A-Za-z0-9]{20}\b/, "_…")}\` | ${r.parley.requests_per_second} | ${r.parley.p50_ms} | ${r.parley.p99_ms} | ${r.express.requests_per_second} | ${r.express.p99_ms} | ${r.ratio.toFixed(2)} | ${r.ratio_met && r.p99_met ? "pass" : `FAIL${r.ratio_met ? "" : ` (ratio < ${TARGET_RATIO})`}${r.p99_met ? "" : ` (p99 >= ${TARGET_P99_MS} ms)`}`} |`;
   return [
-    `API throughput: ${options.connections} connections, ${options.duration} s measured after ${options.warmup} s of warm-up, per endpoint and server (${os.cpus().length} cores)`,
+    `API throughput: ${options.connections} connections, ${options.duration} s measured after ${options.warmup} s of warm-up, per endpoint and server, the two taking turns every ${SLICE_SECONDS} s (${os.cpus().length} cores)`,
     `Parley: parley serve, log level info (${logLines} request log lines written), the account's rate limit lifted to ${accountLimit}/min with \`parley admin account limits --requests-per-minute\``,
     `Bare Express: another process, each path answered with res.json(the body Parley answered)`,
     ``,
