@@ -18,12 +18,13 @@ import { loadConfig } from "../src/config.js";
 import { randomBase62 } from "../src/core/ids.js";
 import { openMigratedDatabase } from "../src/main.js";
 import { summarize } from "./bench/percentiles.js";
+import { processTreeUsage } from "./bench/process-tree-usage.js";
 import { runCliJson, startServer, type ServerProcess } from "./parley-process.js";
 
 export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR]
 
   --duration S     seconds measured per endpoint and server, in 2 s turns (default 10)
-  --warmup S       seconds of load before each measurement, left out (default 2)
+  --warmup S       seconds of load on each endpoint and server before any measurement (default 2)
   --connections N  concurrent connections (default 10)
   --only NAMES     endpoints to run, comma-separated (default all: list-agents,read-agent,list-calls,read-call,list-numbers)
   --json           print the result as JSON on stdout
@@ -46,6 +47,8 @@ export interface Measurement {
   p50_ms: number;
   p99_ms: number;
   requests: number;
+  /** The server process's CPU time per request: what the machine's other load changes least (Linux only). */
+  cpu_us_per_request: number | null;
   /** Responses that were not 2xx, and connection errors or timeouts: any makes the run invalid. */
   non_2xx: number;
   errors: number;
@@ -57,6 +60,8 @@ export interface EndpointResult {
   parley: Measurement;
   express: Measurement;
   ratio: number;
+  /** Bare Express's CPU per request over Parley's: the ratio a machine with cores to spare would give. */
+  cpu_ratio: number | null;
   ratio_met: boolean;
   p99_met: boolean;
 }
@@ -70,21 +75,34 @@ interface Endpoint {
 class Samples {
   latencies: number[] = [];
   seconds = 0;
+  /** CPU time the server process spent in the slices (Linux; null elsewhere). */
+  cpuMs: number | null = 0;
   non2xx = 0;
   errors = 0;
 
   summary(): Measurement {
     const l = summarize(this.latencies);
-    return { requests_per_second: Math.round(this.latencies.length / this.seconds), p50_ms: l.p50 ?? 0, p99_ms: l.p99 ?? 0, requests: this.latencies.length, non_2xx: this.non2xx, errors: this.errors };
+    return {
+      requests_per_second: Math.round(this.latencies.length / this.seconds),
+      p50_ms: l.p50 ?? 0,
+      p99_ms: l.p99 ?? 0,
+      requests: this.latencies.length,
+      cpu_us_per_request: this.cpuMs === null || this.latencies.length === 0 ? null : Math.round((this.cpuMs * 1000) / this.latencies.length),
+      non_2xx: this.non2xx,
+      errors: this.errors,
+    };
   }
 }
 
-/** Loads `url` for `seconds`; with `into`, records every 2xx response's latency there. */
-function load(url: string, seconds: number, connections: number, headers: Record<string, string>, into?: Samples): Promise<void> {
+/** Loads `url` for `seconds`; with `into`, records every 2xx response's latency there, and the CPU time of process `pid`. */
+function load(url: string, seconds: number, connections: number, headers: Record<string, string>, into?: Samples, pid?: number): Promise<void> {
+  const cpuBefore = pid === undefined ? null : processTreeUsage(pid)?.cpuMs;
   return new Promise((resolve, reject) => {
     const instance = autocannon({ url, connections, duration: seconds, headers }, (err, r) => {
       if (err) return reject(err);
       if (into) {
+        const cpuAfter = pid === undefined ? null : processTreeUsage(pid)?.cpuMs;
+        into.cpuMs = into.cpuMs === null || cpuBefore == null || cpuAfter == null ? null : into.cpuMs + cpuAfter - cpuBefore;
         into.seconds += seconds;
         into.non2xx += r.non2xx;
         into.errors += r.errors + r.timeouts;
@@ -106,6 +124,7 @@ async function startBareExpress(routes: Array<{ path: string; body: unknown }>) 
     child.send({ routes });
   });
   return {
+    pid: child.pid!,
     baseUrl: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -244,14 +263,19 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
     // load during the run weighs on both alike.
     const slices = Math.max(1, Math.round(options.duration / SLICE_SECONDS));
     const sliceSeconds = options.duration / slices;
+    // Every endpoint is warmed on both servers before anything is measured: the first
+    // endpoint measured would otherwise run on code the JIT has not optimised yet.
+    if (options.warmup > 0) {
+      progress(`warming up: ${options.warmup} s per endpoint on each server`);
+      for (const e of endpoints) for (const url of [base + e.path, bare.baseUrl + e.path]) await load(url, options.warmup, options.connections, headers);
+    }
     for (const e of endpoints) {
       const servers = [
-        { label: "parley", url: base + e.path, samples: new Samples() },
-        { label: "bare express", url: bare.baseUrl + e.path, samples: new Samples() },
+        { label: "parley", url: base + e.path, pid: parley.child.pid!, samples: new Samples() },
+        { label: "bare express", url: bare.baseUrl + e.path, pid: bare.pid, samples: new Samples() },
       ];
-      if (options.warmup > 0) for (const s of servers) await load(s.url, options.warmup, options.connections, headers);
       for (let i = 0; i < slices; i++) {
-        for (const s of servers) await load(s.url, sliceSeconds, options.connections, headers, s.samples);
+        for (const s of servers) await load(s.url, sliceSeconds, options.connections, headers, s.samples, s.pid);
         progress(`${e.name}: ${Math.round((i + 1) * sliceSeconds)} of ${options.duration} s measured on each (parley ${Math.round(servers[0]!.samples.latencies.length / servers[0]!.samples.seconds)} req/s, bare express ${Math.round(servers[1]!.samples.latencies.length / servers[1]!.samples.seconds)} req/s)`);
       }
       const [p, x] = servers.map((s) => {
@@ -260,7 +284,8 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
         return m;
       }) as [Measurement, Measurement];
       const ratio = Math.round((p.requests_per_second / x.requests_per_second) * 100) / 100;
-      results.push({ name: e.name, path: e.path, parley: p, express: x, ratio, ratio_met: ratio >= TARGET_RATIO, p99_met: p.p99_ms < TARGET_P99_MS });
+      const cpuRatio = p.cpu_us_per_request && x.cpu_us_per_request ? Math.round((x.cpu_us_per_request / p.cpu_us_per_request) * 100) / 100 : null;
+      results.push({ name: e.name, path: e.path, parley: p, express: x, ratio, cpu_ratio: cpuRatio, ratio_met: ratio >= TARGET_RATIO, p99_met: p.p99_ms < TARGET_P99_MS });
     }
     // The service stops (and flushes its log) before the request lines are counted.
     await bare.stop();
@@ -279,15 +304,18 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
 
 function report(results: EndpointResult[], options: Options, logLines: number, accountLimit: number): string {
   const row = (r: EndpointResult) =>
-    `| ${r.name} | \`${r.path.replace(/_[A-Za-z0-9]{20}\b/, "_…")}\` | ${r.parley.requests_per_second} | ${r.parley.p50_ms} | ${r.parley.p99_ms} | ${r.express.requests_per_second} | ${r.express.p99_ms} | ${r.ratio.toFixed(2)} | ${r.ratio_met && r.p99_met ? "pass" : `FAIL${r.ratio_met ? "" : ` (ratio < ${TARGET_RATIO})`}${r.p99_met ? "" : ` (p99 >= ${TARGET_P99_MS} ms)`}`} |`;
+    `| ${r.name} | \`${r.path.replace(/_[A-Za-z0-9]{20}\b/, "_…")}\` | ${r.parley.requests_per_second} | ${r.parley.p50_ms} | ${r.parley.p99_ms} | ${r.express.requests_per_second} | ${r.express.p99_ms} | ${r.ratio.toFixed(2)} | ${r.parley.cpu_us_per_request ?? "-"} | ${r.express.cpu_us_per_request ?? "-"} | ${r.cpu_ratio?.toFixed(2) ?? "-"} | ${r.ratio_met && r.p99_met ? "pass" : `FAIL${r.ratio_met ? "" : ` (ratio < ${TARGET_RATIO})`}${r.p99_met ? "" : ` (p99 >= ${TARGET_P99_MS} ms)`}`} |`;
   return [
-    `API throughput: ${options.connections} connections, ${options.duration} s measured after ${options.warmup} s of warm-up, per endpoint and server, the two taking turns every ${SLICE_SECONDS} s (${os.cpus().length} cores)`,
+    `API throughput: ${options.connections} connections, ${options.duration} s measured per endpoint and server after ${options.warmup} s of warm-up on each, the two taking turns every ${SLICE_SECONDS} s (${os.cpus().length} cores)`,
     `Parley: parley serve, log level info (${logLines} request log lines written), the account's rate limit lifted to ${accountLimit}/min with \`parley admin account limits --requests-per-minute\``,
     `Bare Express: another process, each path answered with res.json(the body Parley answered)`,
     ``,
-    `| endpoint | path | Parley req/s | p50 ms | p99 ms | Express req/s | Express p99 ms | ratio | target: ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms |`,
-    `|---|---|---|---|---|---|---|---|---|`,
+    `| endpoint | path | Parley req/s | p50 ms | p99 ms | Express req/s | Express p99 ms | ratio | Parley CPU µs/req | Express CPU µs/req | CPU ratio | target: ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|`,
     ...results.map(row),
+    ``,
+    `ratio: Parley's req/s over bare Express's, measured in the same run. CPU µs/req: each server process's CPU time per request;`,
+    `CPU ratio: Express's over Parley's, the ratio a machine with idle cores would show (autocannon and other load share these cores).`,
   ].join("\n");
 }
 
