@@ -59,19 +59,26 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface ServerOptions {
+  /** Where the service's stdout (its JSON log lines) goes: an open file descriptor. Default: a pipe that is read and dropped. */
+  stdoutFd?: number;
+  /** Options for Node itself, before the script (`--cpu-prof`, ...). */
+  nodeArgs?: string[];
+}
+
 /** Starts `parley serve` on a free loopback port and waits until it says where it listens. */
-export function startServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+export function startServer(env: NodeJS.ProcessEnv, options: ServerOptions = {}): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "serve"], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, "serve"], {
       // SIP off unless asked for: tests run servers side by side, and 5060 is one port.
       env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "warn", PARLEY_SIP_PORT: "0", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", options.stdoutFd ?? "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => {
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => {
       stderr += d.toString();
       const m = stderr.match(/listening on 127\.0\.0\.1:(\d+)/);
       if (m) {

@@ -31,7 +31,12 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     formatters: { log: guardFields, bindings: guardFields },
     hooks: { streamWrite: logLineScrubber(options.secrets) },
   };
-  return options.destination ? pino(settings, options.destination) : pino(settings);
+  // Written asynchronously: a line logged while the previous write is under way joins the next
+  // write, so a busy service makes one write per batch of lines instead of one blocking write per
+  // request (and a slow reader of stdout, such as a full pipe to journald, does not stall
+  // requests). An idle service still writes each line at once; lines not yet written at exit
+  // (process.exit included) are flushed on the way out; a SIGKILL can lose the last few.
+  return pino(settings, options.destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /**

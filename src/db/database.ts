@@ -5,6 +5,7 @@ import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
 import { retryWhileBusy } from "./busy-retry.js";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
+import { registerGeneration } from "./database-generation.js";
 import { withStatementCache } from "./statement-cache.js";
 import { observeWrites, type DatabaseWriteObserver } from "./write-observer.js";
 import type { Database } from "./schema.js";
@@ -39,8 +40,9 @@ export function openDatabase(file: string, options: { observer?: DatabaseWriteOb
   retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  const database = observeWrites(withStatementCache(sqlite), sqlite, options.observer ?? UNOBSERVED);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: observeWrites(withStatementCache(sqlite), sqlite, options.observer ?? UNOBSERVED) }) });
+  registerGeneration(db, sqlite);
+  return db;
 }
 
 export interface MigrationReport {

@@ -1,8 +1,9 @@
 import type SQLite from "better-sqlite3";
-import type { SqliteDatabase } from "kysely";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 /** Prepared statements kept; the least recently used goes past it. */
 const DEFAULT_SIZE = 500;
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
 /**
  * Hands Kysely the connection with its prepared statements kept and reused, most recently used
@@ -11,22 +12,57 @@ const DEFAULT_SIZE = 500;
  * service. Kysely runs one statement at a time on this connection, so sharing is safe.
  */
 export function withStatementCache(database: SQLite.Database, size = DEFAULT_SIZE): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => {
       statements.clear();
       database.close();
     },
     prepare: (sql: string) => {
+      // A schema change can change what `SELECT *` returns: statements (and their column names) are made afresh after one.
+      if (SCHEMA_CHANGE.test(sql)) statements.clear();
       let statement = statements.get(sql);
       if (statement) {
         statements.delete(sql);
       } else {
-        statement = database.prepare(sql);
+        statement = withArrayRows(database.prepare(sql));
         if (statements.size >= size) statements.delete(statements.keys().next().value!);
       }
       statements.set(sql, statement);
       return statement;
     },
   } as SqliteDatabase;
+}
+
+/**
+ * A reading statement that fetches its rows as arrays (better-sqlite3's raw mode) and makes
+ * the row objects here, keyed by the statement's column names: the same objects as
+ * better-sqlite3 makes, about twice as fast for a page of wide rows (every list endpoint reads
+ * one), since building an object one named property at a time in native code is the slow
+ * part. A later column of the same name wins, as it does in better-sqlite3.
+ */
+function withArrayRows(statement: SQLite.Statement): SqliteStatement {
+  if (!statement.reader) return statement;
+  const columnNames = () => statement.columns().map((c) => c.name);
+  let names = columnNames();
+  // Assigning "__proto__" would set the prototype: such a row keeps the slow path.
+  if (names.includes("__proto__")) return statement;
+  statement.raw(true);
+  const toObject = (values: unknown[]) => {
+    // Another process changed the schema under this statement (SQLite prepared it again).
+    if (values.length !== names.length) names = columnNames();
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row;
+  };
+  return {
+    reader: true,
+    // Whether it writes (INSERT ... RETURNING reads rows too): the write observer needs it.
+    readonly: statement.readonly,
+    all: (parameters: ReadonlyArray<unknown>) => (statement.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters: ReadonlyArray<unknown>) => statement.run(parameters),
+    *iterate(parameters: ReadonlyArray<unknown>) {
+      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(values);
+    },
+  } as SqliteStatement;
 }

@@ -3,7 +3,7 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
+import { AgentsRepository, type AgentFilters, type AgentListRow, type AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
@@ -101,7 +101,7 @@ export class AgentsService {
       query,
       fetch: (page) => this.agents.page(accountId, filters, page),
       count: () => this.agents.count(accountId, filters),
-      present: (row: AgentRecord) => row,
+      present: (row: AgentListRow) => row,
     });
   }
 

@@ -5,11 +5,15 @@ import { hashToken } from "../core/token-hash.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { ApiKeysRepository, type ApiKeyRecord } from "../db/repositories/api-keys.js";
 import type { Db } from "../db/database.js";
+import { databaseGeneration } from "../db/database-generation.js";
+import { UnchangedDatabaseCache } from "../db/unchanged-database-cache.js";
 import { isPermission, PERMISSIONS } from "./permissions.js";
 
 const KEY_PREFIX = "sk_parley_";
 /** last_used_at is refreshed at most this often, so reads do not each cost a write. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** Keys whose lookup is kept at most (the cache empties at any write anyway). */
+const KNOWN_KEYS = 10_000;
 
 export interface CreatedApiKey {
   id: string;
@@ -23,9 +27,17 @@ export interface CreatedApiKey {
 /** API keys: created once (the key is shown then and only its hash kept), listed, revoked. */
 export class ApiKeysService {
   private readonly keys: ApiKeysRepository;
+  /**
+   * Each key's row and account as last read, by key hash, kept only while the database is
+   * unchanged (any write, here or by another process, empties it): a revoked key, a new plan
+   * or balance is read afresh. Every request authenticates, most with a key already seen.
+   */
+  private readonly known: UnchangedDatabaseCache<string, { key: ApiKeyRecord; account: AccountRecord }> | undefined;
 
   constructor(db: Db) {
     this.keys = new ApiKeysRepository(db);
+    const generation = databaseGeneration(db);
+    this.known = generation && new UnchangedDatabaseCache(generation, KNOWN_KEYS);
   }
 
   async create(accountId: string, name: string, permissions: string[] = ["*"]): Promise<CreatedApiKey> {
@@ -70,7 +82,8 @@ export class ApiKeysService {
     if (!presented) {
       throw new ApiError(401, "invalid_api_key", "Missing API key: send it as 'Authorization: Bearer <key>'");
     }
-    const found = await this.keys.findByHashWithAccount(hashToken(presented));
+    const hash = hashToken(presented);
+    const found = this.known ? await this.known.get(hash, () => this.keys.findByHashWithAccount(hash)) : await this.keys.findByHashWithAccount(hash);
     if (!found) throw new ApiError(401, "invalid_api_key", "Invalid API key");
     if (found.key.revoked_at !== null) throw new ApiError(401, "invalid_api_key", "This API key has been revoked");
     const now = Date.now();

@@ -5,7 +5,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
-import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
+import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallListRow, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
@@ -145,7 +145,7 @@ export class CallsService {
       query,
       fetch: (page) => this.calls.page(accountId, filters, page),
       count: () => this.calls.count(accountId, filters),
-      present: (row: CallRecord) => row,
+      present: (row: CallListRow) => row,
     });
   }
 

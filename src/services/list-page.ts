@@ -17,7 +17,7 @@ export interface ListQuery {
 
 /**
  * Runs one page of a list: verifies the cursor against the list's filters, fetches the
- * page and the total, and signs the next cursor.
+ * page and the total (counted, unless the page is the whole list), and signs the next cursor.
  */
 export async function listPage<Row extends { created_at: string; id: string }, Item>(options: {
   codec: CursorCodec;
@@ -31,7 +31,9 @@ export async function listPage<Row extends { created_at: string; id: string }, I
   const { codec, query } = options;
   const scope = CursorCodec.scope(options.list, { ...options.filters, order: query.order });
   const after = query.cursor === undefined ? undefined : codec.decode(scope, query.cursor);
-  const [page, total] = await Promise.all([options.fetch({ limit: query.limit, order: query.order, after }), options.count()]);
+  const page = await options.fetch({ limit: query.limit, order: query.order, after });
+  // A first page with nothing after it holds the whole list: its length is the total, without counting.
+  const total = after === undefined && !page.hasMore ? page.rows.length : await options.count();
   const last = page.rows[page.rows.length - 1];
   return {
     data: page.rows.map(options.present),

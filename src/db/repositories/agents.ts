@@ -19,6 +19,10 @@ export interface AgentRecord
   status: AgentStatus;
 }
 
+/** What an agent list shows of each agent (GET /v1/agents). */
+export const AGENT_LIST_COLUMNS = ["id", "name", "voice_id", "language", "model", "status", "created_at", "updated_at"] as const;
+export type AgentListRow = Pick<AgentRecord, (typeof AGENT_LIST_COLUMNS)[number]>;
+
 export interface AgentFilters {
   status?: AgentStatus | undefined;
   search?: string | undefined;
@@ -91,9 +95,10 @@ export class AgentsRepository {
     return q;
   }
 
-  async page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<AgentRecord>> {
-    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "agents", page);
-    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  /** A page of the list: only the columns it shows (prompts and settings are read one agent at a time). */
+  async page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<AgentListRow>> {
+    const result = await fetchPage(this.filtered(accountId, filters).select(AGENT_LIST_COLUMNS), "agents", page);
+    return { rows: result.rows.map((row) => ({ ...row, status: row.status as AgentStatus })), hasMore: result.hasMore };
   }
 
   async count(accountId: string, filters: AgentFilters): Promise<number> {

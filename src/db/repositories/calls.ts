@@ -100,6 +100,14 @@ export function callFromRow(row: CallTable): CallRecord {
   };
 }
 
+/** What a call list shows of each call (GET /v1/calls): not its transcript, analysis or other large parts. */
+export const CALL_LIST_COLUMNS = ["id", "status", "direction", "phone_number", "from_number", "agent_id", "duration", "metadata", "created_at", "ended_at"] as const;
+export type CallListRow = Pick<CallRecord, (typeof CALL_LIST_COLUMNS)[number]>;
+
+function callListRowFromRow(row: Pick<CallTable, (typeof CALL_LIST_COLUMNS)[number]>): CallListRow {
+  return { ...row, status: row.status as CallStatus, direction: row.direction as CallDirection, metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {} };
+}
+
 function toRow(record: Partial<CallRecord>): Partial<CallTable> {
   const { metadata, context, record: recorded, transcript, analysis, actions, latency, analysis_pending, ...rest } = record;
   const json = (value: unknown) => (value === null ? null : toJson(value));
@@ -264,9 +272,10 @@ export class CallsRepository {
     return q;
   }
 
-  async page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<CallRecord>> {
-    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "calls", page);
-    return { rows: result.rows.map(callFromRow), hasMore: result.hasMore };
+  /** A page of the list: only the columns it shows, since reading and parsing a transcript per row costs more than the rest. */
+  async page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<CallListRow>> {
+    const result = await fetchPage(this.filtered(accountId, filters).select(CALL_LIST_COLUMNS), "calls", page);
+    return { rows: result.rows.map(callListRowFromRow), hasMore: result.hasMore };
   }
 
   async count(accountId: string, filters: CallFilters): Promise<number> {

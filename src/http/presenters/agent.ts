@@ -1,4 +1,4 @@
-import type { AgentRecord } from "../../db/repositories/agents.js";
+import type { AgentListRow, AgentRecord } from "../../db/repositories/agents.js";
 
 export function presentAgent(agent: AgentRecord) {
   return {
@@ -28,7 +28,7 @@ export function presentAgent(agent: AgentRecord) {
   };
 }
 
-export function presentAgentListItem(agent: AgentRecord) {
+export function presentAgentListItem(agent: AgentListRow) {
   return {
     id: agent.id,
     name: agent.name,

@@ -1,0 +1,27 @@
+import type SQLite from "better-sqlite3";
+import type { Db } from "./database.js";
+
+/**
+ * Tells whether the database may have changed since a moment: a value that differs whenever
+ * this connection has written anything (SQLite's total_changes(), counted even if the
+ * transaction is later rolled back) or any other connection, in this process or another (the
+ * admin CLI), has committed anything (PRAGMA data_version). While it is unchanged every query
+ * reads what it read before, so a result read under it may be reused: see ApiKeysService.
+ */
+export type DatabaseGeneration = () => string;
+
+const generations = new WeakMap<Db, DatabaseGeneration>();
+
+/** Called by openDatabase for the connection behind `db`. */
+export function registerGeneration(db: Db, sqlite: SQLite.Database): void {
+  const read = sqlite.prepare("SELECT total_changes(), data_version FROM pragma_data_version").raw(true);
+  generations.set(db, () => {
+    const [changes, version] = read.get() as [number, number];
+    return `${changes}:${version}`;
+  });
+}
+
+/** The generation of a database opened by openDatabase; undefined for any other. */
+export function databaseGeneration(db: Db): DatabaseGeneration | undefined {
+  return generations.get(db);
+}
