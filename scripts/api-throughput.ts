@@ -12,16 +12,18 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import SQLite from "better-sqlite3";
 import { integer, parseOptions, UsageError } from "../src/cli/args.js";
 import { answerHelp } from "../src/cli/help.js";
 import { loadConfig } from "../src/config.js";
+import { DATABASE_FILE_NAME } from "../src/db/database.js";
 import { randomBase62 } from "../src/core/ids.js";
 import { openMigratedDatabase } from "../src/main.js";
 import { summarize } from "./bench/percentiles.js";
 import { processTreeUsage } from "./bench/process-tree-usage.js";
 import { runCliJson, startServer, type ServerProcess } from "./parley-process.js";
 
-export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR]
+export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR] [--write-load]
 
   --duration S     seconds measured per endpoint and server, in 2 s turns (default 10)
   --warmup S       seconds of load on each endpoint and server before any measurement (default 2)
@@ -29,7 +31,8 @@ export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warm
   --only NAMES     endpoints to run, comma-separated (default all: list-agents,read-agent,list-calls,read-call,list-numbers)
   --json           print the result as JSON on stdout
   --no-fail        exit 0 even when a target is missed
-  --cpu-prof DIR   run Parley with node --cpu-prof, writing its profile to DIR`;
+  --cpu-prof DIR   run Parley with node --cpu-prof, writing its profile to DIR
+  --write-load     while measuring, write to Parley's database every 50 ms from another connection, as a live call's heartbeat does`;
 
 /** Targets the issue sets: at least this share of the bare app's requests/s, and this p99. */
 const TARGET_RATIO = 0.4;
@@ -41,6 +44,8 @@ const NUMBERS = 10;
 const BENCH_REQUESTS_PER_MINUTE = 1_000_000_000;
 /** The servers take turns in slices this long (seconds). */
 const SLICE_SECONDS = 2;
+/** With --write-load: one write this often (ms), a live call's heartbeat. */
+const WRITE_INTERVAL_MS = 50;
 
 export interface Measurement {
   requests_per_second: number;
@@ -187,6 +192,63 @@ async function seedCalls(dataDir: string, accountId: string, agentIds: string[])
   }
 }
 
+/**
+ * A call in progress (created before the seeded ones, so it is on no measured page): what the
+ * write load's heartbeats update.
+ */
+async function seedLiveCall(dataDir: string, accountId: string, agentId: string): Promise<string> {
+  const db = await openMigratedDatabase(loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir } }));
+  const id = "call_" + randomBase62(20);
+  try {
+    const created = "2025-12-31T09:00:00.000Z";
+    await db
+      .insertInto("calls")
+      .values({
+        id, account_id: accountId, agent_id: agentId, campaign_id: null, contact_id: null, direction: "outbound", status: "in_progress",
+        phone_number: "+14155559999", from_number: "+16505550100", metadata: "{}", context: "{}", record: 0, max_duration: 600,
+        webhook_url: null, duration: null, transcript: "[]", recording_path: null, analysis: null, outcome: null, actions: null,
+        end_reason: null, transfer_number: null, failure_reason: null, latency: null, analysis_pending: 0, appointment_id: null,
+        billed_credits: 0, created_at: created, answered_at: created, ended_at: null, updated_at: created,
+      })
+      .execute();
+  } finally {
+    await db.destroy();
+  }
+  return id;
+}
+
+/**
+ * --write-load: every WRITE_INTERVAL_MS, the live call's `updated_at` and transcript so far are
+ * written, as the media gateway's heartbeat does during a call, from a connection of this
+ * process (the service sees another connection's commit, as it sees the admin CLI's). Any
+ * write makes the service read its API keys afresh at the next request.
+ */
+function heartbeatWriter(file: string, callId: string) {
+  const db = new SQLite(file);
+  db.pragma("busy_timeout = 5000");
+  const touch = db.prepare("UPDATE calls SET updated_at = ?, transcript = ? WHERE id = ?");
+  const transcript: Array<{ role: string; content: string; timestamp: number }> = [];
+  let writes = 0;
+  const timer = setInterval(() => {
+    transcript.push({ role: writes % 2 ? "user" : "agent", content: "Still there?", timestamp: writes * (WRITE_INTERVAL_MS / 1000) });
+    if (transcript.length > 40) transcript.shift();
+    touch.run(new Date().toISOString(), JSON.stringify(transcript), callId);
+    writes++;
+  }, WRITE_INTERVAL_MS);
+  let stopped = false;
+  return {
+    /** Stops writing; the number of writes made. */
+    stop: (): number => {
+      if (!stopped) {
+        stopped = true;
+        clearInterval(timer);
+        db.close();
+      }
+      return writes;
+    },
+  };
+}
+
 async function api(base: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
   const res = await fetch(base + p, {
     method,
@@ -208,19 +270,21 @@ export interface Options {
   json: boolean;
   fail: boolean;
   cpuProf: string | undefined;
+  writeLoad: boolean;
 }
 
 function progress(line: string): void {
   process.stderr.write(`  ${line}\n`);
 }
 
-export async function apiThroughput(options: Options): Promise<{ results: EndpointResult[]; logLines: number; accountLimit: number }> {
+export async function apiThroughput(options: Options): Promise<{ results: EndpointResult[]; logLines: number; accountLimit: number; writes: number }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-api-bench-"));
   const env = { PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "info" };
   const logFile = path.join(dataDir, "parley.log");
   const logFd = openSync(logFile, "a");
   let parley: ServerProcess | undefined;
   let bare: Awaited<ReturnType<typeof startBareExpress>> | undefined;
+  let writer: ReturnType<typeof heartbeatWriter> | undefined;
   try {
     progress("creating an account and a key with the admin CLI, and lifting the account's rate limit");
     const account = await runCliJson(["admin", "account", "create", "--name", "Bench", "--plan", "pro", "--credits", "100"], env);
@@ -243,6 +307,7 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
     }
     for (let i = 0; i < NUMBERS; i++) await api(base, key, "POST", "/v1/phone-numbers", { phone_number: `+1650555${String(3000 + i)}`, country: "US" });
     await seedCalls(dataDir, account.id, agentIds);
+    const liveCall = await seedLiveCall(dataDir, account.id, agentIds[0]!);
     const someCall = (await api(base, key, "GET", "/v1/calls?limit=1")).data[0].id as string;
 
     const paths: Record<(typeof ALL_ENDPOINTS)[number], string> = {
@@ -259,6 +324,10 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
 
     const headers = { authorization: `Bearer ${key}` };
     const results: EndpointResult[] = [];
+    if (options.writeLoad) {
+      writer = heartbeatWriter(path.join(dataDir, DATABASE_FILE_NAME), liveCall);
+      progress(`write load: the live call's heartbeat written to the database every ${WRITE_INTERVAL_MS} ms from another connection`);
+    }
     // The two servers take turns in slices of SLICE_SECONDS, so a change in the machine's other
     // load during the run weighs on both alike.
     const slices = Math.max(1, Math.round(options.duration / SLICE_SECONDS));
@@ -287,14 +356,17 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
       const cpuRatio = p.cpu_us_per_request && x.cpu_us_per_request ? Math.round((x.cpu_us_per_request / p.cpu_us_per_request) * 100) / 100 : null;
       results.push({ name: e.name, path: e.path, parley: p, express: x, ratio, cpu_ratio: cpuRatio, ratio_met: ratio >= TARGET_RATIO, p99_met: p.p99_ms < TARGET_P99_MS });
     }
+    const writes = writer?.stop() ?? 0;
+    writer = undefined;
     // The service stops (and flushes its log) before the request lines are counted.
     await bare.stop();
     bare = undefined;
     await parley.stop();
     parley = undefined;
     const logLines = readFileSync(logFile, "utf8").split("\n").filter((l) => l.includes('"msg":"request"')).length;
-    return { results, logLines, accountLimit: BENCH_REQUESTS_PER_MINUTE };
+    return { results, logLines, accountLimit: BENCH_REQUESTS_PER_MINUTE, writes };
   } finally {
+    writer?.stop();
     await bare?.stop();
     await parley?.stop();
     closeSync(logFd);
@@ -302,13 +374,14 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
   }
 }
 
-function report(results: EndpointResult[], options: Options, logLines: number, accountLimit: number): string {
+function report(results: EndpointResult[], options: Options, logLines: number, accountLimit: number, writes: number): string {
   const row = (r: EndpointResult) =>
     `| ${r.name} | \`${r.path.replace(/_[A-Za-z0-9]{20}\b/, "_…")}\` | ${r.parley.requests_per_second} | ${r.parley.p50_ms} | ${r.parley.p99_ms} | ${r.express.requests_per_second} | ${r.express.p99_ms} | ${r.ratio.toFixed(2)} | ${r.parley.cpu_us_per_request ?? "-"} | ${r.express.cpu_us_per_request ?? "-"} | ${r.cpu_ratio?.toFixed(2) ?? "-"} | ${r.ratio_met && r.p99_met ? "pass" : `FAIL${r.ratio_met ? "" : ` (ratio < ${TARGET_RATIO})`}${r.p99_met ? "" : ` (p99 >= ${TARGET_P99_MS} ms)`}`} |`;
   return [
     `API throughput: ${options.connections} connections, ${options.duration} s measured per endpoint and server after ${options.warmup} s of warm-up on each, the two taking turns every ${SLICE_SECONDS} s (${os.cpus().length} cores)`,
     `Parley: parley serve, log level info (${logLines} request log lines written), the account's rate limit lifted to ${accountLimit}/min with \`parley admin account limits --requests-per-minute\``,
     `Bare Express: another process, each path answered with res.json(the body Parley answered)`,
+    ...(options.writeLoad ? [`Write load: a live call's heartbeat written to Parley's database every ${WRITE_INTERVAL_MS} ms from another connection (${writes} writes)`] : []),
     ``,
     `| endpoint | path | Parley req/s | p50 ms | p99 ms | Express req/s | Express p99 ms | ratio | Parley CPU µs/req | Express CPU µs/req | CPU ratio | target: ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms |`,
     `|---|---|---|---|---|---|---|---|---|---|---|---|`,
@@ -328,6 +401,7 @@ export function parseApiThroughputOptions(argv: string[]): Options {
     json: { type: "boolean" },
     "no-fail": { type: "boolean" },
     "cpu-prof": { type: "string" },
+    "write-load": { type: "boolean" },
   });
   const only = o.only ? o.only.split(",").map((n) => n.trim()) : [...ALL_ENDPOINTS];
   const unknown = only.filter((n) => !(ALL_ENDPOINTS as readonly string[]).includes(n));
@@ -340,15 +414,16 @@ export function parseApiThroughputOptions(argv: string[]): Options {
     json: o.json === true,
     fail: o["no-fail"] !== true,
     cpuProf: o["cpu-prof"] ? path.resolve(o["cpu-prof"]) : undefined,
+    writeLoad: o["write-load"] === true,
   };
 }
 
 async function main(argv: string[]): Promise<number> {
   const options = parseApiThroughputOptions(argv);
-  const { results, logLines, accountLimit } = await apiThroughput(options);
+  const { results, logLines, accountLimit, writes } = await apiThroughput(options);
   const output = options.json
-    ? JSON.stringify({ connections: options.connections, duration: options.duration, warmup: options.warmup, cores: os.cpus().length, target_ratio: TARGET_RATIO, target_p99_ms: TARGET_P99_MS, request_log_lines: logLines, account_requests_per_minute: accountLimit, endpoints: results }, null, 2)
-    : report(results, options, logLines, accountLimit);
+    ? JSON.stringify({ connections: options.connections, duration: options.duration, warmup: options.warmup, cores: os.cpus().length, target_ratio: TARGET_RATIO, target_p99_ms: TARGET_P99_MS, request_log_lines: logLines, account_requests_per_minute: accountLimit, write_load: options.writeLoad ? { interval_ms: WRITE_INTERVAL_MS, writes } : null, endpoints: results }, null, 2)
+    : report(results, options, logLines, accountLimit, writes);
   process.stdout.write(output + "\n");
   const missed = results.filter((r) => !r.ratio_met || !r.p99_met);
   if (missed.length > 0) process.stderr.write(`bench:api: target missed on ${missed.map((r) => r.name).join(", ")}${options.fail ? "" : " (--no-fail: exit 0)"}\n`);
