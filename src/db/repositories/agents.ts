@@ -3,7 +3,8 @@ import type { AnalysisField, EndpointingMode } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { AgentTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
-import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { QueryShapes } from "../query-shapes.js";
 
 export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -58,6 +59,9 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
+const LISTS = new QueryShapes();
+
 /** Agents; soft-deleted ones are invisible to every method but `findAnyById`. */
 export class AgentsRepository {
   constructor(private readonly db: Db) {}
@@ -88,22 +92,29 @@ export class AgentsRepository {
     return Number(row.n);
   }
 
-  private filtered(accountId: string, filters: AgentFilters) {
-    let q = this.db.selectFrom("agents").where("account_id", "=", accountId).where("deleted_at", "is", null);
-    if (filters.status) q = q.where("status", "=", filters.status);
-    if (filters.search) q = q.where(sql<boolean>`name LIKE ${containsPattern(filters.search)} ESCAPE '\\'`);
+  /** The list's filters as values: the search as its LIKE pattern. */
+  private static listValues(accountId: string, filters: AgentFilters) {
+    return { accountId, status: filters.status, searchPattern: filters.search ? containsPattern(filters.search) : undefined };
+  }
+
+  private filtered(v: ReturnType<typeof AgentsRepository.listValues>) {
+    let q = this.db.selectFrom("agents").where("account_id", "=", v.accountId).where("deleted_at", "is", null);
+    if (v.status) q = q.where("status", "=", v.status);
+    if (v.searchPattern) q = q.where(sql<boolean>`name LIKE ${v.searchPattern} ESCAPE '\\'`);
     return q;
   }
 
   /** A page of the list: only the columns it shows (prompts and settings are read one agent at a time). */
   async page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<AgentListRow>> {
-    const result = await fetchPage(this.filtered(accountId, filters).select(AGENT_LIST_COLUMNS), "agents", page);
+    const values = AgentsRepository.listValues(accountId, filters);
+    const result = await shapedPage(this.db, LISTS, "agents", values, page, (v) => this.filtered(v).select(AGENT_LIST_COLUMNS));
     return { rows: result.rows.map((row) => ({ ...row, status: row.status as AgentStatus })), hasMore: result.hasMore };
   }
 
   async count(accountId: string, filters: AgentFilters): Promise<number> {
-    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    return Number(row.n);
+    const values = AgentsRepository.listValues(accountId, filters);
+    const [row] = await LISTS.rows(this.db, "agents:count", values, (v) => this.filtered(v).select((eb) => eb.fn.countAll<number>().as("n")));
+    return Number(row!.n);
   }
 
   async update(id: string, patch: Partial<AgentRecord>, db: Db = this.db): Promise<void> {

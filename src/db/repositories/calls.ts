@@ -3,7 +3,8 @@ import type { CallAction, CallAnalysis, CallLatency, CallOutcome } from "../../.
 import type { Db } from "../database.js";
 import type { CallTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
-import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { QueryShapes } from "../query-shapes.js";
 
 export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -156,6 +157,9 @@ export interface CallScope {
   phoneNumber?: string;
 }
 
+/** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
+const LISTS = new QueryShapes();
+
 export class CallsRepository {
   constructor(private readonly db: Db) {}
 
@@ -274,13 +278,13 @@ export class CallsRepository {
 
   /** A page of the list: only the columns it shows, since reading and parsing a transcript per row costs more than the rest. */
   async page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<CallListRow>> {
-    const result = await fetchPage(this.filtered(accountId, filters).select(CALL_LIST_COLUMNS), "calls", page);
+    const result = await shapedPage(this.db, LISTS, "calls", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(CALL_LIST_COLUMNS));
     return { rows: result.rows.map(callListRowFromRow), hasMore: result.hasMore };
   }
 
   async count(accountId: string, filters: CallFilters): Promise<number> {
-    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [row] = await LISTS.rows(this.db, "calls:count", { accountId, ...filters }, ({ accountId: a, ...f }) => this.filtered(a, f).select((eb) => eb.fn.countAll<number>().as("n")));
+    return Number(row!.n);
   }
 
   async countActiveForAgent(agentId: string, db: Db = this.db): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Db } from "../database.js";
 import type { PhoneNumberTable } from "../schema.js";
-import { fetchPage, type Page, type PageRequest } from "./keyset.js";
+import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { QueryShapes } from "../query-shapes.js";
 
 export const PHONE_NUMBER_STATUSES = ["active", "pending", "inactive"] as const;
 export type PhoneNumberStatus = (typeof PHONE_NUMBER_STATUSES)[number];
@@ -47,6 +48,9 @@ function toRow(record: Partial<PhoneNumberRecord>): Partial<PhoneNumberTable> {
 function isHeldConflict(err: unknown): boolean {
   return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE" && String((err as Error).message).includes("phone_numbers.phone_number");
 }
+
+/** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
+const LISTS = new QueryShapes();
 
 /** Phone numbers; released ones stay as `inactive` rows. */
 export class PhoneNumbersRepository {
@@ -146,12 +150,12 @@ export class PhoneNumbersRepository {
   }
 
   async page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<PhoneNumberRecord>> {
-    const result = await fetchPage(this.filtered(accountId, filters).selectAll(), "phone_numbers", page);
+    const result = await shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).selectAll());
     return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
   }
 
   async count(accountId: string, filters: PhoneNumberFilters): Promise<number> {
-    const row = await this.filtered(accountId, filters).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [row] = await LISTS.rows(this.db, "phone_numbers:count", { accountId, ...filters }, ({ accountId: a, ...f }) => this.filtered(a, f).select((eb) => eb.fn.countAll<number>().as("n")));
+    return Number(row!.n);
   }
 }
