@@ -12,6 +12,9 @@ export interface CursorPosition {
 }
 
 const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
+/** Scopes of lists asked for lately (most lists are asked for with few filter sets): each is hashed once. */
+const SCOPES = new Map<string, string>();
+const MAX_SCOPES = 1000;
 const SECRET_FILE = "cursor-secret";
 /** Below this, cursors and recording links could be forged by guessing the secret. */
 const MIN_SECRET_BYTES = 32;
@@ -60,7 +63,13 @@ export class CursorCodec {
 
   static scope(list: string, filters: Record<string, unknown>): string {
     const canonical = JSON.stringify([list, Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))]);
-    return createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+    let scope = SCOPES.get(canonical);
+    if (scope === undefined) {
+      scope = createHash("sha256").update(canonical).digest("base64url").slice(0, 22);
+      if (SCOPES.size >= MAX_SCOPES) SCOPES.clear();
+      SCOPES.set(canonical, scope);
+    }
+    return scope;
   }
 
   encode(scope: string, position: CursorPosition): string {
