@@ -32,11 +32,14 @@ describe("npm run bench:api", () => {
     expect(result.stderr).toContain("list-agents: 1 of 1 s measured on each");
   }, 180_000);
 
-  it("prints the table, and exits 1 exactly when a row misses a target", async () => {
-    const result = await runNodeScript(SCRIPT, ["--duration", "1", "--warmup", "0", "--only", "read-agent"], {}, { killAfterMs: 110_000 });
+  it("prints the table, and exits 1 exactly when a row misses a target; --write-load writes while measuring", async () => {
+    const result = await runNodeScript(SCRIPT, ["--duration", "1", "--warmup", "0", "--only", "read-agent", "--write-load"], {}, { killAfterMs: 110_000 });
     const row = result.stdout.split("\n").find((line) => line.startsWith("| read-agent |"));
     expect(row, result.stderr).toMatch(/^\| read-agent \| `\/v1\/agents\/agent_…` \| \d+ \| [\d.]+ \| [\d.]+ \| \d+ \| [\d.]+ \| \d\.\d\d \|/);
     expect(result.code).toBe(row!.endsWith("| pass |") ? 0 : 1);
     expect(result.stdout).toContain("the account's rate limit lifted");
+    // At least one heartbeat every 50 ms over the 2 s of measured load.
+    const writes = Number(/Write load: a live call's heartbeat written to Parley's database every 50 ms from another connection \((\d+) writes\)/.exec(result.stdout)?.[1]);
+    expect(writes).toBeGreaterThanOrEqual(20);
   }, 120_000);
 });

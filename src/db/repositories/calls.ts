@@ -105,8 +105,11 @@ export function callFromRow(row: CallTable): CallRecord {
 export const CALL_LIST_COLUMNS = ["id", "status", "direction", "phone_number", "from_number", "agent_id", "duration", "metadata", "created_at", "ended_at"] as const;
 export type CallListRow = Pick<CallRecord, (typeof CALL_LIST_COLUMNS)[number]>;
 
+/** The row read for a list, its metadata parsed in place (the row is this read's own: no copy per row). */
 function callListRowFromRow(row: Pick<CallTable, (typeof CALL_LIST_COLUMNS)[number]>): CallListRow {
-  return { ...row, status: row.status as CallStatus, direction: row.direction as CallDirection, metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {} };
+  const listed = row as unknown as CallListRow;
+  listed.metadata = parseJson<Record<string, unknown>>(row.metadata) ?? {};
+  return listed;
 }
 
 function toRow(record: Partial<CallRecord>): Partial<CallTable> {
