@@ -12,6 +12,7 @@ import { recordingsDir } from "../../src/services/recording-files.js";
 import { runAdmin } from "../helpers/admin-cli.js";
 import { insertCallRow } from "../helpers/call-rows.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { logLines } from "../helpers/log-lines.js";
 
 /**
  * Retention: ended calls older than their account's retention (its own, else
@@ -23,16 +24,10 @@ const DAY_MS = 86_400_000;
 const SAID = "My card number is 4111 and I live at 12 Elm Street";
 
 let app: TestApp;
-const logs: Array<Record<string, any>> = [];
+const { destination, lines: logs } = logLines();
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logs.push(JSON.parse(line));
-      done();
-    },
-  });
-  app = await startTestApp({}, { PARLEY_RETENTION_DAYS: "30" }, pino({ level: "info" }, sink));
+  app = await startTestApp({}, { PARLEY_RETENTION_DAYS: "30" }, pino({ level: "info" }, destination));
 });
 afterAll(() => app.close());
 

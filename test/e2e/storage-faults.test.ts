@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { recordingsDir } from "../../src/services/recording-files.js";
 import { withFileSizeLimit } from "../helpers/file-size-limit.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { logLines } from "../helpers/log-lines.js";
 
 /**
  * A full disk, for real: a recording whose file is /dev/full (every write ENOSPC), a database
@@ -19,16 +19,10 @@ import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helper
 let app: TestApp;
 let acct: TestAccount;
 let agentId: string;
-const logs: Array<Record<string, any>> = [];
+const { destination, lines: logs } = logLines();
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logs.push(JSON.parse(line));
-      done();
-    },
-  });
-  app = await startTestApp({}, { PARLEY_ENGINE: "1" }, pino({ level: "info" }, sink));
+  app = await startTestApp({}, { PARLEY_ENGINE: "1" }, pino({ level: "info" }, destination));
   acct = await app.account({ credits: 100 });
   const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "p", voice_id: "flite-slt", first_message: "Hello, Acme Dental." } });
   agentId = agent.body.id;

@@ -1,7 +1,7 @@
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { logLineScrubber, maskPhoneNumber } from "../../../src/core/log-scrub.js";
 import { createLogger } from "../../../src/core/logger.js";
+import { logLines } from "../../helpers/log-lines.js";
 
 const scrub = logLineScrubber(["prov1der-Secret-key", 'trunk"pass\\word']);
 /** A log line as pino writes it, with `fields` serialized. */
@@ -82,14 +82,8 @@ describe("logLineScrubber", () => {
 
 describe("createLogger", () => {
   function captured(secrets: string[] = []) {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).trim().split("\n"));
-        done();
-      },
-    });
-    return { logger: createLogger("debug", { secrets, destination }), lines: () => lines.map((l) => JSON.parse(l) as Record<string, any>) };
+    const { destination, lines } = logLines();
+    return { logger: createLogger("debug", { secrets, destination }), lines: () => lines };
   }
 
   it("masks phone fields whatever their format, redacts credential fields, and scrubs errors and bindings", async () => {

@@ -1,18 +1,12 @@
-import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { STORAGE_FAILURE_WINDOW_MS, StorageHealth, storageProblem } from "../../../src/services/storage-health.js";
+import { logLines } from "../../helpers/log-lines.js";
 
 function health() {
   let now = Date.parse("2026-01-01T00:00:00Z");
-  const lines: Array<Record<string, any>> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  const storage = new StorageHealth({ logger: pino({ level: "info" }, sink), now: () => now });
+  const { destination, lines } = logLines();
+  const storage = new StorageHealth({ logger: pino({ level: "info" }, destination), now: () => now });
   return { storage, lines, advance: (ms: number) => (now += ms) };
 }
 
