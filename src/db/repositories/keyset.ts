@@ -18,6 +18,35 @@ export interface Page<T> {
 }
 
 /**
+ * The keyset condition (rows after `after`, exclusive), the order on `(created_at, id)` of
+ * `table` and the limit, added to `query`: the same whether the query is built per request or
+ * once per shape (where `after`'s fields and `limit` are slots standing for values).
+ */
+function keysetOrdered<O>(
+  // Column references are built from the table name; Kysely cannot type them generically.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query: SelectQueryBuilder<any, any, O>,
+  table: string,
+  order: SortOrder,
+  after: { createdAt: unknown; id: unknown } | undefined,
+  limit: number,
+) {
+  let q = query;
+  const createdAt = `${table}.created_at`;
+  const id = `${table}.id`;
+  if (after) {
+    const cmp = order === "asc" ? ">" : "<";
+    q = q.where((eb) => eb.or([eb(createdAt, cmp, after.createdAt), eb.and([eb(createdAt, "=", after.createdAt), eb(id, cmp, after.id)])]));
+  }
+  return q.orderBy(createdAt, order).orderBy(id, order).limit(limit);
+}
+
+/** The page of `rows` read with a limit of `limit + 1`: the extra row only says there are more. */
+function toPage<O>(rows: O[], limit: number): Page<O> {
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/**
  * Keyset pagination on `(created_at, id)` of the query's main table: stable while rows are
  * added, and each page costs the same however deep it is.
  */
@@ -26,18 +55,8 @@ export async function fetchPage<TB extends keyof Database, O extends { created_a
   table: TB,
   page: PageRequest,
 ): Promise<Page<O>> {
-  // Column references are built from the table name; Kysely cannot type them generically.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let q = query as SelectQueryBuilder<any, any, O>;
-  const createdAt = `${table}.created_at`;
-  const id = `${table}.id`;
-  if (page.after) {
-    const { createdAt: c, id: i } = page.after;
-    const cmp = page.order === "asc" ? ">" : "<";
-    q = q.where((eb) => eb.or([eb(createdAt, cmp, c), eb.and([eb(createdAt, "=", c), eb(id, cmp, i)])]));
-  }
-  const rows = await q.orderBy(createdAt, page.order).orderBy(id, page.order).limit(page.limit + 1).execute();
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+  const rows = await keysetOrdered(query, table, page.order, page.after, page.limit + 1).execute();
+  return toPage(rows, page.limit);
 }
 
 /**
@@ -54,16 +73,8 @@ export async function shapedPage<TB extends keyof Database, O extends { created_
   build: (filters: F) => SelectQueryBuilder<Database, TB, O>,
 ): Promise<Page<O>> {
   const values = { ...filters, limit: page.limit + 1, afterCreatedAt: page.after?.createdAt, afterId: page.after?.id };
-  const rows = await shapes.rows(db, `${table}:page:${page.order}`, values, (v) => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    let q = build(v) as SelectQueryBuilder<any, any, O>;
-    const createdAt = `${table}.created_at`;
-    const id = `${table}.id`;
-    if (v.afterCreatedAt !== undefined) {
-      const cmp = page.order === "asc" ? ">" : "<";
-      q = q.where((eb) => eb.or([eb(createdAt, cmp, v.afterCreatedAt), eb.and([eb(createdAt, "=", v.afterCreatedAt), eb(id, cmp, v.afterId)])]));
-    }
-    return q.orderBy(createdAt, page.order).orderBy(id, page.order).limit(v.limit);
-  });
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+  const rows = await shapes.rows(db, `${table}:page:${page.order}`, values, (v) =>
+    keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, v.limit),
+  );
+  return toPage(rows, page.limit);
 }
