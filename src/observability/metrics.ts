@@ -7,8 +7,6 @@ import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type
 export const TURN_STAGES = ["endpointing", "asr", "first_token", "first_audio", "voice_to_voice"] as const;
 export type TurnStage = (typeof TURN_STAGES)[number];
 
-/** What a failed disk write was for (label `target` of parley_storage_failures_total). */
-
 /** The shared resources whose use is gauged (label `pool`). */
 export const POOLS = ["recognizers", "tts_workers", "call_slots"] as const;
 export type Pool = (typeof POOLS)[number];
@@ -217,7 +215,7 @@ export class ParleyMetrics {
    * (scheduled, running, paused) by contact status, read by `count`.
    */
   watchCampaignContacts(count: () => Promise<Record<string, number>>): void {
-    const gauge = new Gauge({
+    new Gauge({
       name: "parley_campaign_contacts",
       help: "Contacts of scheduled, running and paused campaigns, by contact status",
       labelNames: ["status"] as const,
@@ -228,7 +226,6 @@ export class ParleyMetrics {
         for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
       },
     });
-    void gauge;
   }
 
   private pool(pool: Pool, inUse: number, capacity: number | null): void {

@@ -133,7 +133,6 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     let summary: LiveCallEnd;
     try {
       const session = await this.createSession(call, setup, transport, log);
-      session.on("event", (event) => metrics.callEvent(transport.protocol, event));
       this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
       let transferNumber: string | null = null;
       session.on("event", (event) => {
@@ -228,6 +227,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     });
     session.on("event", (event) => {
       logCallEvent(log, event);
+      this.services.metrics.callEvent(transport.protocol, event);
       // The call goes on unrecorded (the engine deleted the half file): counted, and /readyz says so.
       if (event.type === "recording_failed") this.services.storageHealth.failed("recording", event, { call_id: call.id, account_id: call.account_id });
       else if (event.type === "recording") this.services.storageHealth.succeeded("recording");

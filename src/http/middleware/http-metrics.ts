@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { NextFunction, Request, Response } from "express";
 import { UNMATCHED_ROUTE, type ParleyMetrics } from "../../observability/metrics.js";
+import { routeTemplate } from "./route-template.js";
 
 /**
  * Times every request into `parley_http_request_duration_seconds`, labelled by the route
@@ -13,7 +14,7 @@ export function httpMetrics(metrics: ParleyMetrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
     res.once("finish", () => {
-      const route = req.route ? req.baseUrl + String(req.route.path) : req.baseUrl ? `${req.baseUrl}/*` : UNMATCHED_ROUTE;
+      const route = routeTemplate(req) ?? (req.baseUrl ? `${req.baseUrl}/*` : UNMATCHED_ROUTE);
       metrics.observeHttp(req.method, route, res.statusCode, (performance.now() - started) / 1000);
     });
     next();

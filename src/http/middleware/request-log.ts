@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
+import { routeTemplate } from "./route-template.js";
 
 /**
  * One log line per request, once its response is sent: `request_id` (as in `X-Request-Id`),
@@ -11,8 +12,7 @@ export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
-      const route = req.route as { path?: unknown } | undefined;
-      const template = typeof route?.path === "string" ? route.path : undefined;
+      const template = routeTemplate(req);
       logger.info(
         {
           request_id: req.requestId,
