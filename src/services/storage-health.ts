@@ -83,12 +83,6 @@ export class StorageHealth {
     return { recording: this.targets.recording.failures, database: this.targets.database.failures };
   }
 
-  /** The most recent failure of any target, or null. */
-  lastFailure(): StorageFailure | null {
-    const all = STORAGE_TARGETS.map((t) => this.targets[t].last).filter((f): f is StorageFailure => f !== null);
-    return all.sort((a, b) => (a.at < b.at ? 1 : -1))[0] ?? null;
-  }
-
   /** The targets failing now (see the class), each with its last failure; empty when storage is fine. */
   failing(): StorageFailure[] {
     const nowMs = this.now();
