@@ -47,6 +47,15 @@ describe("withStatementCache", () => {
     expect(cached.prepare("SELECT sum(x) AS s FROM t").all([])).toEqual([{ s: 6 }]);
   });
 
+  it("makes rows for any column names, those that would be code or break a string literal included", () => {
+    const plain = new SQLite(":memory:");
+    const names = [`a"; throw new Error("ran"); "`, "x\\y", "line\nbreak", "sep\u2028arator", "1", "constructor", "", "é", "values"];
+    const sql = `SELECT ${names.map((name, i) => `${i} AS "${name.replace(/"/g, '""')}"`).join(", ")}`;
+    const [row] = withStatementCache(plain).prepare(sql).all([]) as Array<Record<string, unknown>>;
+    expect(row).toEqual(plain.prepare(sql).all([])[0]);
+    expect(Object.keys(row!).sort()).toEqual([...names].sort());
+  });
+
   it("leaves a row with a column named __proto__ to better-sqlite3, whose objects never take it as their prototype", () => {
     const plain = new SQLite(":memory:");
     const sql = `SELECT 'x' AS "__proto__", 1 AS "constructor"`;
