@@ -11,6 +11,7 @@ import * as appointmentReminders from "./009-appointment-reminders.js";
 import * as endpointingMode from "./010-endpointing-mode.js";
 import * as webCallTokens from "./011-web-call-tokens.js";
 import * as retention from "./012-retention.js";
+import * as listIndexes from "./013-list-indexes.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "010-endpointing-mode": endpointingMode,
   "011-web-call-tokens": webCallTokens,
   "012-retention": retention,
+  "013-list-indexes": listIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

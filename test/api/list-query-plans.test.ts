@@ -1,0 +1,71 @@
+import type { CompiledQuery } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/database.js";
+import { AgentsRepository } from "../../src/db/repositories/agents.js";
+import { CallsRepository, type CallFilters } from "../../src/db/repositories/calls.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+// The agent and call lists read a page from their covering index alone (migration 013): a
+// table row holds a prompt or a transcript that can spill onto overflow pages. SQLite's own
+// plan for the queries the repositories run says which index it reads, and whether it is
+// covering (no table row read).
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** The repository's db, recording the SQL and values of every query run through it (list pages are run by db.executeQuery). */
+function recording(db: Db): { db: Db; queries: CompiledQuery[] } {
+  const queries: CompiledQuery[] = [];
+  const spy = new Proxy(db, {
+    get(target, property) {
+      if (property === "executeQuery") return (query: CompiledQuery) => (queries.push(query), target.executeQuery(query));
+      const value = Reflect.get(target, property, target);
+      // Kysely keeps its state in private fields: its methods must run on the real instance.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: spy, queries };
+}
+
+async function plan(db: Db, query: CompiledQuery): Promise<string> {
+  const rows = await db.executeQuery<{ detail: string }>({ ...query, sql: `EXPLAIN QUERY PLAN ${query.sql}` } as CompiledQuery);
+  return rows.rows.map((r) => r.detail).join("; ");
+}
+
+describe("list query plans", () => {
+  it("an agent list page reads agents_list alone, filtered or not, after a cursor or not", async () => {
+    const { db, queries } = recording(app.parley.services.db);
+    const agents = new AgentsRepository(db);
+    const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "agent_x" };
+    for (const filters of [{}, { status: "active" as const }, { search: "desk" }]) {
+      for (const cursor of [undefined, after]) await agents.page("acct_x", filters, { limit: 20, order: "desc", after: cursor });
+    }
+    expect(queries).toHaveLength(6);
+    for (const query of queries) expect(await plan(app.parley.services.db, query)).toMatch(/^SEARCH agents USING COVERING INDEX agents_list \(account_id=\?/);
+  });
+
+  it("a call list page reads calls_list alone, filtered by any of the list's filters or not, after a cursor or not", async () => {
+    const { db, queries } = recording(app.parley.services.db);
+    const calls = new CallsRepository(db);
+    const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "call_x" };
+    const filters: CallFilters[] = [
+      {},
+      { status: "completed" },
+      { outcome: "appointment_booked" },
+      { agentId: "agent_x" },
+      { phoneNumber: "+14155550100" },
+      { direction: "inbound" },
+      { createdFrom: "2026-01-01T00:00:00.000Z", createdBefore: "2026-02-01T00:00:00.000Z" },
+      { status: "completed", agentId: "agent_x", direction: "outbound" },
+    ];
+    for (const f of filters) for (const cursor of [undefined, after]) await calls.page("acct_x", f, { limit: 20, order: "desc", after: cursor });
+    expect(queries).toHaveLength(16);
+    for (const query of queries) expect(await plan(app.parley.services.db, query)).toMatch(/^SEARCH calls USING COVERING INDEX calls_list \(account_id=\?/);
+  });
+
+});
