@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { Logger } from "pino";
 import { sql } from "kysely";
 import { ApiError } from "../core/api-error.js";
+import { JsonText } from "../core/json-text.js";
 import { IdempotencyKeysRepository } from "../db/repositories/idempotency-keys.js";
 import { PLANS } from "../config.js";
 import type { Services } from "../services/container.js";
@@ -62,8 +63,21 @@ function handle(spec: RouteSpec): RequestHandler {
       return;
     }
     // A handler may answer with another success status than the usual one (an idempotent create that created nothing: 200).
-    res.status(typeof res.locals.status === "number" ? res.locals.status : spec.status).json(result);
+    res.status(typeof res.locals.status === "number" ? res.locals.status : spec.status);
+    if (result instanceof JsonText) sendJsonText(res, result);
+    else res.json(result);
   };
+}
+
+/**
+ * Sends text that is JSON already, as res.json would send it once serialised, without
+ * res.send's work for bodies of any kind (parsing its Content-Type, copying the body into a
+ * Buffer to measure it). Only for reads: the Idempotency-Key replay store hooks res.json.
+ */
+function sendJsonText(res: Response, body: JsonText): void {
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(body.text));
+  res.end(body.text);
 }
 
 /**

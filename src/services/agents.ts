@@ -3,14 +3,14 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, type AgentFilters, type AgentListRow, type AgentRecord } from "../db/repositories/agents.js";
+import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import type { DestinationPolicy } from "./destination-policy.js";
-import { listPage, type ListQuery } from "./list-page.js";
+import { jsonListPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
@@ -94,14 +94,13 @@ export class AgentsService {
   }
 
   list(accountId: string, filters: AgentFilters, query: ListQuery) {
-    return listPage({
+    return jsonListPage({
       codec: this.deps.cursors,
       list: "agents",
       filters: { ...filters },
       query,
       fetch: (page) => this.agents.page(accountId, filters, page),
       count: () => this.agents.count(accountId, filters),
-      present: (row: AgentListRow) => row,
     });
   }
 

@@ -5,7 +5,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
-import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallListRow, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
+import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
@@ -13,7 +13,7 @@ import type { CallEvents } from "./call-events.js";
 import type { DestinationPolicy } from "./destination-policy.js";
 import type { LiveCallsService } from "./live-calls.js";
 import type { CursorCodec } from "./cursor-codec.js";
-import { listPage, type ListQuery } from "./list-page.js";
+import { jsonListPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import { requireCallCredit } from "./call-credit.js";
@@ -138,14 +138,13 @@ export class CallsService {
   }
 
   list(accountId: string, filters: CallFilters, query: ListQuery) {
-    return listPage({
+    return jsonListPage({
       codec: this.deps.cursors,
       list: "calls",
       filters: { ...filters },
       query,
       fetch: (page) => this.calls.page(accountId, filters, page),
       count: () => this.calls.count(accountId, filters),
-      present: (row: CallListRow) => row,
     });
   }
 

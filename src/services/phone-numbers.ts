@@ -13,7 +13,7 @@ import {
 import type { CreatePhoneNumberInput, UpdatePhoneNumberInput } from "../http/schemas/phone-numbers.js";
 import type { AgentsService } from "./agents.js";
 import type { CursorCodec } from "./cursor-codec.js";
-import { listPage, type ListQuery } from "./list-page.js";
+import { jsonListPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
 import { phoneNumberEventData } from "./resource-event-data.js";
@@ -96,14 +96,13 @@ export class PhoneNumbersService {
   }
 
   list(accountId: string, filters: PhoneNumberFilters, query: ListQuery) {
-    return listPage({
+    return jsonListPage({
       codec: this.deps.cursors,
       list: "phone_numbers",
       filters: { ...filters },
       query,
       fetch: (page) => this.numbers.page(accountId, filters, page),
       count: () => this.numbers.count(accountId, filters),
-      present: (row: PhoneNumberRecord) => row,
     });
   }
 

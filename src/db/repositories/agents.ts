@@ -3,7 +3,8 @@ import type { AnalysisField, EndpointingMode } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { AgentTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
-import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
+import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
 
 export const AGENT_STATUSES = ["active", "inactive"] as const;
@@ -20,9 +21,17 @@ export interface AgentRecord
   status: AgentStatus;
 }
 
-/** What an agent list shows of each agent (GET /v1/agents). */
-export const AGENT_LIST_COLUMNS = ["id", "name", "voice_id", "language", "model", "status", "created_at", "updated_at"] as const;
-export type AgentListRow = Pick<AgentRecord, (typeof AGENT_LIST_COLUMNS)[number]>;
+/** An item of the agent list (GET /v1/agents): not the agent's prompt or settings. */
+const AGENT_LIST_ITEM: JsonFields = {
+  id: jsonField.value("id"),
+  name: jsonField.value("name"),
+  voice_id: jsonField.value("voice_id"),
+  language: jsonField.value("language"),
+  model: jsonField.value("model"),
+  status: jsonField.value("status"),
+  created_at: jsonField.value("created_at"),
+  updated_at: jsonField.value("updated_at"),
+};
 
 export interface AgentFilters {
   status?: AgentStatus | undefined;
@@ -104,12 +113,10 @@ export class AgentsRepository {
     return q;
   }
 
-  /** A page of the list: only the columns it shows (prompts and settings are read one agent at a time). */
-  async page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<AgentListRow>> {
+  /** A page of the list, each agent as its list item (prompts and settings are read one agent at a time). */
+  page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<JsonListRow>> {
     const values = AgentsRepository.listValues(accountId, filters);
-    const result = await shapedPage(this.db, LISTS, "agents", values, page, (v) => this.filtered(v).select(AGENT_LIST_COLUMNS));
-    // The status column only ever holds an AgentStatus: the rows are the list's as read.
-    return { rows: result.rows as AgentListRow[], hasMore: result.hasMore };
+    return shapedPage(this.db, LISTS, "agents", values, page, (v) => this.filtered(v).select(jsonListSelection("agents", AGENT_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: AgentFilters): Promise<number> {

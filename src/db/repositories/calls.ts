@@ -3,7 +3,8 @@ import type { CallAction, CallAnalysis, CallLatency, CallOutcome } from "../../.
 import type { Db } from "../database.js";
 import type { CallTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
-import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
+import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
 
 export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
@@ -101,16 +102,19 @@ export function callFromRow(row: CallTable): CallRecord {
   };
 }
 
-/** What a call list shows of each call (GET /v1/calls): not its transcript, analysis or other large parts. */
-export const CALL_LIST_COLUMNS = ["id", "status", "direction", "phone_number", "from_number", "agent_id", "duration", "metadata", "created_at", "ended_at"] as const;
-export type CallListRow = Pick<CallRecord, (typeof CALL_LIST_COLUMNS)[number]>;
-
-/** The row read for a list, its metadata parsed in place (the row is this read's own: no copy per row). */
-function callListRowFromRow(row: Pick<CallTable, (typeof CALL_LIST_COLUMNS)[number]>): CallListRow {
-  const listed = row as unknown as CallListRow;
-  listed.metadata = parseJson<Record<string, unknown>>(row.metadata) ?? {};
-  return listed;
-}
+/** An item of the call list (GET /v1/calls): not the call's transcript, analysis or other large parts. */
+const CALL_LIST_ITEM: JsonFields = {
+  id: jsonField.value("id"),
+  status: jsonField.value("status"),
+  direction: jsonField.value("direction"),
+  phone_number: jsonField.value("phone_number"),
+  from_number: jsonField.value("from_number"),
+  agent_id: jsonField.value("agent_id"),
+  duration: jsonField.value("duration"),
+  metadata: jsonField.json("metadata", "{}"),
+  created_at: jsonField.value("created_at"),
+  ended_at: jsonField.value("ended_at"),
+};
 
 function toRow(record: Partial<CallRecord>): Partial<CallTable> {
   const { metadata, context, record: recorded, transcript, analysis, actions, latency, analysis_pending, ...rest } = record;
@@ -279,10 +283,9 @@ export class CallsRepository {
     return q;
   }
 
-  /** A page of the list: only the columns it shows, since reading and parsing a transcript per row costs more than the rest. */
-  async page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<CallListRow>> {
-    const result = await shapedPage(this.db, LISTS, "calls", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(CALL_LIST_COLUMNS));
-    return { rows: result.rows.map(callListRowFromRow), hasMore: result.hasMore };
+  /** A page of the list, each call as its list item: reading and parsing a transcript per row would cost more than the rest. */
+  page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<JsonListRow>> {
+    return shapedPage(this.db, LISTS, "calls", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: CallFilters): Promise<number> {

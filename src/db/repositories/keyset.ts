@@ -1,4 +1,5 @@
-import type { SelectQueryBuilder } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
+import { jsonObject, type JsonFields } from "../json-object.js";
 import type { Database } from "../schema.js";
 import type { Db } from "../database.js";
 import type { QueryShapes } from "../query-shapes.js";
@@ -15,6 +16,18 @@ export interface PageRequest {
 export interface Page<T> {
   rows: T[];
   hasMore: boolean;
+}
+
+/** A list row read as its API item, JSON text that SQLite wrote (see jsonObject), with its keyset columns. */
+export interface JsonListRow {
+  item: string;
+  created_at: string;
+  id: string;
+}
+
+/** What a JSON list page selects of `table`: the item `fields` as JSON text, and the keyset columns. */
+export function jsonListSelection(table: string, fields: JsonFields) {
+  return [jsonObject(fields).as("item"), sql<string>`${sql.ref(`${table}.created_at`)}`.as("created_at"), sql<string>`${sql.ref(`${table}.id`)}`.as("id")] as const;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Db } from "../database.js";
 import type { PhoneNumberTable } from "../schema.js";
-import { shapedPage, type Page, type PageRequest } from "./keyset.js";
+import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
+import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
 
 export const PHONE_NUMBER_STATUSES = ["active", "pending", "inactive"] as const;
@@ -27,6 +28,20 @@ export interface OperatorNumberFilters {
   accountId?: string | undefined;
   phoneNumber?: string | undefined;
 }
+
+/** An item of the phone number list (GET /v1/phone-numbers): the whole number, as a single read shows it. */
+const PHONE_NUMBER_ITEM: JsonFields = {
+  id: jsonField.value("id"),
+  phone_number: jsonField.value("phone_number"),
+  friendly_name: jsonField.value("friendly_name"),
+  country: jsonField.value("country"),
+  region: jsonField.value("region"),
+  capabilities: jsonField.object({ voice: jsonField.boolean("capability_voice"), sms: jsonField.boolean("capability_sms") }),
+  status: jsonField.value("status"),
+  default_agent_id: jsonField.value("default_agent_id"),
+  created_at: jsonField.value("created_at"),
+  updated_at: jsonField.value("updated_at"),
+};
 
 function toRecord(row: PhoneNumberTable): PhoneNumberRecord {
   const { capability_voice, capability_sms, ...rest } = row;
@@ -149,9 +164,9 @@ export class PhoneNumbersRepository {
     return q;
   }
 
-  async page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<PhoneNumberRecord>> {
-    const result = await shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).selectAll());
-    return { rows: result.rows.map(toRecord), hasMore: result.hasMore };
+  /** A page of the list, each number as its list item. */
+  page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<JsonListRow>> {
+    return shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("phone_numbers", PHONE_NUMBER_ITEM)));
   }
 
   async count(accountId: string, filters: PhoneNumberFilters): Promise<number> {

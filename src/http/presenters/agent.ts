@@ -1,4 +1,4 @@
-import type { AgentListRow, AgentRecord } from "../../db/repositories/agents.js";
+import type { AgentRecord } from "../../db/repositories/agents.js";
 
 export function presentAgent(agent: AgentRecord) {
   return {
@@ -23,19 +23,6 @@ export function presentAgent(agent: AgentRecord) {
     analysis_fields: agent.analysis_fields,
     reminder_minutes_before: agent.reminder_minutes_before,
     reminder_call: agent.reminder_call,
-    created_at: agent.created_at,
-    updated_at: agent.updated_at,
-  };
-}
-
-export function presentAgentListItem(agent: AgentListRow) {
-  return {
-    id: agent.id,
-    name: agent.name,
-    voice_id: agent.voice_id,
-    language: agent.language,
-    model: agent.model,
-    status: agent.status,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
   };

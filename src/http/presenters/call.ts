@@ -1,7 +1,7 @@
-import type { CallListRow, CallRecord } from "../../db/repositories/calls.js";
+import type { CallRecord } from "../../db/repositories/calls.js";
 
 /** A call as list items (and `recent_calls`) show it. */
-export function presentCallListItem(call: CallListRow) {
+export function presentCallListItem(call: CallRecord) {
   return {
     id: call.id,
     status: call.status,

@@ -1,6 +1,6 @@
 import type { Services } from "../../services/container.js";
 import { defineRoute, type RouteSpec } from "../route.js";
-import { presentAgent, presentAgentListItem } from "../presenters/agent.js";
+import { presentAgent } from "../presenters/agent.js";
 import { presentCallListItem } from "../presenters/call.js";
 import {
   agentListSchema,
@@ -43,8 +43,7 @@ export function agentRoutes({ agents }: Services): RouteSpec[] {
       errors: ["invalid_request", "invalid_cursor", "invalid_status"],
       handler: async ({ auth, query }) => {
         const { status, search, ...page } = query;
-        const result = await agents.list(auth.account.id, { status, search }, page);
-        return { ...result, data: result.data.map(presentAgentListItem) };
+        return agents.list(auth.account.id, { status, search }, page);
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import type { Services } from "../../services/container.js";
-import { presentCall, presentCallCreated, presentCallListItem } from "../presenters/call.js";
+import { presentCall, presentCallCreated } from "../presenters/call.js";
 import { defineRoute, type RouteSpec } from "../route.js";
 import { callCreatedSchema, callListSchema, callReadSchema, callSchema, createCallBody, createWebCallBody, getCallQuery, listCallsQuery, webCallCreatedSchema } from "../schemas/calls.js";
 import { idParam } from "../schemas/common.js";
@@ -63,8 +63,7 @@ export function callRoutes({ calls, callContent, recordingLinks, webCallTokens, 
       handler: async ({ auth, query }) => {
         const { status, outcome, agent_id, phone_number, direction, from_date, to_date, ...page } = query;
         const filters = { status, outcome, agentId: agent_id, phoneNumber: phone_number, direction, createdFrom: from_date, createdBefore: to_date };
-        const result = await calls.list(auth.account.id, filters, page);
-        return { ...result, data: result.data.map(presentCallListItem) };
+        return calls.list(auth.account.id, filters, page);
       },
     }),
     defineRoute({

@@ -43,8 +43,7 @@ export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
       errors: ["invalid_request", "invalid_cursor", "invalid_status", "invalid_country"],
       handler: async ({ auth, query }) => {
         const { status, country, ...page } = query;
-        const result = await phoneNumbers.list(auth.account.id, { status, country }, page);
-        return { ...result, data: result.data.map(presentPhoneNumber) };
+        return phoneNumbers.list(auth.account.id, { status, country }, page);
       },
     }),
     defineRoute({
