@@ -217,7 +217,8 @@ export class CallsRepository {
       .where(sql<boolean>`coalesce(ended_at, created_at) < ${before}`)
       .where("status", "in", [...ENDED_CALL_STATUSES])
       .where("analysis_pending", "=", 0);
-    if (after) q = q.where((eb) => eb.or([eb("created_at", ">", after.created_at), eb.and([eb("created_at", "=", after.created_at), eb("id", ">", after.id)])]));
+    // A row value, so the index is read from the keyset on (see keysetOrdered).
+    if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
     return q.orderBy("created_at").orderBy("id").limit(limit).execute();
   }
 
@@ -285,7 +286,10 @@ export class CallsRepository {
 
   /** A page of the list, each call as its list item: reading and parsing a transcript per row would cost more than the rest. */
   page(accountId: string, filters: CallFilters, page: PageRequest): Promise<Page<JsonListRow>> {
-    return shapedPage(this.db, LISTS, "calls", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
+    // Past a cursor, the date bound on the cursor's side is met already (the cursor's call met
+    // it): left out, it no longer competes with the cursor as the index range SQLite reads.
+    const bounds = page.after === undefined ? filters : { ...filters, ...(page.order === "desc" ? { createdBefore: undefined } : { createdFrom: undefined }) };
+    return shapedPage(this.db, LISTS, "calls", { accountId, ...bounds }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: CallFilters): Promise<number> {

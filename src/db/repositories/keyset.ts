@@ -48,8 +48,11 @@ function keysetOrdered<O>(
   const createdAt = `${table}.created_at`;
   const id = `${table}.id`;
   if (after) {
+    // A row value: SQLite reads the rows after it as one range of the (…, created_at, id) index.
+    // Spelled as (created_at < a OR (created_at = a AND id < b)) it could not, and walked every
+    // row from the list's start to the cursor: a deep page cost as much as all those before it.
     const cmp = order === "asc" ? ">" : "<";
-    q = q.where((eb) => eb.or([eb(createdAt, cmp, after.createdAt), eb.and([eb(createdAt, "=", after.createdAt), eb(id, cmp, after.id)])]));
+    q = q.where((eb) => eb(eb.refTuple(createdAt, id), cmp, eb.tuple(after.createdAt, after.id)));
   }
   return q.orderBy(createdAt, order).orderBy(id, order).limit(limit);
 }
