@@ -134,7 +134,7 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
       expect(run.code, `${command.join(" ")}: ${run.stderr}`).toBe(0);
       expect(run.stdout, command.join(" ")).toContain(`parley ${command[0]}`);
     }
-    for (const script of ["bench.js", "webhook-bench.js", "make-fixtures.js", "generate-client.js", "console-screenshots.js"]) {
+    for (const script of ["bench.js", "webhook-bench.js", "api-throughput.js", "list-pages-bench.js", "make-fixtures.js", "generate-client.js", "console-screenshots.js"]) {
       const run = await runNodeScript(path.join("dist", "scripts", script), ["--help"], env);
       expect(run.code, `${script}: ${run.stderr}`).toBe(0);
       expect(run.stdout, script).toMatch(/^(npm run|parley) /);
