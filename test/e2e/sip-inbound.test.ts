@@ -115,6 +115,19 @@ async function callTransferringNumber(from: string) {
   return { call, hungUp, greeted, referTo: () => target };
 }
 
+/**
+ * What became of the inbound call from `from` (its status, end reason, transcript and events):
+ * the message of an assertion on a call that went another way than the test expected.
+ */
+async function callStory(from: string): Promise<string> {
+  const list = await app.request("GET", "/v1/calls?direction=inbound&limit=100", { key: acct.key });
+  const call = list.body.data.find((c: any) => c.from_number === from);
+  if (!call) return `no inbound call from ${from}`;
+  const full = await app.request("GET", `/v1/calls/${call.id}?include=transcript,analysis,latency`, { key: acct.key });
+  const events = await new EventsRepository(app.parley.services.db).forCall(call.id);
+  return JSON.stringify({ call: full.body, events: events.map((e) => ({ name: e.name, data: e.data })) }, null, 1);
+}
+
 async function inviteOutcome(number: string): Promise<number> {
   const outgoing = caller.invite({ to: `sip:${number}@${HOST}:${sipPort}` });
   const error = await outgoing.result.then(
@@ -261,7 +274,7 @@ describe("inbound SIP", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     await hungUp;
-    expect(referTo()).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    expect(referTo(), await callStory("+14155550111")).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
     const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
     const transferred = list.body.data.find((c: any) => c.from_number === "+14155550111");
     expect(transferred).toMatchObject({ phone_number: TRANSFERRING_NUMBER });
@@ -286,7 +299,7 @@ describe("inbound SIP", () => {
     await call.sendDtmf("0");
     await hungUp;
     await silence;
-    expect(referTo()).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
+    expect(referTo(), await callStory("+14155550112")).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
     const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
     const transferred = list.body.data.find((c: any) => c.from_number === "+14155550112");
     const full = await app.request("GET", `/v1/calls/${transferred.id}?include=transcript,analysis`, { key: acct.key });
