@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTIVE_CALL_STATUSES, LIVE_CALL_STATUSES } from "../../src/db/repositories/calls.js";
+import { LIVE_CALL_STATUSES } from "../../src/db/repositories/calls.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Campaigns dialled for real: the runner, the dispatcher and the simulator carrier, with the

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EventsRepository } from "../../src/db/repositories/events.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 // Reminder calls end to end: at an appointment's reminder time (the schedulers' clock, moved

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Db } from "../database.js";
 import type { DeliveryAttemptTable, DeliveryTable } from "../schema.js";
 import { fetchPage, type Page, type PageRequest } from "./keyset.js";

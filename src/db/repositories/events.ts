@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Db } from "../database.js";
 import type { EventTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";

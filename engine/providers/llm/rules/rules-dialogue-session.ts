@@ -4,7 +4,7 @@ import { offerFreeTimes } from "./free-times.js";
 import { ReminderConversation, type ReminderAppointment } from "./reminder-conversation.js";
 import type { AgentProfile } from "./agent-profile.js";
 import { isAnsweringMachineGreeting } from "./answering-machine.js";
-import { bookingArguments, missingSlot, type BookingDraft, type BookingSlot } from "./booking-draft.js";
+import { bookingArguments, missingSlot, type BookingDraft } from "./booking-draft.js";
 import { compareDates, compareTimes, isoDate, isoTime } from "./calendar.js";
 import {
   asksForSlot,

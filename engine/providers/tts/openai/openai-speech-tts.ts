@@ -6,7 +6,7 @@ import { prefetchInOrder } from "../prefetch-in-order.js";
 import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
 import { isRetryableStatus, OpenAiSpeechError } from "./openai-speech-error.js";
-import { OPENAI_VOICE_NAMES, OPENAI_VOICE_PREFIX, openAiVoices } from "./openai-voices.js";
+import { OPENAI_VOICE_NAMES, openAiVoices } from "./openai-voices.js";
 import { Pcm16ChunkDecoder } from "./pcm16-chunk-decoder.js";
 
 /** Sentences requested ahead of the one being streamed: hides the next one's time to first byte. */
