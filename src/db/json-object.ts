@@ -38,7 +38,8 @@ function expression(field: JsonField): RawBuilder<unknown> {
  * `json_object('a', a, 'b', json(b), ...)`: the object as JSON text, built by SQLite from the
  * row, its keys in the order given. A page of such texts is sent as it is read: no row object,
  * no presenter object and no JSON.stringify per row (on Node 20 better-sqlite3 makes each cell
- * of a row through V8's slow path; one text per row is the cheap way out).
+ * of a row through V8's slow path; one text per row is the cheap way out). SQLite's own SQL: a
+ * PostgreSQL dialect would write these with json_build_object.
  */
 export function jsonObject(fields: JsonFields): RawBuilder<string> {
   const parts = Object.entries(fields).flatMap(([key, field]) => [sql.lit(key), expression(field)]);
