@@ -1,5 +1,5 @@
 import { JsonText } from "../core/json-text.js";
-import type { Page, PageRequest, SortOrder } from "../db/repositories/keyset.js";
+import type { JsonListRow, Page, PageRequest, SortOrder } from "../db/repositories/keyset.js";
 import { CursorCodec } from "./cursor-codec.js";
 
 /** The list envelope of every list endpoint. */
@@ -57,7 +57,7 @@ export async function listPage<Row extends Keyed, Item>(options: ListOptions<Row
  * A page of a list whose rows carry each item as JSON text (`item`, see jsonObject): the
  * envelope is written around them, the same text JSON.stringify would make of listPage's.
  */
-export async function jsonListPage<Row extends Keyed & { item: string }>(options: ListOptions<Row>): Promise<JsonText> {
+export async function jsonListPage(options: ListOptions<JsonListRow>): Promise<JsonText> {
   const page = await runPage(options);
   const items = page.data.map((row) => row.item).join(",");
   return new JsonText(`{"data":[${items}],"has_more":${page.has_more},"next_cursor":${JSON.stringify(page.next_cursor)},"total":${page.total}}`);

@@ -3,7 +3,7 @@ import type { CallAction, CallAnalysis, CallLatency, CallOutcome } from "../../.
 import type { Db } from "../database.js";
 import type { CallTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
-import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
+import { jsonListSelection, keysetOrdered, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
 import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
 
@@ -208,7 +208,7 @@ export class CallsRepository {
    * with content (migration 012): calls already emptied are not read again.
    */
   async endedWithContent(accountId: string, before: string, after: { created_at: string; id: string } | null, limit: number): Promise<Array<{ id: string; created_at: string }>> {
-    let q = this.db
+    const q = this.db
       .selectFrom("calls")
       .select(["id", "created_at"])
       .where("account_id", "=", accountId)
@@ -217,9 +217,7 @@ export class CallsRepository {
       .where(sql<boolean>`coalesce(ended_at, created_at) < ${before}`)
       .where("status", "in", [...ENDED_CALL_STATUSES])
       .where("analysis_pending", "=", 0);
-    // A row value, so the index is read from the keyset on (see keysetOrdered).
-    if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
-    return q.orderBy("created_at").orderBy("id").limit(limit).execute();
+    return keysetOrdered(q, "calls", "asc", after === null ? undefined : { createdAt: after.created_at, id: after.id }, limit).execute();
   }
 
   /**

@@ -35,7 +35,7 @@ export function jsonListSelection(table: string, fields: JsonFields) {
  * `table` and the limit, added to `query`: the same whether the query is built per request or
  * once per shape (where `after`'s fields and `limit` are slots standing for values).
  */
-function keysetOrdered<O>(
+export function keysetOrdered<O>(
   // Column references are built from the table name; Kysely cannot type them generically.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query: SelectQueryBuilder<any, any, O>,
