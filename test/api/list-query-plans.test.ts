@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/database.js";
 import { AgentsRepository } from "../../src/db/repositories/agents.js";
 import { CallsRepository, type CallFilters } from "../../src/db/repositories/calls.js";
+import { PhoneNumbersRepository } from "../../src/db/repositories/phone-numbers.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 // The agent and call lists read a page from their covering index alone (migration 013): a
 // table row holds a prompt or a transcript that can spill onto overflow pages. SQLite's own
 // plan for the queries the repositories run says which index it reads, and whether it is
-// covering (no table row read).
+// covering (no table row read). Each list's index also holds each row's list item (migration
+// 014): the page's program reads the items and calls no JSON function.
 
 let app: TestApp;
 beforeAll(async () => {
@@ -32,13 +34,19 @@ function recording(db: Db): { db: Db; queries: CompiledQuery[] } {
   return { db: spy, queries };
 }
 
+/** The JSON functions the query's program calls (EXPLAIN's Function opcodes name them in p4, e.g. "json_object(20)"). */
+async function jsonFunctionsCalled(db: Db, query: CompiledQuery): Promise<string[]> {
+  const rows = await db.executeQuery<{ opcode: string; p4: unknown }>({ ...query, sql: `EXPLAIN ${query.sql}` } as CompiledQuery);
+  return rows.rows.filter((r) => /Func/.test(r.opcode) && /^json/.test(String(r.p4))).map((r) => String(r.p4));
+}
+
 async function plan(db: Db, query: CompiledQuery): Promise<string> {
   const rows = await db.executeQuery<{ detail: string }>({ ...query, sql: `EXPLAIN QUERY PLAN ${query.sql}` } as CompiledQuery);
   return rows.rows.map((r) => r.detail).join("; ");
 }
 
 describe("list query plans", () => {
-  it("an agent list page reads agents_list alone, filtered or not, after a cursor or not", async () => {
+  it("an agent list page reads agents_list alone, items included, filtered or not, after a cursor or not", async () => {
     const { db, queries } = recording(app.parley.services.db);
     const agents = new AgentsRepository(db);
     const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "agent_x" };
@@ -50,10 +58,11 @@ describe("list query plans", () => {
       // After a cursor, the page is one range of the index from the cursor on, however deep it is.
       const range = i % 2 === 0 ? "account_id=\\?\\)" : "account_id=\\? AND \\(created_at,id\\)>\\(\\?,\\?\\)\\)";
       expect(await plan(app.parley.services.db, query)).toMatch(new RegExp(`^SEARCH agents USING COVERING INDEX agents_list \\(${range}$`));
+      expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
     }
   });
 
-  it("a call list page reads calls_list alone, filtered by any of the list's filters or not, after a cursor or not", async () => {
+  it("a call list page reads calls_list alone, items included, filtered by any of the list's filters or not, after a cursor or not", async () => {
     const { db, queries } = recording(app.parley.services.db);
     const calls = new CallsRepository(db);
     const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "call_x" };
@@ -73,7 +82,23 @@ describe("list query plans", () => {
       const detail = await plan(app.parley.services.db, query);
       expect(detail).toMatch(/^SEARCH calls USING COVERING INDEX calls_list \(account_id=\?/);
       if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
+      expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
     }
   });
 
+  it("a phone number list page reads phone_numbers_list alone, items included, filtered or not, after a cursor or not", async () => {
+    const { db, queries } = recording(app.parley.services.db);
+    const numbers = new PhoneNumbersRepository(db);
+    const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "pn_x" };
+    for (const filters of [{}, { status: "active" as const }, { country: "US" }]) {
+      for (const cursor of [undefined, after]) await numbers.page("acct_x", filters, { limit: 20, order: "desc", after: cursor });
+    }
+    expect(queries).toHaveLength(6);
+    for (const [i, query] of queries.entries()) {
+      const detail = await plan(app.parley.services.db, query);
+      expect(detail).toMatch(/^SEARCH phone_numbers USING COVERING INDEX phone_numbers_list \(account_id=\?/);
+      if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
+      expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
+    }
+  });
 });

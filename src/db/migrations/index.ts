@@ -12,6 +12,7 @@ import * as endpointingMode from "./010-endpointing-mode.js";
 import * as webCallTokens from "./011-web-call-tokens.js";
 import * as retention from "./012-retention.js";
 import * as listIndexes from "./013-list-indexes.js";
+import * as listItemsInIndexes from "./014-list-items-in-indexes.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "011-web-call-tokens": webCallTokens,
   "012-retention": retention,
   "013-list-indexes": listIndexes,
+  "014-list-items-in-indexes": listItemsInIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,7 +21,11 @@ export interface AgentRecord
   status: AgentStatus;
 }
 
-/** An item of the agent list (GET /v1/agents): not the agent's prompt or settings. */
+/**
+ * An item of the agent list (GET /v1/agents): not the agent's prompt or settings.
+ * Its JSON is kept in the list's index (migration 014): a change here needs a migration that
+ * indexes the new expression (the plan test fails until then).
+ */
 const AGENT_LIST_ITEM: JsonFields = {
   id: jsonField.value("id"),
   name: jsonField.value("name"),

@@ -29,8 +29,12 @@ export interface OperatorNumberFilters {
   phoneNumber?: string | undefined;
 }
 
-/** An item of the phone number list (GET /v1/phone-numbers): the whole number, as a single read shows it. */
-const PHONE_NUMBER_ITEM: JsonFields = {
+/**
+ * An item of the phone number list (GET /v1/phone-numbers): the whole number, as a single read shows it.
+ * Its JSON is kept in the list's index (migration 014): a change here needs a migration that
+ * indexes the new expression (the plan test fails until then).
+ */
+const PHONE_NUMBER_LIST_ITEM: JsonFields = {
   id: jsonField.value("id"),
   phone_number: jsonField.value("phone_number"),
   friendly_name: jsonField.value("friendly_name"),
@@ -166,7 +170,7 @@ export class PhoneNumbersRepository {
 
   /** A page of the list, each number as its list item. */
   page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<JsonListRow>> {
-    return shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("phone_numbers", PHONE_NUMBER_ITEM)));
+    return shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("phone_numbers", PHONE_NUMBER_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: PhoneNumberFilters): Promise<number> {
