@@ -45,15 +45,21 @@ export interface RestoreReport {
  * Puts a backup in place of the data directory's database: checked first (a SQLite file whose
  * integrity check passes, with Parley's schema), copied beside the database, then renamed over
  * it (the old one's WAL files removed), then upgraded to this version's schema. Refused while
- * `parley serve` runs on the directory: it would go on writing to the file it has open.
+ * another process has the database open (`parley serve` would go on writing to the file it has
+ * open): SQLite's own lock says so (see openElsewhere), whatever the pid file says; the pid
+ * file only names the process, or decides when the database is too damaged to lock.
  */
 export async function restoreDatabase(config: Config, from: string): Promise<RestoreReport> {
   const source = path.resolve(from);
   if (!existsSync(source)) throw new UsageError(`${source} does not exist`);
-  const pid = runningService(config.dataDir);
-  if (pid !== undefined) throw new UsageError(`parley serve (process ${pid}) is running on ${config.dataDir}: stop it first, then restore`);
-  checkBackup(source);
   const target = databaseFile(config);
+  const pid = runningService(config.dataDir);
+  const open = openElsewhere(target);
+  if (open === true || (open === undefined && pid !== undefined)) {
+    const who = pid === undefined ? "parley serve or an admin command" : `parley serve is process ${pid} by its pid file`;
+    throw new UsageError(`${target} is open in another process (${who}): stop it first, then restore`);
+  }
+  checkBackup(source);
   const staging = `${target}.restoring`;
   rmSync(staging, { force: true });
   // Copied, not read into memory (a database may be larger than it); the data directory is owner-only.
@@ -67,6 +73,29 @@ export async function restoreDatabase(config: Config, from: string): Promise<Res
     return { from: source, database: target, applied };
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * Whether another process has the database open. Every connection to a WAL database holds a
+ * shared lock on its file while it is open, idle or not, so an exclusive lock (exclusive locking
+ * mode, BEGIN EXCLUSIVE, no waiting) is refused then and granted otherwise. Undefined when the
+ * file cannot be read as a database (damaged: what a restore may be for).
+ */
+function openElsewhere(file: string): boolean | undefined {
+  if (!existsSync(file)) return false;
+  let db: SQLite.Database | undefined;
+  try {
+    db = new SQLite(file, { fileMustExist: true, timeout: 0 });
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE");
+    db.exec("ROLLBACK");
+    return false;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" ? true : undefined;
+  } finally {
+    db?.close();
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PRIVATE_FILE_MODE } from "./private-files.js";
 
-/** `parley serve` writes its process id here while it runs; `restore` refuses while that process lives. */
+/** `parley serve` writes its process id here while it runs: `restore` names it when it refuses. */
 export const SERVICE_PID_FILE = "parley.pid";
 
 /** Marks the data directory as served by this process until it exits. */

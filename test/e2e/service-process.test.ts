@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import dgram from "node:dgram";
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -157,11 +157,20 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect((await runCli(["admin", "backup", "--to", backup], env)).stderr).toContain("exists");
     expect((await api(server.baseUrl, "POST", "/v1/agents", key.key, { ...agentBody, name: "After" })).status).toBe(201);
 
-    // Not under a running service: it would go on writing to the file it has open.
+    // Not under a running service: it would go on writing to the file it has open. SQLite's
+    // lock tells, with the pid file gone too; the database is left as it was.
     const refused = await runCli(["admin", "restore", "--from", backup], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("stop it first");
+    expect(refused.stderr).toContain(`parley serve is process ${server.child.pid} by its pid file): stop it first`);
+    rmSync(path.join(dataDir, "parley.pid"));
+    const refusedWithoutPid = await runCli(["admin", "restore", "--from", backup], env);
+    expect(refusedWithoutPid.code).toBe(2);
+    expect(refusedWithoutPid.stderr).toContain("is open in another process (parley serve or an admin command): stop it first");
+    const untouched = await api(server.baseUrl, "GET", "/v1/agents", key.key);
+    expect(untouched.body.data.map((a: { name: string }) => a.name)).toEqual(["After", "Before"]);
     expect(await server.stop("SIGTERM")).toBe(0);
+    // A pid file naming a live process that is not the service (a pid reused after a crash) does not stop a restore.
+    writeFileSync(path.join(dataDir, "parley.pid"), `${process.pid}\n`);
 
     const notDb = path.join(dataDir, "notes.txt");
     writeFileSync(notDb, "hello");
