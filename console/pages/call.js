@@ -140,6 +140,7 @@ export function CallPage({ params }) {
   const [recording, setRecording] = useState(null);
   const [playingAt, setPlayingAt] = useState(0);
   const [endError, setEndError] = useState(null);
+  const [removeError, setRemoveError] = useState(null);
 
   // A fresh signed link comes with every read: keep the first, so polling does not reload the player.
   useEffect(() => {
@@ -150,6 +151,19 @@ export function CallPage({ params }) {
   if (!call.data) return html`<${PageHeader} title="Call" /><${Loading} />`;
   const c = call.data;
   const live = LIVE_CALL_STATUSES.includes(c.status);
+  const hasContent = Boolean(c.transcript?.length || c.recording_url || c.analysis);
+  // DELETE /v1/calls/{id}: what was said goes, for a privacy request; the billing record stays.
+  const removeContent = async () => {
+    if (!confirm("Delete this call's recording, transcript and analysis? This cannot be undone. Its status, numbers, times, duration and charge stay.")) return;
+    setRemoveError(null);
+    try {
+      await api("DELETE", `/v1/calls/${c.id}`);
+      setRecording(null);
+      await call.reload();
+    } catch (err) {
+      setRemoveError(err);
+    }
+  };
   const end = async () => {
     try {
       call.setData({ ...c, ...(await api("POST", `/v1/calls/${c.id}/end`)) });
@@ -162,9 +176,11 @@ export function CallPage({ params }) {
   return html`
     <${PageHeader} title=${`Call ${formatDateTime(c.created_at, true)}`} subtitle=${html`<span class="mono">${c.id}</span>`}>
       ${live ? html`<button type="button" class="danger" onClick=${end}>End call</button>` : null}
+      ${!live && hasContent ? html`<button type="button" class="danger" onClick=${removeContent}>Delete content</button>` : null}
       <a class="button secondary" href=${`${BASE}/calls`}>All calls</a>
     <//>
     <${ErrorNotice} error=${endError} what="The call was not ended" />
+    <${ErrorNotice} error=${removeError} what="The call's content was not deleted" />
     <section class="card" aria-label="Call details">
       <dl class="pairs summary">
         <div><dt>Status</dt><dd><${StatusBadge} status=${c.status} />${live ? html` <span class="muted small">(refreshing)</span>` : null}</dd></div>

@@ -294,4 +294,44 @@ describe("the web console", () => {
     expect(Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0))).toEqual({});
     await page.close();
   }, 60_000);
+
+  it("deletes an ended call's content from its page after a confirmation, and keeps the billing record (after the call above)", async () => {
+    const page = await browser.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${app.baseUrl}/console/`);
+    await page.waitForSelector("#api-key");
+    await page.type("#api-key", acct.key);
+    await page.click("button[type=submit]");
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
+    const callId = (await app.request("GET", "/v1/calls", { key: acct.key })).body.data[0].id;
+    const before = (await app.request("GET", `/v1/calls/${callId}?include=transcript,recording,analysis,latency`, { key: acct.key })).body;
+    expect(before.transcript.length).toBeGreaterThan(0);
+    await page.goto(`${app.baseUrl}/console/calls/${callId}`);
+    await page.waitForSelector("ol.transcript");
+    const dialogs: string[] = [];
+    // The first confirmation is dismissed (nothing is deleted), the second accepted.
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void (dialogs.length === 1 ? dialog.dismiss() : dialog.accept());
+    });
+    const deleteButton = async () => (await page.$$("xpath/.//button[normalize-space()='Delete content']"))[0];
+    await (await deleteButton())!.click();
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toContain("cannot be undone");
+    expect((await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key })).body.transcript.length).toBeGreaterThan(0);
+
+    await (await deleteButton())!.click();
+    await page.waitForFunction(() => document.querySelector("ol.transcript") === null && document.body.textContent.includes("No transcript."), { timeout: 10_000 });
+    expect(dialogs).toHaveLength(2);
+    expect(await deleteButton()).toBeUndefined();
+    expect((await textOf(page, "section[aria-labelledby=call-recording] p")).join(" ")).toContain("No recording.");
+    expect((await textOf(page, "section[aria-labelledby=call-analysis] p")).join(" ")).toContain("No analysis");
+    // The billing record and the latency stay.
+    await page.waitForSelector("svg.latency-chart");
+    const after = (await app.request("GET", `/v1/calls/${callId}?include=transcript,recording,analysis,latency`, { key: acct.key })).body;
+    expect(after).toMatchObject({ transcript: [], recording_url: null, analysis: null, status: before.status, duration: before.duration, ended_at: before.ended_at });
+    expect(after.latency).toEqual(before.latency);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
