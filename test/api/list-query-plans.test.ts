@@ -45,6 +45,20 @@ async function plan(db: Db, query: CompiledQuery): Promise<string> {
   return rows.rows.map((r) => r.detail).join("; ");
 }
 
+/**
+ * Each of `queries` (descending pages, every second one after a cursor) reads `index` alone,
+ * from the account's entries on, a page after a cursor as one range from it, and takes each
+ * item from the index (no JSON function called).
+ */
+async function expectPagesReadFromIndex(queries: CompiledQuery[], table: string, index: string): Promise<void> {
+  for (const [i, query] of queries.entries()) {
+    const detail = await plan(app.parley.services.db, query);
+    expect(detail).toMatch(new RegExp(`^SEARCH ${table} USING COVERING INDEX ${index} \\(account_id=\\?`));
+    if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
+    expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
+  }
+}
+
 describe("list query plans", () => {
   it("an agent list page reads agents_list alone, items included, filtered or not, after a cursor or not", async () => {
     const { db, queries } = recording(app.parley.services.db);
@@ -78,12 +92,7 @@ describe("list query plans", () => {
     ];
     for (const f of filters) for (const cursor of [undefined, after]) await calls.page("acct_x", f, { limit: 20, order: "desc", after: cursor });
     expect(queries).toHaveLength(16);
-    for (const [i, query] of queries.entries()) {
-      const detail = await plan(app.parley.services.db, query);
-      expect(detail).toMatch(/^SEARCH calls USING COVERING INDEX calls_list \(account_id=\?/);
-      if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
-      expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
-    }
+    await expectPagesReadFromIndex(queries, "calls", "calls_list");
   });
 
   it("a phone number list page reads phone_numbers_list alone, items included, filtered or not, after a cursor or not", async () => {
@@ -94,11 +103,6 @@ describe("list query plans", () => {
       for (const cursor of [undefined, after]) await numbers.page("acct_x", filters, { limit: 20, order: "desc", after: cursor });
     }
     expect(queries).toHaveLength(6);
-    for (const [i, query] of queries.entries()) {
-      const detail = await plan(app.parley.services.db, query);
-      expect(detail).toMatch(/^SEARCH phone_numbers USING COVERING INDEX phone_numbers_list \(account_id=\?/);
-      if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
-      expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
-    }
+    await expectPagesReadFromIndex(queries, "phone_numbers", "phone_numbers_list");
   });
 });

@@ -1,5 +1,8 @@
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
+// A browser global, for the function that runs in the page (the project compiles without the DOM library).
+declare const document: any;
+
 /** Debian's Chromium and Firefox ESR (`npm run setup` installs both). */
 export const CHROMIUM = "/usr/bin/chromium";
 export const FIREFOX = "/usr/bin/firefox-esr";
@@ -53,4 +56,13 @@ export function watchProblems(page: Page): string[] {
     problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
   });
   return problems;
+}
+
+/** Signs in on the console's page with `key` and waits for the first page after it (the agent list). */
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.waitForSelector("#api-key");
+  await page.type("#api-key", key);
+  await page.click("button[type=submit]");
+  await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
 }

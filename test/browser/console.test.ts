@@ -7,7 +7,7 @@ import { encodeWav } from "../../engine/audio/wav.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { accessibilityViolations } from "./accessibility.js";
-import { launchChromium, watchProblems } from "./chromium.js";
+import { launchChromium, signIn, watchProblems } from "./chromium.js";
 
 /**
  * The web console in Chromium against the real service and engine: sign in, create an agent
@@ -231,11 +231,7 @@ describe("the web console", () => {
     const limited = await app.account({ permissions: ["calls:read", "agents:write"] });
     const page = await browser.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app.baseUrl}/console/`);
-    await page.waitForSelector("#api-key");
-    await page.type("#api-key", limited.key);
-    await page.click("button[type=submit]");
-    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
+    await signIn(page, app.baseUrl, limited.key);
     await page.click("nav a[href='/console/account']");
     await page.waitForSelector("ul.permissions");
     const shown = await page.$$eval("ul.permissions li", (items) => items.map((li: any) => [li.dataset.permission, li.className]));
@@ -298,11 +294,7 @@ describe("the web console", () => {
   it("deletes an ended call's content from its page after a confirmation, and keeps the billing record (after the call above)", async () => {
     const page = await browser.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app.baseUrl}/console/`);
-    await page.waitForSelector("#api-key");
-    await page.type("#api-key", acct.key);
-    await page.click("button[type=submit]");
-    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
+    await signIn(page, app.baseUrl, acct.key);
     const callId = (await app.request("GET", "/v1/calls", { key: acct.key })).body.data[0].id;
     const before = (await app.request("GET", `/v1/calls/${callId}?include=transcript,recording,analysis,latency`, { key: acct.key })).body;
     expect(before.transcript.length).toBeGreaterThan(0);

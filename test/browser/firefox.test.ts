@@ -1,7 +1,7 @@
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
-import { launchFirefox, watchProblems } from "./chromium.js";
+import { launchFirefox, signIn, watchProblems } from "./chromium.js";
 
 /**
  * The console in Firefox: ES modules with an import map under the console's CSP, history
@@ -31,11 +31,7 @@ describe("the web console in Firefox", () => {
   it("signs in, creates an agent through its form (the API's error shown by its field), and opens every page without an error", async () => {
     const page = await browser.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app.baseUrl}/console/`);
-    await page.waitForSelector("#api-key");
-    await page.type("#api-key", acct.key);
-    await page.click("button[type=submit]");
-    await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Agents");
+    await signIn(page, app.baseUrl, acct.key);
 
     await page.goto(`${app.baseUrl}/console/agents/new`);
     await page.waitForFunction(() => document.querySelector("#agent-voice")?.value.startsWith("flite-"));
