@@ -1,3 +1,4 @@
+import type { RequestListener } from "node:http";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { sql } from "kysely";
@@ -24,7 +25,8 @@ import type { RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
 import { parsePart } from "./validation.js";
 import { RouteTable } from "./route-table.js";
-import { inOrder, runHandlers } from "./middleware/run-handlers.js";
+import { inOrder } from "./middleware/run-handlers.js";
+import { apiFirst, type ApiRoute } from "./api-first.js";
 
 export interface AppDeps {
   services: Services;
@@ -96,26 +98,30 @@ function notAllowed(req: Request, res: Response, next: NextFunction, methods: re
   next(new ApiError(405, "method_not_allowed", `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
 }
 
-/** Builds the HTTP app (no listening): health, OpenAPI, every /v1 route, errors in the envelope. */
-export function createApp(deps: AppDeps): express.Express {
+/**
+ * Builds the HTTP server's request listener (no listening): health, OpenAPI, every /v1 route,
+ * errors in the envelope. The API's routes are run without Express's router (see apiFirst).
+ */
+export function createApp(deps: AppDeps): RequestListener {
   const { services, logger } = deps;
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.set("etag", false);
   // What every request goes through, as one layer (each layer of Express's router costs its own walk).
-  app.use(inOrder([httpMetrics(services.metrics), requestId(), requestLog(logger), pathEncoding()]));
+  const common = [httpMetrics(services.metrics), requestId(), requestLog(logger)];
+  app.use(inOrder([...common, pathEncoding()]));
 
   // The API's routes, found by a RouteTable rather than Express's router, which tried each of
-  // the ~50 routes in turn on every request. A known path with another method is 405 with Allow.
-  // First, since most requests are the API's; it passes on every path it does not know.
+  // the ~50 routes in turn on every request. apiFirst runs the requests it finds; what comes to
+  // Express's layer below is a known path with another method (405 with Allow) or no API path.
   const routes = allRoutes(services);
   const limiter = deps.limiter ?? new FixedWindowRateLimiter();
   const anonymousLimit = Math.min(...PLANS.map((p) => services.config.plans[p].requestsPerMinute));
   const auth = authenticate({ apiKeys: services.apiKeys, accounts: services.accounts, limiter, anonymousLimit });
   const idem = idempotency(new IdempotencyKeysRepository(services.db), logger);
   const body = jsonBody(services.config.bodyLimitBytes);
-  const table = new RouteTable(
+  const table = new RouteTable<ApiRoute>(
     routes.map((spec) => ({
       method: spec.method,
       path: spec.path,
@@ -124,11 +130,8 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use((req: Request, res: Response, next: NextFunction) => {
     const lookup = table.lookup(req.method, req.path);
-    if (lookup === undefined) return next();
-    if ("allowed" in lookup) return notAllowed(req, res, next, lookup.allowed);
-    req.params = lookup.found.params;
-    req.routeTemplate = lookup.found.route.template;
-    runHandlers(lookup.found.route.handlers, req, res, next);
+    if (lookup !== undefined && "allowed" in lookup) return notAllowed(req, res, next, lookup.allowed);
+    next();
   });
 
   app.get("/metrics", metricsEndpoint(services.metrics, services.config.metrics.token));
@@ -167,6 +170,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.use(notFound());
-  app.use(errorHandler(logger));
-  return app;
+  const onError = errorHandler(logger);
+  app.use(onError);
+  return apiFirst(app, table, common, onError);
 }

@@ -1,6 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type express from "express";
 import { bindFailure, StartupError } from "../core/startup-error.js";
 
 export interface RunningServer {
@@ -10,7 +9,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function listen(app: express.Express, port: number, host: string): Promise<RunningServer> {
+export async function listen(app: RequestListener, port: number, host: string): Promise<RunningServer> {
   const server = createServer(app);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {

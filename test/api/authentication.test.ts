@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -11,6 +12,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
 });
+
+/** Sends `request` as written on a new connection and reads until the server closes it. */
+function rawHttp(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = net.connect(port, "127.0.0.1", () => socket.end(request));
+    socket.setEncoding("utf8").on("data", (d: string) => (answer += d)).on("end", () => resolve(answer)).on("error", reject);
+  });
+}
 
 describe("API keys", () => {
   it("refuses a missing, malformed or unknown key with 401 invalid_api_key", async () => {
@@ -73,6 +83,24 @@ describe("request ids, unknown routes, health", () => {
     const wrong = await app.request("PUT", "/v1/agents", { key: acct.key });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toContain("POST");
+  });
+
+  it("answers HEAD as GET without a body, OPTIONS with the path's methods, a trailing slash and an absolute-form target as the path", async () => {
+    const get = await fetch(`${app.baseUrl}/v1/agents`, { headers: { authorization: `Bearer ${acct.key}` } });
+    const head = await fetch(`${app.baseUrl}/v1/agents`, { method: "HEAD", headers: { authorization: `Bearer ${acct.key}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    expect(head.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(await head.text()).toBe("");
+    const options = await fetch(`${app.baseUrl}/v1/agents/agent_x`, { method: "OPTIONS" });
+    expect(options.status).toBe(200);
+    expect(options.headers.get("allow")).toBe("DELETE, GET, HEAD, PATCH");
+    expect((await app.request("GET", "/v1/agents/", { key: acct.key })).body.data).toEqual(expect.any(Array));
+    // A proxy's form of the request line (RFC 9112 section 3.2.2): the route is its path.
+    const port = new URL(app.baseUrl).port;
+    const raw = await rawHttp(Number(port), `GET http://127.0.0.1:${port}/v1/agents?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acct.key}\r\nConnection: close\r\n\r\n`);
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).toContain('"data":[');
   });
 
   it("refuses a path whose percent-encoding does not decode with 400 invalid_request on (path), not a 500", async () => {

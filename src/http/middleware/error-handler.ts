@@ -26,8 +26,13 @@ export function errorHandler(logger: Logger) {
   };
 }
 
+/** The error for a request no route answers. */
+export function noRoute(req: Request): ApiError {
+  return new ApiError(404, "not_found", `No route ${req.method} ${req.path}`);
+}
+
 export function notFound() {
   return (req: Request, _res: Response, next: NextFunction) => {
-    next(new ApiError(404, "not_found", `No route ${req.method} ${req.path}`));
+    next(noRoute(req));
   };
 }

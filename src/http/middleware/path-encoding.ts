@@ -4,7 +4,8 @@ import { ApiError } from "../../core/api-error.js";
 /** How much of a bad segment the message quotes (a path can be kilobytes). */
 const QUOTED = 60;
 
-function decodes(text: string): boolean {
+/** Whether `text` (a path, or a segment of one) is valid percent-encoded UTF-8. */
+export function decodes(text: string): boolean {
   try {
     decodeURIComponent(text);
     return true;
