@@ -6,7 +6,7 @@ class Slot {
   constructor(readonly name: string) {}
 }
 
-/** Shapes kept per QueryShapes (a list has a few: which filters are set, the order, a cursor or not). */
+/** Shapes kept per QueryShapes (a list has a few: which filters are set, the order, a cursor or not, the page size). */
 const MAX_SHAPES = 256;
 
 /**

@@ -6,6 +6,7 @@ import { PassLoop } from "../core/pass-loop.js";
 import { nowIso } from "../core/time.js";
 import { knownZone, localToUtc } from "../core/zoned-time.js";
 import type { Db } from "../db/database.js";
+import { literalLimit } from "../db/literal-limit.js";
 import { AgentsRepository, type AgentRecord } from "../db/repositories/agents.js";
 import type { AppointmentRecord } from "../db/repositories/appointments.js";
 import { CallsRepository, unfinishedCallFields, type CallRecord } from "../db/repositories/calls.js";
@@ -133,7 +134,7 @@ export class AppointmentReminders {
           .where("reminder_status", "=", "pending")
           .where("reminder_at", "<=", this.config.now())
           .orderBy("reminder_at")
-          .limit(BATCH)
+          .limit(literalLimit(BATCH))
           .execute();
         for (const row of due) {
           const appointment = row as AppointmentRecord;

@@ -56,6 +56,7 @@ async function expectPagesReadFromIndex(queries: CompiledQuery[], table: string,
     expect(detail).toMatch(new RegExp(`^SEARCH ${table} USING COVERING INDEX ${index} \\(account_id=\\?`));
     if (i % 2 === 1) expect(detail, "a page after a cursor is one range of the index").toMatch(/\(created_at,id\)<\(\?,\?\)/);
     expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
+    expect(query.sql, "the LIMIT is in the SQL (see literalLimit)").toMatch(/ limit 21$/);
   }
 }
 
@@ -73,7 +74,17 @@ describe("list query plans", () => {
       const range = i % 2 === 0 ? "account_id=\\?\\)" : "account_id=\\? AND \\(created_at,id\\)>\\(\\?,\\?\\)\\)";
       expect(await plan(app.parley.services.db, query)).toMatch(new RegExp(`^SEARCH agents USING COVERING INDEX agents_list \\(${range}$`));
       expect(await jsonFunctionsCalled(app.parley.services.db, query), "each item is read from the index, not written by json_object at each read").toEqual([]);
+      expect(query.sql, "the LIMIT is in the SQL (see literalLimit)").toMatch(/ limit 21$/);
     }
+  });
+
+  it("writes each page's LIMIT into its SQL, one statement per page size, never bound: SQLite compiles a statement with a bound LIMIT again at every run", async () => {
+    const { db, queries } = recording(app.parley.services.db);
+    const calls = new CallsRepository(db);
+    for (const limit of [1, 20, 100, 20]) await calls.page("acct_x", {}, { limit, order: "desc" });
+    expect(queries.map((q) => q.sql.match(/ limit (.+)$/)?.[1])).toEqual(["2", "21", "101", "21"]);
+    expect(queries[3]!.sql).toBe(queries[1]!.sql);
+    expect(queries.map((q) => q.parameters)).toEqual(Array(4).fill(["acct_x"]));
   });
 
   it("a call list page reads calls_list alone, items included, filtered by any of the list's filters or not, after a cursor or not", async () => {

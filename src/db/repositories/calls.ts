@@ -6,6 +6,7 @@ import { parseJson, toJson } from "./json-column.js";
 import { jsonListSelection, keysetOrdered, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
 import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
+import { literalLimit } from "../literal-limit.js";
 
 export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -350,7 +351,7 @@ export class CallsRepository {
   async recent(accountId: string, where: CallScope, limit: number): Promise<CallRecord[]> {
     const rows = await this.matching(accountId, where)
       .selectAll()
-      .orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+      .orderBy("created_at", "desc").orderBy("id", "desc").limit(literalLimit(limit)).execute();
     return rows.map(callFromRow);
   }
 }

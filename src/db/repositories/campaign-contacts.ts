@@ -1,5 +1,6 @@
 import type { Db } from "../database.js";
 import type { CampaignContactTable } from "../schema.js";
+import { literalLimit } from "../literal-limit.js";
 import { parseJson, toJson } from "./json-column.js";
 
 /**
@@ -103,7 +104,7 @@ export class CampaignContactsRepository {
     let q = this.db.selectFrom("campaign_contacts").selectAll().where("campaign_id", "=", campaignId);
     if (status) q = q.where("status", "=", status);
     q = q.where("position", order === "asc" ? ">" : "<", after);
-    const rows = await q.orderBy("position", order).limit(limit).execute();
+    const rows = await q.orderBy("position", order).limit(literalLimit(limit)).execute();
     return rows.map(toRecord);
   }
 
@@ -141,7 +142,7 @@ export class CampaignContactsRepository {
       .where("zone", "in", openZones)
       .where((eb) => eb.or([eb("next_attempt_at", "is", null), eb("next_attempt_at", "<=", nowMs)]))
       .orderBy("position")
-      .limit(limit)
+      .limit(literalLimit(limit))
       .execute();
     return rows.map(toRecord);
   }

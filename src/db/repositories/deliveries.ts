@@ -1,5 +1,6 @@
 import type { Db } from "../database.js";
 import type { DeliveryAttemptTable, DeliveryTable } from "../schema.js";
+import { literalLimit } from "../literal-limit.js";
 import { fetchPage, type Page, type PageRequest } from "./keyset.js";
 
 /**
@@ -67,10 +68,10 @@ export class DeliveriesRepository {
       .selectFrom("deliveries as d")
       .leftJoin("webhooks as w", "w.id", "d.webhook_id")
       .select(["d.id", "d.account_id", "d.receiver", (eb) => eb.fn.coalesce("d.url", "w.url").as("target_url")]);
-    const unclaimed = await select.where("d.status", "=", "sending").where("d.lease_until", "<=", now).orderBy("d.lease_until").limit(limit).execute();
+    const unclaimed = await select.where("d.status", "=", "sending").where("d.lease_until", "<=", now).orderBy("d.lease_until").limit(literalLimit(limit)).execute();
     let pending = select.where("d.status", "=", "pending").where("d.next_attempt_at", "<=", now);
     if (busy.length > 0) pending = pending.where("d.receiver", "not in", busy);
-    const rows = [...unclaimed, ...(await pending.orderBy("d.next_attempt_at").limit(limit).execute())].slice(0, limit);
+    const rows = [...unclaimed, ...(await pending.orderBy("d.next_attempt_at").limit(literalLimit(limit)).execute())].slice(0, limit);
     return rows.map((r) => ({ id: r.id, accountId: r.account_id, receiver: r.receiver, targetUrl: r.target_url }));
   }
 

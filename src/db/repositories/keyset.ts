@@ -3,6 +3,7 @@ import { jsonObject, type JsonFields } from "../json-object.js";
 import type { Database } from "../schema.js";
 import type { Db } from "../database.js";
 import type { QueryShapes } from "../query-shapes.js";
+import { literalLimit } from "../literal-limit.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -32,8 +33,9 @@ export function jsonListSelection(table: string, fields: JsonFields) {
 
 /**
  * The keyset condition (rows after `after`, exclusive), the order on `(created_at, id)` of
- * `table` and the limit, added to `query`: the same whether the query is built per request or
- * once per shape (where `after`'s fields and `limit` are slots standing for values).
+ * `table` and the limit (written into the SQL, see literalLimit), added to `query`: the same
+ * whether the query is built per request or once per shape (where `after`'s fields are slots
+ * standing for values).
  */
 export function keysetOrdered<O>(
   // Column references are built from the table name; Kysely cannot type them generically.
@@ -54,7 +56,7 @@ export function keysetOrdered<O>(
     const cmp = order === "asc" ? ">" : "<";
     q = q.where((eb) => eb(eb.refTuple(createdAt, id), cmp, eb.tuple(after.createdAt, after.id)));
   }
-  return q.orderBy(createdAt, order).orderBy(id, order).limit(limit);
+  return q.orderBy(createdAt, order).orderBy(id, order).limit(literalLimit(limit));
 }
 
 /** The page of `rows` read with a limit of `limit + 1`: the extra row only says there are more. */
@@ -77,8 +79,8 @@ export async function fetchPage<TB extends keyof Database, O extends { created_a
 
 /**
  * fetchPage for a query built once per shape (see QueryShapes): `build` gets the filters as
- * slots (only those set) and returns the filtered select; the keyset condition, order and
- * limit are added here, also as slots.
+ * slots (only those set) and returns the filtered select; the keyset condition and order are
+ * added here, also as slots, and the limit as a number: each page size is its own shape.
  */
 export async function shapedPage<TB extends keyof Database, O extends { created_at: string; id: string }, F extends Record<string, unknown>>(
   db: Db,
@@ -88,9 +90,9 @@ export async function shapedPage<TB extends keyof Database, O extends { created_
   page: PageRequest,
   build: (filters: F) => SelectQueryBuilder<Database, TB, O>,
 ): Promise<Page<O>> {
-  const values = { ...filters, limit: page.limit + 1, afterCreatedAt: page.after?.createdAt, afterId: page.after?.id };
-  const rows = await shapes.rows(db, `${table}:page:${page.order}`, values, (v) =>
-    keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, v.limit),
+  const values = { ...filters, afterCreatedAt: page.after?.createdAt, afterId: page.after?.id };
+  const rows = await shapes.rows(db, `${table}:page:${page.order}:${page.limit + 1}`, values, (v) =>
+    keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, page.limit + 1),
   );
   return toPage(rows, page.limit);
 }
