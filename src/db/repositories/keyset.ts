@@ -91,8 +91,9 @@ export async function shapedPage<TB extends keyof Database, O extends { created_
   build: (filters: F) => SelectQueryBuilder<Database, TB, O>,
 ): Promise<Page<O>> {
   const values = { ...filters, afterCreatedAt: page.after?.createdAt, afterId: page.after?.id };
-  const rows = await shapes.rows(db, `${table}:page:${page.order}:${page.limit + 1}`, values, (v) =>
-    keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, page.limit + 1),
+  const limit = page.limit + 1;
+  const rows = await shapes.rows(db, `${table}:page:${page.order}:${limit}`, values, (v) =>
+    keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, limit),
   );
   return toPage(rows, page.limit);
 }
