@@ -10,6 +10,7 @@ import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { getTopVia } from "../../engine/transports/sip/sip-message.js";
 import { EventsRepository } from "../../src/db/repositories/events.js";
+import { sendLikeAPhone } from "../helpers/phone-line.js";
 import { settledHeapBytes } from "../helpers/settled-heap.js";
 import { freeUdpPort, startSipp } from "../helpers/sipp.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
@@ -267,12 +268,7 @@ describe("inbound SIP", () => {
     const speech = parseWav(readFileSync(`${FIXTURES}speak-to-human.8k.wav`)).samples;
     let ended = false;
     void hungUp.then(() => (ended = true));
-    for (let at = 0; !ended && at < speech.length + 8000 * 20; at += 160) {
-      const frame = new Int16Array(160);
-      frame.set(speech.subarray(at, at + 160));
-      call.sendAudio({ samples: frame, sampleRate: 8000 });
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await sendLikeAPhone(call, speech, { thenSilenceMs: 20_000, until: () => ended });
     await hungUp;
     expect(referTo(), await callStory("+14155550111")).toMatch(new RegExp(`^<?sip:\\${TRANSFER_TO}@`));
     const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
@@ -289,12 +285,7 @@ describe("inbound SIP", () => {
     let ended = false;
     void hungUp.then(() => (ended = true));
     // A phone sends packets (silence) all along; the key goes once the greeting is over.
-    const silence = (async () => {
-      while (!ended) {
-        call.sendAudio({ samples: new Int16Array(160), sampleRate: 8000 });
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    const silence = sendLikeAPhone(call, new Int16Array(0), { thenSilenceMs: Infinity, until: () => ended });
     await greeted();
     await call.sendDtmf("0");
     await hungUp;

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipUserAgent, type IncomingCall } from "../../engine/transports/sip/sip-user-agent.js";
+import { sendLikeAPhone } from "../helpers/phone-line.js";
 import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -145,12 +146,7 @@ describe("another company's phone menu on an outbound SIP call", () => {
         menuCall = incoming.answer().then(async (call) => {
           call.on("dtmf", (digit) => digits.push(digit));
           // The menu, then silence (a line keeps sending packets) until a key or 10 s.
-          for (let at = 0; digits.length === 0 && at < menu.length + 8000 * 10; at += 160) {
-            const frame = new Int16Array(160);
-            frame.set(menu.subarray(at, at + 160));
-            call.sendAudio({ samples: frame, sampleRate: 8000 });
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await sendLikeAPhone(call, menu, { thenSilenceMs: 10_000, until: () => digits.length > 0 });
           // As a menu moves on to its next prompt: the key's last packets are still coming.
           await new Promise((r) => setTimeout(r, 1000));
           await call.hangUp();
@@ -162,12 +158,10 @@ describe("another company's phone menu on an outbound SIP call", () => {
     try {
       const who = await service.account({ plan: "agency", credits: 100 });
       await service.parley.services.phoneNumbers.add(who.id, { phone_number: "+16505550142", country: "US" } as never);
-      // No greeting: the menu speaks first, as phone menus do. The second option, not the first:
-      // the key is the agent's choice. (The first, "appointments", is the word the recognizer
-      // mishears when the machine is loaded: "a poor ointment", "a ploy to bench".)
+      // No greeting: the menu speaks first, as phone menus do.
       const agent = await service.request("POST", "/v1/agents", {
         key: who.key,
-        body: { name: "Ava", system_prompt: "You call clinics about their invoices.", voice_id: "flite-kal", metadata: { phone_menu_choice: "billing" } },
+        body: { name: "Ava", system_prompt: "You call clinics to book appointments.", voice_id: "flite-kal", metadata: { phone_menu_choice: "appointments" } },
       });
       const created = await service.request("POST", "/v1/calls", { key: who.key, body: { phone_number: "+14155550192", agent_id: agent.body.id } });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -178,12 +172,12 @@ describe("another company's phone menu on an outbound SIP call", () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       await menuCall;
-      expect(digits, JSON.stringify(call.transcript)).toEqual(["2"]);
+      expect(digits, JSON.stringify(call.transcript)).toEqual(["1"]);
       expect(call.status).toBe("completed");
       // The agent said nothing over the menu.
       expect(call.transcript.filter((s: any) => s.role === "agent")).toEqual([]);
       const row = await service.parley.services.db.selectFrom("calls").select("actions").where("id", "=", call.id).executeTakeFirstOrThrow();
-      expect(JSON.parse(row.actions!)).toEqual([{ type: "tool_call", name: "send_dtmf", arguments: { digits: "2" }, result: { ok: true, data: { status: "sent", digits: "2" } } }]);
+      expect(JSON.parse(row.actions!)).toEqual([{ type: "tool_call", name: "send_dtmf", arguments: { digits: "1" }, result: { ok: true, data: { status: "sent", digits: "1" } } }]);
     } finally {
       await service.close();
       await callee.close();

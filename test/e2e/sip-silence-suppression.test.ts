@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../engine/audio/audio-frame.js";
 import { parseWav } from "../../engine/audio/wav.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import { sendLikeAPhone } from "../helpers/phone-line.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
 import type { TestAccount, TestApp } from "../helpers/test-app.js";
 
@@ -72,12 +73,7 @@ describe("inbound SIP from a phone that suppresses silence", () => {
     while (lastAgentAudio === 0 || Date.now() - lastAgentAudio < 800) await sleep(50);
 
     const speech = spokenLine("book-appointment");
-    for (let at = 0; at < speech.length; at += 160) {
-      const frame = new Int16Array(160);
-      frame.set(speech.subarray(at, at + 160));
-      call.sendAudio({ samples: frame, sampleRate: 8000 });
-      await sleep(20);
-    }
+    await sendLikeAPhone(call, speech);
     // From here on the phone sends no packets at all.
     const stoppedAt = Date.now();
     while (lastAgentAudio < stoppedAt && Date.now() - stoppedAt < REPLY_WAIT_MS) await sleep(50);
