@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
  *   engine, SIP peers, the benchmark, the browser). Two of them at once on two cores make each
  *   other late enough to change what the recognizer hears, so they never overlap each other.
  *   The API throughput test is here too: its load generator and two servers take both cores
- *   for seconds, and beside a phone menu on SIP it made the recognizer mishear the menu.
+ *   for seconds, the load this lane keeps away from calls paced in real time.
  * - `other`: unit, API, CLI and client tests, and end-to-end tests whose calls carry no audio
  *   to recognize (limits, restarts, webhooks, the data directory), which run meanwhile.
  */
