@@ -85,10 +85,12 @@ describe.concurrent("each outcome, from a real conversation", () => {
     expect(call.analysis.summary).toContain(`booked a cleaning appointment on ${dayFromNow(2)} at 15:00 for John Smith`);
     expectEndEventCarries(end, call.analysis);
 
-    // One latency entry per agent turn, each stage after the one before it. The agent is
-    // adaptive (the default): each caller line was finished and judged at its pause, and the
-    // reply prepared then, so the final (and often the reply) came before the end of the turn;
-    // the caller hears nothing before it.
+    // One latency entry per agent turn, each stage after the one it needs. The agent is
+    // adaptive (the default): a caller line judged at its pause has its final (and often its
+    // reply) before the end of the turn, but only when the recognizer keeps up: eight calls at
+    // once beside the other test lane can put it seconds behind, and the turn then ends at its
+    // full wait with the final after it. So the final's place against the end is not checked
+    // here but in call-session.test.ts, on a fake clock.
     const agentTurns = call.transcript.filter((s: any) => s.role === "agent").length;
     const { turns } = call.latency;
     expect(turns).toHaveLength(agentTurns);
@@ -98,7 +100,6 @@ describe.concurrent("each outcome, from a real conversation", () => {
     for (const t of replies) {
       expect(t.endpoint_ms).toBeGreaterThanOrEqual(PAUSE_MS);
       expect(t.endpoint_ms).toBeLessThan(2_000);
-      expect(t.asr_final_ms).toBeLessThanOrEqual(t.endpoint_ms);
       expect(t.first_token_ms).toBeGreaterThanOrEqual(t.asr_final_ms);
       expect(t.first_audio_ms).toBeGreaterThanOrEqual(t.first_token_ms);
       expect(t.voice_to_voice_ms).toBeGreaterThanOrEqual(Math.max(t.first_audio_ms, t.endpoint_ms));
