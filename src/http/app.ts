@@ -67,6 +67,8 @@ function handle(spec: RouteSpec): RequestHandler {
     // A handler may answer with another success status than the usual one (an idempotent create that created nothing: 200).
     res.status(typeof res.locals.status === "number" ? res.locals.status : spec.status);
     if (result instanceof JsonText) sendJsonText(res, result);
+    // A read's object, sent as res.json would send it; writes go through res.json, which the Idempotency-Key store hooks.
+    else if (req.method === "GET" || req.method === "HEAD") sendJsonText(res, new JsonText(JSON.stringify(result)));
     else res.json(result);
   };
 }

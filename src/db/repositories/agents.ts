@@ -72,8 +72,11 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
-const LISTS = new QueryShapes();
+/**
+ * The list and count queries, compiled once per shape (which filters are set, the order, a
+ * cursor), and the read by id every GET of one runs.
+ */
+const SHAPES = new QueryShapes();
 
 /** Agents; soft-deleted ones are invisible to every method but `findAnyById`. */
 export class AgentsRepository {
@@ -85,7 +88,8 @@ export class AgentsRepository {
 
   /** A live (not deleted) agent, whatever its account: callers check ownership. */
   async findById(id: string): Promise<AgentRecord | undefined> {
-    const row = await this.db.selectFrom("agents").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+    if (!id) return undefined; // a shape leaves an empty value out
+    const [row] = await SHAPES.rows(this.db, "agents:by-id", { id }, (v) => this.db.selectFrom("agents").selectAll().where("id", "=", v.id).where("deleted_at", "is", null));
     return row && toRecord(row);
   }
 
@@ -120,12 +124,12 @@ export class AgentsRepository {
   /** A page of the list, each agent as its list item (prompts and settings are read one agent at a time). */
   page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<JsonListRow>> {
     const values = AgentsRepository.listValues(accountId, filters);
-    return shapedPage(this.db, LISTS, "agents", values, page, (v) => this.filtered(v).select(jsonListSelection("agents", AGENT_LIST_ITEM)));
+    return shapedPage(this.db, SHAPES, "agents", values, page, (v) => this.filtered(v).select(jsonListSelection("agents", AGENT_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: AgentFilters): Promise<number> {
     const values = AgentsRepository.listValues(accountId, filters);
-    const [row] = await LISTS.rows(this.db, "agents:count", values, (v) => this.filtered(v).select((eb) => eb.fn.countAll<number>().as("n")));
+    const [row] = await SHAPES.rows(this.db, "agents:count", values, (v) => this.filtered(v).select((eb) => eb.fn.countAll<number>().as("n")));
     return Number(row!.n);
   }
 

@@ -169,8 +169,11 @@ export interface CallScope {
   phoneNumber?: string;
 }
 
-/** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
-const LISTS = new QueryShapes();
+/**
+ * The list and count queries, compiled once per shape (which filters are set, the order, a
+ * cursor), and the read by id every GET of one runs.
+ */
+const SHAPES = new QueryShapes();
 
 export class CallsRepository {
   constructor(private readonly db: Db) {}
@@ -196,7 +199,8 @@ export class CallsRepository {
 
   /** A call, whatever its account: callers check ownership. */
   async findById(id: string, db: Db = this.db): Promise<CallRecord | undefined> {
-    const row = await db.selectFrom("calls").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!id) return undefined; // a shape leaves an empty value out
+    const [row] = await SHAPES.rows(db, "calls:by-id", { id }, (v) => db.selectFrom("calls").selectAll().where("id", "=", v.id));
     return row && callFromRow(row);
   }
 
@@ -292,11 +296,11 @@ export class CallsRepository {
     // Past a cursor, the date bound on the cursor's side is met already (the cursor's call met
     // it): left out, it no longer competes with the cursor as the index range SQLite reads.
     const bounds = page.after === undefined ? filters : { ...filters, ...(page.order === "desc" ? { createdBefore: undefined } : { createdFrom: undefined }) };
-    return shapedPage(this.db, LISTS, "calls", { accountId, ...bounds }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
+    return shapedPage(this.db, SHAPES, "calls", { accountId, ...bounds }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: CallFilters): Promise<number> {
-    const [row] = await LISTS.rows(this.db, "calls:count", { accountId, ...filters }, ({ accountId: a, ...f }) => this.filtered(a, f).select((eb) => eb.fn.countAll<number>().as("n")));
+    const [row] = await SHAPES.rows(this.db, "calls:count", { accountId, ...filters }, ({ accountId: a, ...f }) => this.filtered(a, f).select((eb) => eb.fn.countAll<number>().as("n")));
     return Number(row!.n);
   }
 
