@@ -326,12 +326,21 @@ export interface WebCallTokenTable {
   created_at: string;
 }
 
+/** Calls per account, direction and status, kept by triggers on `calls` (migration 015). */
+export interface CallCountTable {
+  account_id: string;
+  direction: string;
+  status: string;
+  n: number;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
   agents: AgentTable;
   phone_numbers: PhoneNumberTable;
   calls: CallTable;
+  call_counts: CallCountTable;
   webhooks: WebhookTable;
   campaigns: CampaignTable;
   campaign_contacts: CampaignContactTable;

@@ -13,6 +13,7 @@ import * as webCallTokens from "./011-web-call-tokens.js";
 import * as retention from "./012-retention.js";
 import * as listIndexes from "./013-list-indexes.js";
 import * as listItemsInIndexes from "./014-list-items-in-indexes.js";
+import * as callCounts from "./015-call-counts.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "012-retention": retention,
   "013-list-indexes": listIndexes,
   "014-list-items-in-indexes": listItemsInIndexes,
+  "015-call-counts": callCounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,35 @@
+import { sql, type Kysely } from "kysely";
+
+/**
+ * Each account's number of calls per direction and status, kept by triggers on `calls`, so the
+ * call list's `total` is read instead of counted when it filters by nothing else (see
+ * CallsRepository.count). Counting read every index entry of the account on every page after
+ * the first: 4.5 ms for 100,000 calls. The triggers run in the writing statement's own
+ * transaction, so a count is exactly what counting would return, whoever writes (the service,
+ * the admin CLI, a restore). A migration that rebuilds `calls` must create them again.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE TABLE call_counts (
+    account_id TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    status TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (account_id, direction, status)
+  )`.execute(db);
+  await sql`INSERT INTO call_counts (account_id, direction, status, n)
+    SELECT account_id, direction, status, count(*) FROM calls GROUP BY account_id, direction, status`.execute(db);
+  await sql`CREATE TRIGGER call_counts_insert AFTER INSERT ON calls BEGIN
+    INSERT INTO call_counts (account_id, direction, status, n) VALUES (NEW.account_id, NEW.direction, NEW.status, 1)
+      ON CONFLICT (account_id, direction, status) DO UPDATE SET n = n + 1;
+  END`.execute(db);
+  await sql`CREATE TRIGGER call_counts_delete AFTER DELETE ON calls BEGIN
+    UPDATE call_counts SET n = n - 1 WHERE account_id = OLD.account_id AND direction = OLD.direction AND status = OLD.status;
+  END`.execute(db);
+  await sql`CREATE TRIGGER call_counts_update AFTER UPDATE OF account_id, direction, status ON calls
+    WHEN OLD.account_id IS NOT NEW.account_id OR OLD.direction IS NOT NEW.direction OR OLD.status IS NOT NEW.status
+  BEGIN
+    UPDATE call_counts SET n = n - 1 WHERE account_id = OLD.account_id AND direction = OLD.direction AND status = OLD.status;
+    INSERT INTO call_counts (account_id, direction, status, n) VALUES (NEW.account_id, NEW.direction, NEW.status, 1)
+      ON CONFLICT (account_id, direction, status) DO UPDATE SET n = n + 1;
+  END`.execute(db);
+}
