@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase, type Db } from "../../../src/db/database.js";
 import { migrationProvider } from "../../../src/db/migrations/index.js";
 import { CallsRepository, type CallFilters } from "../../../src/db/repositories/calls.js";
+import { pickWith, seededRandom } from "../../helpers/seeded-random.js";
 
 // The call list's total for filters of status and direction only is read from counts kept by
 // triggers (migration 015); these tests hold it to counting the rows, whatever wrote them.
@@ -18,20 +19,19 @@ function newFile(): string {
   return path.join(mkdtempSync(path.join(os.tmpdir(), "parley-counts-")), "parley.db");
 }
 
-/** A small deterministic generator: the same calls on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x80000000;
-  };
-}
-
 async function addAccounts(db: Db): Promise<void> {
   for (const id of ACCOUNTS) {
     await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
       VALUES (${id}, 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(db);
   }
+}
+
+/** A new database at the latest migration, with the test's accounts. */
+async function migratedWithAccounts(): Promise<Db> {
+  const db = openDatabase(newFile());
+  await migrateToLatest(db);
+  await addAccounts(db);
+  return db;
 }
 
 async function addCall(db: Db, id: string, account: string, direction: string, status: string): Promise<void> {
@@ -62,10 +62,8 @@ describe("call counts kept by triggers (migration 015)", () => {
     const old = openDatabase(file);
     expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("014-list-items-in-indexes")).error).toBeUndefined();
     await addAccounts(old);
-    const next = random(1);
-    for (let i = 0; i < 60; i++) {
-      await addCall(old, `call_${i}`, ACCOUNTS[i % 2]!, DIRECTIONS[Math.floor(next() * 3)]!, STATUSES[Math.floor(next() * STATUSES.length)]!);
-    }
+    const pick = pickWith(seededRandom(1));
+    for (let i = 0; i < 60; i++) await addCall(old, `call_${i}`, ACCOUNTS[i % 2]!, pick(DIRECTIONS), pick(STATUSES));
     await old.destroy();
 
     const db = openDatabase(file);
@@ -75,11 +73,9 @@ describe("call counts kept by triggers (migration 015)", () => {
   });
 
   it("follow every insert, status, direction or account change and delete, and a rolled-back transaction leaves them as they were", async () => {
-    const db = openDatabase(newFile());
-    await migrateToLatest(db);
-    await addAccounts(db);
-    const next = random(7);
-    const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
+    const db = await migratedWithAccounts();
+    const next = seededRandom(7);
+    const pick = pickWith(next);
     for (let i = 0; i < 80; i++) await addCall(db, `call_${i}`, pick(ACCOUNTS), pick(DIRECTIONS), pick(STATUSES));
     for (let i = 0; i < 200; i++) {
       const id = `call_${Math.floor(next() * 80)}`;
@@ -104,9 +100,7 @@ describe("call counts kept by triggers (migration 015)", () => {
   });
 
   it("are what the call list reads for its total when it filters by status and direction only; any other filter counts the calls", async () => {
-    const db = openDatabase(newFile());
-    await migrateToLatest(db);
-    await addAccounts(db);
+    const db = await migratedWithAccounts();
     await addCall(db, "call_1", "acct_a", "outbound", "completed");
     await addCall(db, "call_2", "acct_a", "inbound", "completed");
     // A kept count that disagrees with the rows shows which of the two was read.

@@ -18,6 +18,7 @@ import {
 } from "../../../../../engine/transports/sip/sip-message.js";
 import { SipParseError } from "../../../../../engine/transports/sip/sip-parse-error.js";
 import { formatSipUri, parseSipUri } from "../../../../../engine/transports/sip/sip-uri.js";
+import { seededRandom } from "../../../../helpers/seeded-random.js";
 
 const SDP = [
   "v=0",
@@ -225,8 +226,7 @@ describe("parseSipMessage", () => {
   });
 
   it("throws nothing but SipParseError on mutated messages", () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(7);
     const source = [sippInvite, datagram([...responseLines("486 Busy Here", ";tag=a"), "Content-Length: 0"])];
     let parsed = 0;
     for (let round = 0; round < 2000; round++) {
