@@ -30,7 +30,8 @@ export function apiFirst(app: express.Express, table: RouteTable<ApiRoute>, comm
     return chain;
   };
   return (message: IncomingMessage, response: ServerResponse) => {
-    // Express's prototypes first: req.path is Express's own reading of the URL.
+    // Express's prototypes first: req.path is Express's own reading of the URL. A server built
+    // with expressMessageClasses made them so already, and then this changes nothing.
     const req = Object.setPrototypeOf(message, app.request) as Request;
     const res = Object.setPrototypeOf(response, app.response) as Response;
     const path = req.path;

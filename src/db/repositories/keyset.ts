@@ -90,7 +90,10 @@ export async function shapedPage<TB extends keyof Database, O extends { created_
   page: PageRequest,
   build: (filters: F) => SelectQueryBuilder<Database, TB, O>,
 ): Promise<Page<O>> {
-  const values = { ...filters, afterCreatedAt: page.after?.createdAt, afterId: page.after?.id };
+  // Object.assign, not `{ ...filters, afterCreatedAt, ... }`: on Node 20 a spread followed by
+  // more properties is many times slower, and its garbage outlives young collections
+  // (docs/api-throughput.md, seventh round).
+  const values = Object.assign({}, filters, { afterCreatedAt: page.after?.createdAt, afterId: page.after?.id });
   const limit = page.limit + 1;
   const rows = await shapes.rows(db, `${table}:page:${page.order}:${limit}`, values, (v) =>
     keysetOrdered(build(v), table, page.order, v.afterCreatedAt === undefined ? undefined : { createdAt: v.afterCreatedAt, id: v.afterId }, limit),

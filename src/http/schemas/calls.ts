@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ANALYSIS_FIELD_TYPES, CALL_OUTCOMES } from "../../../engine/index.js";
 import { CALL_DIRECTIONS, CALL_STATUSES } from "../../db/repositories/calls.js";
 import { callListItemSchema } from "./calls-shared.js";
-import { checkDateRange, dateRangeShape, e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import { DATE_RANGE_ISSUE, dateRangeInOrder, dateRangeShape, e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 
 export const MAX_CALL_DURATION_SECONDS = 3600;
 
@@ -74,7 +74,7 @@ export const listCallsQuery = z
     ...dateRangeShape,
   })
   .strict()
-  .superRefine(checkDateRange);
+  .refine(dateRangeInOrder, DATE_RANGE_ISSUE);
 
 export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis", "latency"] as const) }).strict();
 

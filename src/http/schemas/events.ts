@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EVENT_NAMES } from "../../services/event-names.js";
 import { TEST_EVENT } from "../../services/outbox.js";
-import { checkDateRange, dateRangeShape, listEnvelope, listQueryShape } from "./common.js";
+import { DATE_RANGE_ISSUE, dateRangeInOrder, dateRangeShape, listEnvelope, listQueryShape } from "./common.js";
 
 const STORED_NAMES: readonly string[] = [...EVENT_NAMES, TEST_EVENT];
 
@@ -16,7 +16,7 @@ export const listEventsQuery = z
     ...dateRangeShape,
   })
   .strict()
-  .superRefine(checkDateRange);
+  .refine(dateRangeInOrder, DATE_RANGE_ISSUE);
 
 export const eventSchema = z.object({
   id: z.string(),
