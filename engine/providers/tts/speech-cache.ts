@@ -54,7 +54,8 @@ export class SpeechCache implements TtsProvider {
       const k = key(options.voiceId, piece);
       const kept = this.take(k);
       const audio = kept ? kept.values() : this.renderingOf(k, options.voiceId, piece).listen(options.signal);
-      for await (const chunk of audio) yield { ...chunk, piece: pieceIndex };
+      // Object.assign: `{ ...chunk, piece }` gives each chunk a hidden class of its own on Node 20.
+      for await (const chunk of audio) yield Object.assign({}, chunk, { piece: pieceIndex });
     }
   }
 
