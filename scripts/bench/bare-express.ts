@@ -13,6 +13,8 @@ interface Routes {
 process.once("message", (message: Routes) => {
   const app = express();
   // The textbook app: each route answers res.json(body), so it serialises the same body Parley does.
+  // Left as Express ships it (app.listen, so each request and response gets Express's prototypes
+  // per request), unlike Parley's server (src/http/express-messages.ts): that is the yardstick named.
   for (const { path, body } of message.routes) app.get(path, (_req, res) => res.json(body));
   const server = app.listen(0, "127.0.0.1", () => {
     const address = server.address();
