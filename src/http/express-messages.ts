@@ -17,7 +17,7 @@ export interface MessageClasses {
  * garbage collector's work: with Express 5 answering a small JSON body (10 connections),
  * each young collection kept about 3.8 MB of the 11 MB allocated since the last, and paused
  * 3-4 ms; born with the right prototypes, the same app allocated 3.6 MB between collections,
- * kept 2 KB, paused 0.3-0.4 ms, and served 16,000-18,000 requests/s instead of 5,700-6,100
+ * kept 2 KB, paused 0.3-0.4 ms, and served 13,900-18,200 requests/s instead of 5,700-6,100
  * (docs/api-throughput.md, seventh round). Express's own setPrototypeOf then finds the
  * prototype already there and changes nothing.
  */
