@@ -46,41 +46,55 @@ export class WebhookDeliveriesService {
 
   async get(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
     await this.deps.webhooks.get(accountId, webhookId);
-    const delivery = await this.deliveries.findById(deliveryId);
-    if (!delivery || delivery.webhook_id !== webhookId) throw new ApiError(404, NOT_FOUND.code, NOT_FOUND.message);
-    return this.withAttempts(delivery);
+    return this.withAttempts(await this.find(webhookId, deliveryId));
   }
 
   /**
    * One more attempt of a finished delivery, now: same id and body, a fresh signature
-   * timestamp. A delivery still waiting or being sent is refused (409 `delivery_in_progress`).
+   * timestamp. A delivery still waiting or being sent is refused (409 `delivery_in_progress`);
+   * so is one whose receiver's host or account has no place for it (429, see attemptNow).
    */
   async redeliver(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
-    await this.get(accountId, webhookId, deliveryId);
-    const claimed = await this.deliveries.claimFinished(deliveryId, Date.now() + this.deps.worker.leaseMs, nowIso());
-    if (!claimed) throw new ApiError(409, "delivery_in_progress", "This delivery is still waiting for an attempt or being sent; redeliver it once it is delivered or failed");
-    const { delivery } = await this.deps.worker.attemptNow(claimed);
+    const webhook = await this.deps.webhooks.get(accountId, webhookId);
+    await this.find(webhookId, deliveryId);
+    const { delivery } = await this.deps.worker.attemptNow(accountId, webhook.url, async () => {
+      const claimed = await this.deliveries.claimFinished(deliveryId, Date.now() + this.deps.worker.leaseMs, nowIso());
+      if (!claimed) throw new ApiError(409, "delivery_in_progress", "This delivery is still waiting for an attempt or being sent; redeliver it once it is delivered or failed");
+      return claimed;
+    });
     return this.withAttempts(delivery);
   }
 
-  /** Sends the webhook a `webhook.test` event now, whatever it subscribed to, and answers the attempt's outcome. */
+  /**
+   * Sends the webhook a `webhook.test` event now, whatever it subscribed to, and answers the
+   * attempt's outcome. Refused (429) before the event is stored when its receiver's host or
+   * account has no place for it (see attemptNow).
+   */
   async sendTest(accountId: string, webhookId: string): Promise<DeliveryWithAttempts> {
     const webhook = await this.deps.webhooks.get(accountId, webhookId);
-    const [event] = await this.deps.outbox.append(
-      [
-        {
-          accountId,
-          name: TEST_EVENT,
-          data: { webhook_id: webhook.id, message: "A test event from Parley: your endpoint is receiving deliveries." },
-          onlyWebhook: webhook,
-          claimedUntil: Date.now() + this.deps.worker.leaseMs,
-        },
-      ],
-      this.db,
-    );
-    const [claimed] = await this.deliveries.forEvent(event!.id);
-    const { delivery } = await this.deps.worker.attemptNow(claimed!);
+    const { delivery } = await this.deps.worker.attemptNow(accountId, webhook.url, async () => {
+      const [event] = await this.deps.outbox.append(
+        [
+          {
+            accountId,
+            name: TEST_EVENT,
+            data: { webhook_id: webhook.id, message: "A test event from Parley: your endpoint is receiving deliveries." },
+            onlyWebhook: webhook,
+            claimedUntil: Date.now() + this.deps.worker.leaseMs,
+          },
+        ],
+        this.db,
+      );
+      const [claimed] = await this.deliveries.forEvent(event!.id);
+      return claimed!;
+    });
     return this.withAttempts(delivery);
+  }
+
+  private async find(webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
+    const delivery = await this.deliveries.findById(deliveryId);
+    if (!delivery || delivery.webhook_id !== webhookId) throw new ApiError(404, NOT_FOUND.code, NOT_FOUND.message);
+    return delivery;
   }
 
   private async withAttempts(delivery: DeliveryRecord): Promise<DeliveryWithAttempts> {

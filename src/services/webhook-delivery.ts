@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import PQueue from "p-queue";
+import { ApiError } from "../core/api-error.js";
 import { KeyedSlots, type Slot } from "../core/keyed-slots.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
@@ -14,6 +15,14 @@ import { WEBHOOK_HEADERS, webhookSignature } from "./webhook-signature.js";
 
 /** The reference: a webhook is disabled after 10 consecutive failures (counted per attempt). */
 export const DISABLE_AFTER_FAILURES = 10;
+
+/**
+ * Most manual attempts (test events, redeliveries) one account may have under way at once,
+ * on top of the host and account places every attempt takes: each answers its HTTP request
+ * only when the receiver does, so without a bound a key could keep as many requests open
+ * towards any URL as it sends.
+ */
+export const MANUAL_ATTEMPTS_PER_ACCOUNT = 2;
 
 /** How long past the attempt's timeout (which the worker enforces) a claimed delivery stays with its worker: a crashed worker's come back after it. */
 const LEASE_MARGIN_MS = 5_000;
@@ -82,6 +91,8 @@ export class WebhookDeliveryWorker {
   private readonly queue: PQueue;
   private readonly byHost: KeyedSlots;
   private readonly byAccount: KeyedSlots;
+  /** Manual attempts under way per account (see MANUAL_ATTEMPTS_PER_ACCOUNT). */
+  private readonly manualByAccount = new KeyedSlots(Number.MAX_SAFE_INTEGER);
   /** Receivers with attempts under way, with the host and account those hold places of. */
   private readonly inFlightReceivers = new Map<string, { host: string; accountId: string; count: number }>();
   private readonly running = new Set<Promise<void>>();
@@ -144,12 +155,27 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * One attempt now, outside the schedule (a test event, a redelivery) of a delivery the
-   * caller has claimed: logged like any other, but it neither schedules retries nor moves
-   * the webhook's status.
+   * One attempt now, outside the schedule (a test event, a redelivery) of the delivery `claim`
+   * makes or claims: logged like any other, but it neither schedules retries nor moves the
+   * webhook's status. It takes the places a scheduled attempt to `targetUrl` would (its host's,
+   * its account's, within the overall bound) and one of the account's
+   * MANUAL_ATTEMPTS_PER_ACCOUNT. When one is full it is refused with 429 `rate_limit_exceeded`
+   * before `claim` runs, so a refused attempt leaves no row behind: refused at once rather than
+   * waiting, as a wait would hold the caller's request (and a connection) open for as long as
+   * the receivers hanging ahead of it.
    */
-  attemptNow(delivery: DeliveryRecord): Promise<AttemptResult> {
-    return this.attempt(delivery, "manual");
+  async attemptNow(accountId: string, targetUrl: string, claim: () => Promise<DeliveryRecord>): Promise<AttemptResult> {
+    const host = hostOf(targetUrl);
+    const slots = this.takeManualSlots(accountId, host);
+    let delivery: DeliveryRecord;
+    try {
+      delivery = await claim();
+    } catch (err) {
+      for (const slot of slots) slot.release();
+      this.wake();
+      throw err;
+    }
+    return this.inPlaces(delivery, slots, { host, accountId }, () => this.attempt(delivery, "manual"));
   }
 
   private poll(): Promise<void> {
@@ -239,23 +265,53 @@ export class WebhookDeliveryWorker {
     return [hostSlot, accountSlot];
   }
 
+  /**
+   * A manual attempt's places: one of the account's manual ones, then its host's and account's
+   * as takeSlots gives them. Throws the 429 when any is full (nothing taken then).
+   */
+  private takeManualSlots(accountId: string, host: string): Slot[] {
+    const manual = this.manualByAccount.take(accountId, MANUAL_ATTEMPTS_PER_ACCOUNT);
+    const slots = "release" in manual ? this.takeSlots(accountId, host) : undefined;
+    if ("release" in manual && slots) return [manual, ...slots];
+    if ("release" in manual) manual.release();
+    // A place frees when an attempt under way ends, at the latest at its timeout.
+    const retryAfter = Math.max(1, Math.ceil(this.deps.settings.timeoutMs / 1000));
+    const why =
+      "release" in manual
+        ? "this receiver's host or this account has as many webhook attempts under way as it may"
+        : `this account has ${MANUAL_ATTEMPTS_PER_ACCOUNT} test events or redeliveries under way, the most it may`;
+    throw new ApiError(429, "rate_limit_exceeded", `Not sent: ${why}; retry in ${retryAfter} s`, undefined, { "Retry-After": String(retryAfter) });
+  }
+
   private launch(delivery: DeliveryRecord, slots: Slot[], where: { host: string; accountId: string }): void {
+    this.inPlaces(delivery, slots, where, () => this.attempt(delivery, "scheduled")).catch((err: unknown) =>
+      this.deps.logger.error({ err, delivery_id: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
+    );
+  }
+
+  /**
+   * Runs an attempt holding `slots`, counted among the attempts under way (which stop waits
+   * for) and its receiver among the busy ones; at its end the places are given back and the
+   * worker looks for what waited for them.
+   */
+  private inPlaces<T>(delivery: DeliveryRecord, slots: Slot[], where: { host: string; accountId: string }, work: () => Promise<T>): Promise<T> {
     const tracked = this.inFlightReceivers.get(delivery.receiver) ?? { ...where, count: 0 };
     tracked.count += 1;
     this.inFlightReceivers.set(delivery.receiver, tracked);
-    const run = this.queue
-      .add(() => this.attempt(delivery, "scheduled"))
+    const result = this.queue.add(work);
+    const settled: Promise<void> = result
       .then(
         () => undefined,
-        (err: unknown) => this.deps.logger.error({ err, delivery_id: delivery.id }, "webhook delivery: attempt could not be recorded; it is retried when its claim runs out"),
+        () => undefined,
       )
       .finally(() => {
         for (const slot of slots) slot.release();
         if (--tracked.count === 0) this.inFlightReceivers.delete(delivery.receiver);
-        this.running.delete(run);
+        this.running.delete(settled);
         this.wake();
       });
-    this.running.add(run);
+    this.running.add(settled);
+    return result;
   }
 
   /**

@@ -465,3 +465,133 @@ describe("every attempt checks where it goes", () => {
     }
   });
 });
+
+describe("test events and redeliveries take the worker's places", () => {
+  /** A receiver holding every request open until `release`, and the most it ever had open at once. */
+  async function heldReceiver() {
+    const r = await receiver();
+    let release!: (answer: { status: number }) => void;
+    const held = new Promise<{ status: number }>((resolve) => (release = resolve));
+    const seen = { maxOpen: 0 };
+    r.answer(() => {
+      seen.maxOpen = Math.max(seen.maxOpen, r.open);
+      return held;
+    });
+    return { r, seen, release: () => release({ status: 200 }) };
+  }
+
+  /** Starts the requests all at once; `settled` fills as their answers come. */
+  function fire(count: number, send: (i: number) => Promise<Awaited<ReturnType<TestApp["request"]>>>) {
+    const settled: Array<Awaited<ReturnType<TestApp["request"]>>> = [];
+    const all = Promise.all(Array.from({ length: count }, (_, i) => send(i).then((res) => (settled.push(res), res))));
+    return { settled, all };
+  }
+
+  const listIn = async (own: TestApp, account: TestAccount, webhookId: string, query = "") => {
+    const res = await own.request("GET", `/v1/webhooks/${webhookId}/deliveries${query}`, { key: account.key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data as any[];
+  };
+
+  function expectRefused(res: Awaited<ReturnType<TestApp["request"]>>) {
+    expect(res.status, JSON.stringify(res.body)).toBe(429);
+    expect(errorOf(res).code).toBe("rate_limit_exceeded");
+    expect(res.body.meta.request_id).toEqual(expect.any(String));
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  }
+
+  it("one account's 20 concurrent tests: at most 2 reach a receiver that does not answer, the rest are refused with 429 and store nothing; after it answers a new test goes", async () => {
+    const own = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_TIMEOUT_MS: "10000" });
+    const { r, seen, release } = await heldReceiver();
+    try {
+      const acct = await own.account();
+      const hook = (await own.request("POST", "/v1/webhooks", { key: acct.key, body: { url: r.url, events: ["*"] } })).body.id as string;
+      const { settled, all } = fire(20, () => own.request("POST", `/v1/webhooks/${hook}/test`, { key: acct.key }));
+      // Each request is either answered at once or held by the receiver.
+      await until(async () => settled.length + r.received.length, (n) => n >= 20, "every request answered or received");
+      expect(settled).toHaveLength(18);
+      for (const res of settled) expectRefused(res);
+      expect(r.received).toHaveLength(2);
+      expect(seen.maxOpen).toBe(2);
+      // The refused tests stored no event and no delivery.
+      const { db } = own.parley.services;
+      expect((await db.selectFrom("deliveries").select("id").where("webhook_id", "=", hook).execute()).length).toBe(2);
+      expect((await db.selectFrom("events").select("id").where("account_id", "=", acct.id).where("name", "=", "webhook.test").execute()).length).toBe(2);
+
+      release();
+      const answered = (await all).filter((res) => res.status === 200);
+      expect(answered.map((res) => res.body.status)).toEqual(["delivered", "delivered"]);
+      const again = await own.request("POST", `/v1/webhooks/${hook}/test`, { key: acct.key });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body).toMatchObject({ event: "webhook.test", status: "delivered" });
+      expect(r.received).toHaveLength(3);
+    } finally {
+      release();
+      await own.close();
+    }
+  });
+
+  it("hold their receiver host's places, shared between accounts and with scheduled deliveries", async () => {
+    const own = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_TIMEOUT_MS: "10000", PARLEY_WEBHOOK_HOST_CONCURRENCY: "3" });
+    const { r, seen, release } = await heldReceiver();
+    try {
+      const accounts = [await own.account(), await own.account()];
+      const hooks: string[] = [];
+      for (const acct of accounts) hooks.push((await own.request("POST", "/v1/webhooks", { key: acct.key, body: { url: r.url, events: ["agent.created"] } })).body.id);
+      const { settled, all } = fire(10, (i) => own.request("POST", `/v1/webhooks/${hooks[i % 2]}/test`, { key: accounts[i % 2]!.key }));
+      await until(async () => settled.length + r.received.length, (n) => n >= 10, "every request answered or received");
+      expect(settled).toHaveLength(7);
+      for (const res of settled) expectRefused(res);
+      expect(seen.maxOpen).toBe(3);
+      // No account had more than its 2 manual attempts under way.
+      const perHook = hooks.map((id) => r.received.filter((got) => got.body.webhook_id === id).length);
+      expect(perHook.sort()).toEqual([1, 2]);
+
+      // A scheduled delivery to the full host waits for a place too, and goes once one frees.
+      const { db, outbox } = own.parley.services;
+      await db.transaction().execute((trx) => outbox.append([{ accountId: accounts[0]!.id, name: "agent.created", data: {} }], trx));
+      const waiting = await db.selectFrom("deliveries").select(["status", "attempt_count"]).where("webhook_id", "=", hooks[0]!).where("event_name", "=", "agent.created").executeTakeFirstOrThrow();
+      expect(waiting).toEqual({ status: "pending", attempt_count: 0 });
+      expect(r.received).toHaveLength(3);
+      release();
+      await all;
+      const [scheduled] = await until(() => listIn(own, accounts[0]!, hooks[0]!, "?event=agent.created"), (d) => d[0]?.status === "delivered", "the scheduled delivery");
+      expect(scheduled.attempt_count).toBe(1);
+      expect(seen.maxOpen).toBe(3);
+    } finally {
+      release();
+      await own.close();
+    }
+  });
+
+  it("a redelivery is refused with 429 when its account has 2 under way, and its delivery is left as it was", async () => {
+    const own = await startTestApp({}, { PARLEY_WEBHOOK_VERIFY_URL: "0", PARLEY_WEBHOOK_TIMEOUT_MS: "10000" });
+    const r = await receiver();
+    try {
+      const acct = await own.account();
+      const hook = (await own.request("POST", "/v1/webhooks", { key: acct.key, body: { url: r.url, events: ["*"] } })).body.id as string;
+      const { db, outbox } = own.parley.services;
+      for (let i = 0; i < 3; i++) await db.transaction().execute((trx) => outbox.append([{ accountId: acct.id, name: "agent.created", data: { i } }], trx));
+      const done = await until(() => listIn(own, acct, hook), (d) => d.length === 3 && d.every((x) => x.status === "delivered"), "three delivered");
+
+      let release!: () => void;
+      const held = new Promise<{ status: number }>((resolve) => (release = () => resolve({ status: 200 })));
+      r.answer(() => held);
+      const { settled, all } = fire(3, (i) => own.request("POST", `/v1/webhooks/${hook}/deliveries/${done[i].id}/redeliver`, { key: acct.key }));
+      try {
+        await until(async () => settled.length + r.received.length - 3, (n) => n >= 3, "every request answered or received");
+        expect(settled).toHaveLength(1);
+        expectRefused(settled[0]!);
+        expect(r.received).toHaveLength(5);
+        const after = await listIn(own, acct, hook);
+        expect(after.map((d) => d.status).sort()).toEqual(["delivered", "sending", "sending"]);
+        expect(after.find((d) => d.status === "delivered").attempt_count).toBe(1);
+      } finally {
+        release();
+      }
+      expect((await all).filter((res) => res.status === 200)).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -17,13 +17,16 @@ export interface ReceivedWebhook {
 /** What the receiver answers to one request; `hang` never answers. */
 export type ReceiverAnswer = { status: number; headers?: Record<string, string>; body?: string } | "hang";
 
+/** A responder's answer, or a promise of it: the request stays open until it settles. */
+type Answering = ReceiverAnswer | Promise<ReceiverAnswer>;
+
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
   /** Requests answered or still open. */
   open: number;
   /** Sets what the next requests get (by default 200 "ok"). */
-  answer(responder: (request: ReceivedWebhook, index: number) => ReceiverAnswer): void;
+  answer(responder: (request: ReceivedWebhook, index: number) => Answering): void;
   /** Resolves once `count` requests arrived (rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -31,7 +34,7 @@ export interface WebhookReceiver {
 
 /** A real HTTP receiver on 127.0.0.1 that records every delivery and answers as told. */
 export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookReceiver> {
-  let responder: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => ({ status: 200, body: "ok" });
+  let responder: (request: ReceivedWebhook, index: number) => Answering = () => ({ status: 200, body: "ok" });
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,10 +57,14 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
       };
       receiver.received.push(request);
       for (const w of [...waiters]) if (receiver.received.length >= w.count) w.resolve();
+      const reply = (answer: ReceiverAnswer) => {
+        if (answer === "hang" || res.destroyed) return;
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body ?? "");
+      };
       const answer = responder(request, receiver.received.length - 1);
-      if (answer === "hang") return;
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body ?? "");
+      if (answer instanceof Promise) void answer.then(reply);
+      else reply(answer);
     });
   });
   server.on("request", (_req, res) => {

@@ -127,7 +127,7 @@ export function webhookRoutes({ webhooks, webhookDeliveries }: Services): RouteS
       params: deliveryParams,
       response: deliverySchema,
       status: 200,
-      errors: ["webhook_not_found", "delivery_not_found", "unauthorized", "delivery_in_progress"],
+      errors: ["webhook_not_found", "delivery_not_found", "unauthorized", "delivery_in_progress", "rate_limit_exceeded"],
       handler: async ({ auth, params }) => presentDelivery(await webhookDeliveries.redeliver(auth.account.id, params.webhook_id, params.delivery_id)),
     }),
     defineRoute({
@@ -140,7 +140,7 @@ export function webhookRoutes({ webhooks, webhookDeliveries }: Services): RouteS
       params: webhookIdParam,
       response: deliverySchema,
       status: 200,
-      errors: ["webhook_not_found", "unauthorized"],
+      errors: ["webhook_not_found", "unauthorized", "rate_limit_exceeded"],
       handler: async ({ auth, params }) => presentDelivery(await webhookDeliveries.sendTest(auth.account.id, params.webhook_id)),
     }),
   ];
