@@ -49,35 +49,72 @@ const REFUSED_NETWORKS = [
   net("100::/64", "a discard-only address"),
 ];
 
-/** IPv6 forms that carry an IPv4 address, judged by the IPv4 inside: where the packet really goes. */
-const EMBEDDING_IPV4 = [
-  { network: parseIpNetwork("::ffff:0:0/96")!, at: 12 }, // IPv4-mapped
-  { network: parseIpNetwork("64:ff9b::/96")!, at: 12 }, // NAT64
-  { network: parseIpNetwork("2002::/16")!, at: 2 }, // 6to4
+/** Where an IPv6 form keeps an IPv4 address: its bytes' positions, and a label for messages when the form has several. */
+interface Placement {
+  at: readonly number[];
+  label?: string;
+}
+
+/**
+ * IPv6 forms that carry an IPv4 address, judged by the IPv4 inside: where the packet really
+ * goes once a translator (or the kernel) takes it out.
+ *
+ * RFC 8215's local-use NAT64 prefix 64:ff9b:1::/48 is a block an operator carves its own
+ * translator prefix from, of any RFC 6052 length inside it (/48, /56, /64, /96), and each length
+ * puts the IPv4 at other bytes (skipping byte 8, RFC 6052's "u" octet). This service cannot know
+ * which length the translator on its network uses, so it reads every placement and refuses the
+ * address when any of them is refused: an attacker needs only the placement the operator's
+ * translator uses. An address made for one length has zeros where the others look (RFC 6052
+ * zero-fills the rest), which reads as 0.0.0.0/8, refused: so in practice nearly every address of
+ * that prefix is refused, unless the operator allows the prefix (PARLEY_WEBHOOK_ALLOW_NETWORKS).
+ */
+const EMBEDDING_IPV4: ReadonlyArray<{ network: IpNetwork; placements: readonly Placement[] }> = [
+  { network: parseIpNetwork("::ffff:0:0/96")!, placements: [{ at: [12, 13, 14, 15] }] }, // IPv4-mapped
+  { network: parseIpNetwork("::ffff:0:0:0/96")!, placements: [{ at: [12, 13, 14, 15] }] }, // IPv4-translated (RFC 2765, SIIT)
+  { network: parseIpNetwork("64:ff9b::/96")!, placements: [{ at: [12, 13, 14, 15] }] }, // NAT64, well-known prefix (RFC 6052: /96 only)
+  {
+    network: parseIpNetwork("64:ff9b:1::/48")!, // NAT64, local-use prefix (RFC 8215)
+    placements: [
+      // The likeliest length first, as the message names the first refused reading.
+      { at: [12, 13, 14, 15], label: "with a /96 NAT64 prefix" },
+      { at: [9, 10, 11, 12], label: "with a /64 NAT64 prefix" },
+      { at: [7, 9, 10, 11], label: "with a /56 NAT64 prefix" },
+      { at: [6, 7, 9, 10], label: "with a /48 NAT64 prefix" },
+    ],
+  },
+  { network: parseIpNetwork("2002::/16")!, placements: [{ at: [2, 3, 4, 5] }] }, // 6to4
 ];
 
-function embeddedIpv4(bytes: IpBytes): IpBytes | undefined {
-  if (bytes.length !== 16) return undefined;
+/** The IPv4 addresses an IPv6 address may carry (none for an IPv4 address or a plain IPv6 one). */
+function carriedIpv4(bytes: IpBytes): Array<{ ipv4: IpBytes; label?: string }> {
+  if (bytes.length !== 16) return [];
   const form = EMBEDDING_IPV4.find((f) => inNetwork(bytes, f.network));
-  return form ? bytes.subarray(form.at, form.at + 4) : undefined;
+  return (form?.placements ?? []).map((p) => ({ ipv4: Uint8Array.from(p.at, (i) => bytes[i]!), ...(p.label ? { label: p.label } : {}) }));
+}
+
+/** The kind of refused network `bytes` lies in, or undefined (loopback counts as allowed when the policy says so). */
+function refusedKind(bytes: IpBytes, policy: WebhookNetworkPolicy): string | undefined {
+  const refused = REFUSED_NETWORKS.find((r) => inNetwork(bytes, r.network));
+  if (!refused || (refused.kind === LOOPBACK && policy.allowLoopback)) return undefined;
+  return refused.kind;
 }
 
 /**
  * Why a webhook may not connect to `address`, or undefined when it may. An address in one of
- * the allowed networks may, whatever its kind; loopback may when the policy allows it.
+ * the allowed networks may, whatever its kind; loopback may when the policy allows it. An IPv6
+ * form carrying an IPv4 address is judged by every IPv4 address it may carry.
  */
 export function addressRefusal(address: string, policy: WebhookNetworkPolicy): string | undefined {
   const bytes = ipBytes(address);
   if (!bytes) return `${address} is not an IP address`;
-  const inner = embeddedIpv4(bytes);
-  const judged = inner ?? bytes;
   const allowed = (b: IpBytes) => policy.allowNetworks.some((n) => inNetwork(b, n));
-  if (allowed(bytes) || (inner && allowed(inner))) return undefined;
-  const refused = REFUSED_NETWORKS.find((r) => inNetwork(judged, r.network)) ?? (judged !== bytes ? REFUSED_NETWORKS.find((r) => inNetwork(bytes, r.network)) : undefined);
-  if (!refused) return undefined;
-  if (refused.kind === LOOPBACK && policy.allowLoopback) return undefined;
-  const shown = judged !== bytes ? `${address} (${ipv4Text(judged)})` : address;
-  return `${shown} is ${refused.kind}`;
+  if (allowed(bytes)) return undefined;
+  for (const { ipv4, label } of carriedIpv4(bytes)) {
+    const kind = allowed(ipv4) ? undefined : refusedKind(ipv4, policy);
+    if (kind) return `${address} (${ipv4Text(ipv4)}${label ? `, read ${label}` : ""}) is ${kind}`;
+  }
+  const kind = refusedKind(bytes, policy);
+  return kind ? `${address} is ${kind}` : undefined;
 }
 
 const systemResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -114,23 +151,34 @@ export function guardedLookup(policy: WebhookNetworkPolicy): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/** The one answer for a receiver that cannot be reached, whatever the reason (see `checkWebhookTarget`). */
+export const UNREACHABLE_MESSAGE = "cannot be reached from this server";
+
 /**
  * The URL's host, checked before anything connects: an IP literal directly (connections to a
- * literal never ask `lookup`), a name by resolving it. Throws 400 `invalid_url` naming why
- * (on `field`) when it is refused or does not resolve.
+ * literal never ask `lookup`), a name by resolving it. Throws 400 `invalid_url` naming why (on
+ * `field`) when an address is refused. A name that does not resolve (or resolves to nothing) is
+ * 400 `url_unreachable` when `mustResolve`, with the same bare message as a failed connection:
+ * which names this server's DNS knows (a split-horizon or cluster DNS) describes the network it
+ * sits in. Without `mustResolve` it passes: each delivery attempt's `guardedLookup` judges
+ * whatever it resolves to then.
  */
-export async function checkWebhookTarget(url: URL, policy: WebhookNetworkPolicy, field = "url"): Promise<void> {
+export async function checkWebhookTarget(url: URL, policy: WebhookNetworkPolicy, field = "url", options: { mustResolve: boolean } = { mustResolve: true }): Promise<void> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   if (ipBytes(host)) {
     const refusal = addressRefusal(host, policy);
     if (refusal) throw ApiError.field("invalid_url", field, `must not point into the service's own network: ${refusal}; ${HOW_TO_ALLOW}`);
     return;
   }
-  let found: Awaited<ReturnType<HostResolver>>;
+  let found: Awaited<ReturnType<HostResolver>> = [];
   try {
     found = await (policy.resolve ?? systemResolver)(host);
   } catch {
-    throw ApiError.field("invalid_url", field, `the host name ${host} does not resolve`);
+    // handled below, as an empty answer
+  }
+  if (found.length === 0) {
+    if (options.mustResolve) throw ApiError.field("url_unreachable", field, UNREACHABLE_MESSAGE);
+    return;
   }
   const refusal = found.map((a) => addressRefusal(a.address, policy)).find((r) => r !== undefined);
   if (refusal) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EVENT_NAMES, GUIDE_EVENTS, PARLEY_EVENTS, SUBSCRIPTION_EVENTS } from "../../src/services/event-names.js";
 import { closedLoopbackPort, startLoopbackHttpServer, startSilentTcpServer } from "../helpers/loopback-peers.js";
+import type { HostResolver } from "../../src/services/webhook-network-policy.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 let app: TestApp;
@@ -444,5 +445,117 @@ describe("GET, PATCH, DELETE /v1/webhooks/{id}", () => {
     }
     const still = await app.request("GET", `/v1/webhooks/${webhook.id}`, { key: acct.key });
     expect(still.body.description).toBeNull();
+  });
+});
+
+describe("webhook URL policy: IPv4 carried in IPv6, and names that do not resolve", () => {
+  // Names resolve through this table (nothing is looked up); nothing connects anywhere but loopback.
+  const table: Record<string, string> = { "internal.example": "10.0.0.5", "translated.example": "::ffff:0:a00:1" };
+  const resolver: HostResolver = async (host) => {
+    if (host === "gone.example") throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+    const address = table[host] ?? "127.0.0.1";
+    return [{ address, family: address.includes(":") ? 6 : 4 }];
+  };
+  const start = (env: NodeJS.ProcessEnv) => startTestApp({}, env, undefined, { hostResolver: resolver });
+  // The URL check comes before the agent is looked up: an unknown agent's 404 means the URL passed.
+  const createCall = (on: TestApp, key: string, webhook_url: string) =>
+    on.request("POST", "/v1/calls", { key, body: { phone_number: "+14155550123", agent_id: "agent_doesnotexist", webhook_url } });
+
+  it("refuses IPv4-translated (::ffff:0:0:0/96) and local-use NAT64 (64:ff9b:1::/48) addresses by the IPv4 inside", async () => {
+    // The probe is off, so nothing would connect even if the policy let one through.
+    const strict = await start({ PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "0", PARLEY_WEBHOOK_VERIFY_URL: "0" });
+    try {
+      const owner = await strict.account();
+      const refused: Array<[string, RegExp]> = [
+        ["https://[::ffff:0:7f00:1]:8443/", /::ffff:0:7f00:1 \(127\.0\.0\.1\) is a loopback address/],
+        ["https://[::ffff:0:a00:1]/hook", /::ffff:0:a00:1 \(10\.0\.0\.1\) is a private address/],
+        ["https://[::ffff:0:a9fe:a9fe]/latest/meta-data/", /\(169\.254\.169\.254\) is a link-local/],
+        ["https://[64:ff9b:1::7f00:1]/hook", /\(127\.0\.0\.1, read with a \/96 NAT64 prefix\) is a loopback address/],
+        ["https://[64:ff9b:1:7f01:1:108:808:808]/hook", /\(127\.1\.1\.1, read with a \/48 NAT64 prefix\) is a loopback address/],
+        ["https://translated.example/hook", /translated\.example resolves to an address it may not reach \(::ffff:0:a00:1 \(10\.0\.0\.1\) is a private/],
+      ];
+      for (const [url, reason] of refused) {
+        const res = await create({ ...minimal, url }, owner.key, strict);
+        expect(res.status, url).toBe(400);
+        expect(errorOf(res).code, url).toBe("invalid_url");
+        expect(fieldsOf(res), url).toEqual(["url"]);
+        expect(errorOf(res).message, url).toMatch(reason);
+        const call = await createCall(strict, owner.key, url);
+        expect(call.status, url).toBe(400);
+        expect(errorOf(call).code, url).toBe("invalid_url");
+        expect(fieldsOf(call), url).toEqual(["webhook_url"]);
+      }
+      const created = await create({ ...minimal, url: "https://[::ffff:0:808:808]/hook" }, owner.key, strict);
+      expect(created.status).toBe(201);
+      const moved = await strict.request("PATCH", `/v1/webhooks/${created.body.id}`, { key: owner.key, body: { url: "https://[::ffff:0:a00:1]/hook" } });
+      expect(errorOf(moved).code).toBe("invalid_url");
+      expect((await strict.request("GET", `/v1/webhooks/${created.body.id}`, { key: owner.key })).body.url).toBe("https://[::ffff:0:808:808]/hook");
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("refuses the translated form of a private address where loopback is allowed too (the tests' usual setting)", async () => {
+    const dev = await start({ PARLEY_WEBHOOK_VERIFY_URL: "0" });
+    try {
+      const owner = await dev.account();
+      const res = await create({ ...minimal, url: "https://[::ffff:0:a00:1]:8443/" }, owner.key, dev);
+      expect(res.status).toBe(400);
+      expect(errorOf(res).code).toBe("invalid_url");
+      expect(errorOf(res).message).toMatch(/\(10\.0\.0\.1\) is a private address/);
+    } finally {
+      await dev.close();
+    }
+  });
+
+  it("answers 400 url_unreachable, the same bare answer as a failed connection, for a name that does not resolve", async () => {
+    const probing = await start({ PARLEY_WEBHOOK_VERIFY_URL: "1", PARLEY_WEBHOOK_TIMEOUT_MS: "500" });
+    const receiver = await startLoopbackHttpServer();
+    try {
+      const owner = await probing.account();
+      const res = await create({ ...minimal, url: "https://gone.example/hook" }, owner.key, probing);
+      expect(res.status).toBe(400);
+      expect(errorOf(res)).toEqual({ code: "url_unreachable", message: "url: cannot be reached from this server", details: { fields: [{ field: "url", message: "cannot be reached from this server" }] } });
+
+      const created = await create({ ...minimal, url: receiver.url }, owner.key, probing);
+      expect(created.status).toBe(201);
+      const moved = await probing.request("PATCH", `/v1/webhooks/${created.body.id}`, { key: owner.key, body: { url: "https://gone.example/other" } });
+      expect(moved.status).toBe(400);
+      expect(errorOf(moved).code).toBe("url_unreachable");
+      expect(fieldsOf(moved)).toEqual(["url"]);
+
+      // A call's own webhook_url is not probed, but its name must resolve all the same.
+      const call = await createCall(probing, owner.key, "https://gone.example/hook");
+      expect(call.status).toBe(400);
+      expect(errorOf(call)).toMatchObject({ code: "url_unreachable", message: "webhook_url: cannot be reached from this server" });
+      expect(fieldsOf(call)).toEqual(["webhook_url"]);
+
+      // A name resolving into the service's networks stays invalid_url, naming why.
+      const internal = await create({ ...minimal, url: "https://internal.example/hook" }, owner.key, probing);
+      expect(errorOf(internal).code).toBe("invalid_url");
+      expect(errorOf(internal).message).toMatch(/10\.0\.0\.5 is a private address/);
+      expect(errorOf(await createCall(probing, owner.key, "https://internal.example/hook")).code).toBe("invalid_url");
+
+      const list = await probing.request("GET", "/v1/webhooks", { key: owner.key });
+      expect(list.body.data.map((w: { url: string }) => w.url)).toEqual([created.body.url]);
+    } finally {
+      await receiver.close();
+      await probing.close();
+    }
+  });
+
+  it("stores a name that does not resolve when PARLEY_WEBHOOK_VERIFY_URL=0, still refusing one that resolves into the service's networks", async () => {
+    const unverified = await start({ PARLEY_WEBHOOK_VERIFY_URL: "0" });
+    try {
+      const owner = await unverified.account();
+      const res = await create({ ...minimal, url: "https://gone.example/hook" }, owner.key, unverified);
+      expect(res.status).toBe(201);
+      expect(res.body.url).toBe("https://gone.example/hook");
+      expect(errorOf(await createCall(unverified, owner.key, "https://gone.example/hook")).code).toBe("agent_not_found");
+      expect(errorOf(await create({ ...minimal, url: "https://internal.example/hook" }, owner.key, unverified)).code).toBe("invalid_url");
+      expect(errorOf(await createCall(unverified, owner.key, "https://internal.example/hook")).code).toBe("invalid_url");
+    } finally {
+      await unverified.close();
+    }
   });
 });
