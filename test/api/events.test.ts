@@ -169,7 +169,7 @@ describe("GET /v1/events", () => {
     expect(all.body.data.map((e: any) => e.event)).toEqual(["credits.low", "agent.created", "agent.created", "agent.created"]);
     const sequences = all.body.data.map((e: any) => e.sequence);
     expect([...sequences].sort((a, b) => b - a)).toEqual(sequences);
-    expect(all.body.data[0]).toEqual({ id: expect.stringMatching(/^evt_/), event: "credits.low", sequence: expect.any(Number), timestamp: expect.any(String), call_id: null, data: { balance: 5, threshold: 10, call_id: null } });
+    expect(all.body.data[0]).toEqual({ id: expect.stringMatching(/^evt_/), event: "credits.low", sequence: expect.any(Number), timestamp: expect.any(String), call_id: null, data: { balance: 5, threshold: 10, call_id: null }, withheld: [] });
 
     expect((await app.request("GET", "/v1/events?name=agent.created&limit=2", { key: acct.key })).body).toMatchObject({ total: 3, has_more: true });
     const page = await app.request("GET", "/v1/events?name=agent.created&limit=2", { key: acct.key });
@@ -201,5 +201,71 @@ describe("GET /v1/events", () => {
     expect((await app.request("GET", "/v1/events", { key: agentsReader })).status).toBe(403);
     const webhooksReader = await app.key(acct.id, ["webhooks:read"]);
     expect((await app.request("GET", "/v1/events", { key: webhooksReader })).status).toBe(200);
+  });
+});
+
+describe("what of an event a key reads back", () => {
+  const TRANSCRIPT = [
+    { role: "agent" as const, content: "Hello, this is Ava from Acme Dental.", timestamp: 0 },
+    { role: "user" as const, content: "my name is zebulon quaxworth and my card number is four two four two", timestamp: 2 },
+  ];
+  const CALL_CONTENT = ["transcript", "recording_url", "extracted_data", "summary", "sentiment"];
+  const APPOINTMENT_CONTENT = ["customer_name", "customer_phone", "customer_email", "service", "notes"];
+
+  it("call content needs calls:read and appointment content appointments:read, besides webhooks:read", async () => {
+    const acct = await app.account();
+    const agent = (await app.request("POST", "/v1/agents", { key: acct.key, body: agentBody })).body;
+    const { services } = app.parley;
+    const call = await services.liveCalls.begin({
+      account: (await services.accounts.find(acct.id))!,
+      agent: await services.agents.get(acct.id, agent.id),
+      direction: "web",
+      phoneNumber: null,
+      fromNumber: null,
+      record: false,
+      maxDuration: 600,
+      metadata: {},
+      context: {},
+    });
+    await services.liveCalls.end(call.id, { status: "completed", durationMs: 5_000, transcript: TRANSCRIPT, recordingPath: null, endReason: "caller_hangup" });
+    await services.appointments.create({ account_id: acct.id, customer_name: "Zebulon Quaxworth", customer_phone: "+14155550123", customer_email: "zq@example.com", date: "2026-12-01", time: "10:30", service: "root canal", notes: "nervous" });
+
+    const read = async (permissions: string[]) => {
+      const key = await app.key(acct.id, permissions);
+      const list = await app.request("GET", "/v1/events?limit=100", { key });
+      expect(list.status, JSON.stringify(list.body)).toBe(200);
+      const byName = (name: string) => list.body.data.find((e: any) => e.event === name);
+      const completed = byName("call.completed");
+      const one = await app.request("GET", `/v1/events/${completed.id}`, { key });
+      expect(one.body).toEqual(completed);
+      return { completed, transcriptReady: byName("call.transcript.ready"), appointment: byName("appointment.created"), started: byName("call.started"), text: JSON.stringify(list.body) };
+    };
+
+    const watcher = await read(["webhooks:read"]);
+    expect(watcher.text).not.toMatch(/quaxworth/i);
+    expect(watcher.text).not.toContain("four two four two");
+    expect(watcher.text).not.toContain("root canal");
+    expect(watcher.completed.withheld).toEqual(CALL_CONTENT);
+    for (const field of CALL_CONTENT) expect(watcher.completed.data).not.toHaveProperty(field);
+    expect(watcher.completed.data).toMatchObject({ call_id: call.id, status: "completed", duration_seconds: 5 });
+    expect(watcher.transcriptReady.withheld).toEqual(["transcript"]);
+    expect(watcher.appointment.withheld).toEqual(APPOINTMENT_CONTENT);
+    expect(watcher.appointment.data).toMatchObject({ date: "2026-12-01", time: "10:30" });
+    // Nothing to withhold: the field is there, empty.
+    expect(watcher.started.withheld).toEqual([]);
+
+    const callsToo = await read(["webhooks:read", "calls:read"]);
+    expect(callsToo.completed.withheld).toEqual([]);
+    expect(callsToo.completed.data.transcript).toContain("zebulon quaxworth");
+    expect(callsToo.appointment.withheld).toEqual(APPOINTMENT_CONTENT);
+
+    const appointmentsToo = await read(["webhooks:write", "appointments:write"]);
+    expect(appointmentsToo.completed.withheld).toEqual(CALL_CONTENT);
+    expect(appointmentsToo.appointment.withheld).toEqual([]);
+    expect(appointmentsToo.appointment.data).toMatchObject({ customer_name: "Zebulon Quaxworth", service: "root canal", notes: "nervous" });
+
+    const everything = await read(["*"]);
+    expect(everything.completed.withheld).toEqual([]);
+    expect(everything.appointment.data.customer_email).toBe("zq@example.com");
   });
 });

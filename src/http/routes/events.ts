@@ -10,7 +10,7 @@ export function eventRoutes({ eventLog }: Services): RouteSpec[] {
       method: "get",
       path: "/v1/events",
       operationId: "listEvents",
-      summary: "List the account's events (what webhooks deliver), to catch up after downtime",
+      summary: "List the account's events (what webhooks deliver), to catch up after downtime; call content needs calls:read, appointment content appointments:read",
       tag: "Events",
       permission: "webhooks:read",
       query: listEventsQuery,
@@ -20,7 +20,7 @@ export function eventRoutes({ eventLog }: Services): RouteSpec[] {
       handler: async ({ auth, query }) => {
         const { name, call_id, from_date, to_date, ...page } = query;
         const result = await eventLog.list(auth.account.id, { name, callId: call_id, createdFrom: from_date, createdBefore: to_date }, page);
-        return { ...result, data: result.data.map(presentEvent) };
+        return { ...result, data: result.data.map((event) => presentEvent(event, auth.permissions)) };
       },
     }),
     defineRoute({
@@ -34,7 +34,7 @@ export function eventRoutes({ eventLog }: Services): RouteSpec[] {
       response: eventSchema,
       status: 200,
       errors: ["event_not_found", "unauthorized"],
-      handler: async ({ auth, params }) => presentEvent(await eventLog.get(auth.account.id, params.event_id)),
+      handler: async ({ auth, params }) => presentEvent(await eventLog.get(auth.account.id, params.event_id), auth.permissions),
     }),
   ];
 }

@@ -25,6 +25,9 @@ export const eventSchema = z.object({
   timestamp: z.string(),
   call_id: z.string().nullable(),
   data: z.record(z.string(), z.unknown()),
+  withheld: z
+    .array(z.string())
+    .describe("Content fields left out of data because the key lacks calls:read (call events) or appointments:read (appointment events); empty when none"),
 });
 
 export const eventListSchema = listEnvelope(eventSchema);
