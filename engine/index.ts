@@ -20,6 +20,7 @@ export { CallAnalyzer, DEFAULT_ANALYSIS_TIMEOUT_MS, type CallAnalyzerOptions } f
 export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analysis.js";
 export { REMINDER_PURPOSE } from "./providers/llm/rules/reminder-conversation.js";
 export { spokenDate, spokenTime } from "./providers/llm/rules/spoken-date-time.js";
+export { readServices } from "./providers/llm/rules/agent-profile.js";
 export type { CallSession, CallSummary } from "./call-session.js";
 export { callLatency, turnLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
 export { createEngine, engineVoices, type Engine, type EngineOptions, type EngineUsage } from "./engine.js";

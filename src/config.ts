@@ -67,6 +67,10 @@ export interface Config {
     /** How long a model may take to write a call's analysis (retries included) before the deterministic one stands in. */
     timeoutMs: number;
   };
+  appointments: {
+    /** Most appointments one call may book (a caller, or a model, cannot fill the calendar); 0: calls book none. */
+    bookingsPerCall: number;
+  };
   campaigns: {
     /** How often the runner looks for due work when nothing woke it (retries falling due, calling hours opening). */
     pollMs: number;
@@ -218,6 +222,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
   { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
   { key: "campaigns.pollMs", env: "PARLEY_CAMPAIGN_POLL_MS", kind: "int", min: 10, max: 60_000 },
+  { key: "appointments.bookingsPerCall", env: "PARLEY_BOOKINGS_PER_CALL", kind: "int", min: 0, max: 50 },
   { key: "analysis.timeoutMs", env: "PARLEY_ANALYSIS_TIMEOUT_MS", kind: "int", min: 100, max: 120_000 },
   { key: "campaigns.minuteMs", env: "PARLEY_CAMPAIGN_MINUTE_MS", kind: "int", min: 1, max: 60_000 },
   { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
@@ -304,6 +309,7 @@ function defaults(): Config {
       hostConcurrency: 8,
     },
     analysis: { timeoutMs: DEFAULT_ANALYSIS_TIMEOUT_MS },
+    appointments: { bookingsPerCall: 2 },
     campaigns: { pollMs: 1_000, minuteMs: 60_000 },
     engine: {
       enabled: true,

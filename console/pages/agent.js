@@ -14,14 +14,14 @@ import { useResource } from "../lib/use-resource.js";
 const FIELDS = [
   "name", "system_prompt", "first_message", "voice_id", "language", "model", "status", "temperature", "max_tokens",
   "interruption_threshold", "end_call_phrases", "endpointing_mode", "endpointing_ms", "transfer_enabled", "transfer_number",
-  "transfer_message", "reminder_minutes_before", "reminder_call", "analysis_fields", "metadata",
+  "transfer_message", "reminder_minutes_before", "reminder_call", "reminder_call_inbound", "analysis_fields", "metadata",
 ];
 
 const EMPTY = {
   name: "", system_prompt: "", first_message: "", voice_id: "", language: "", model: "llm-large", status: "active",
   temperature: "", max_tokens: "", interruption_threshold: "", end_call_phrases: "", endpointing_mode: "adaptive",
   endpointing_ms: "", transfer_enabled: false, transfer_number: "", transfer_message: "", reminder_minutes_before: "1440",
-  reminder_call: false, analysis_fields: "[]", metadata: "{}",
+  reminder_call: false, reminder_call_inbound: false, analysis_fields: "[]", metadata: "{}",
 };
 
 /** The agent as form values (strings for inputs). */
@@ -32,6 +32,7 @@ function valuesOf(agent) {
     end_call_phrases: agent.end_call_phrases.join("\n"),
     transfer_enabled: agent.transfer_enabled,
     reminder_call: agent.reminder_call,
+    reminder_call_inbound: agent.reminder_call_inbound,
     analysis_fields: JSON.stringify(agent.analysis_fields, null, 2),
     metadata: JSON.stringify(agent.metadata, null, 2),
   };
@@ -78,6 +79,7 @@ function bodyOf(values, original) {
     transfer_message: values.transfer_message === "" ? undefined : values.transfer_message,
     reminder_minutes_before: values.reminder_minutes_before.trim() === "" ? null : numberOf(values.reminder_minutes_before),
     reminder_call: values.reminder_call,
+    reminder_call_inbound: values.reminder_call_inbound,
     analysis_fields: json("analysis_fields", []),
     metadata: json("metadata", {}),
   };
@@ -216,6 +218,7 @@ export function AgentPage({ params }) {
           <div class="row">
             <${TextField} form=${form} name="reminder_minutes_before" id="agent-reminder-minutes" label="Reminder lead time (minutes)" type="number" inputmode="numeric" hint="5 to 10,080; empty: no reminders." />
             <${CheckboxField} form=${form} name="reminder_call" id="agent-reminder-call" label="Also call the customer at the reminder's time" />
+            <${CheckboxField} form=${form} name="reminder_call_inbound" id="agent-reminder-call-inbound" label="Also call customers who booked on an inbound call, at their caller ID (which can be forged)" />
           </div>
         </fieldset>
         <fieldset>

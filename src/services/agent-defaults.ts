@@ -25,6 +25,7 @@ export const AGENT_DEFAULTS = {
   /** A day before. */
   reminder_minutes_before: 1440 as number | null,
   reminder_call: false,
+  reminder_call_inbound: false,
 };
 
 /**

@@ -71,6 +71,7 @@ export class AgentsService {
       analysis_fields: input.analysis_fields ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
+      reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,
       created_at: at,
       updated_at: at,
       deleted_at: null,

@@ -17,6 +17,7 @@ import type { DestinationPolicy } from "./destination-policy.js";
 import type { DoNotCallService } from "./do-not-call.js";
 import type { Outbox } from "./outbox.js";
 import { appointmentEventData } from "./resource-event-data.js";
+import { nextReminderCallOpening, reminderCallOpen } from "./reminder-calling-hours.js";
 
 export const REMINDER_STATUSES = ["pending", "sent", "skipped"] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
@@ -39,11 +40,15 @@ export function reminderDue(
   nowMs: number,
 ): number | null {
   if (!agent || agent.reminder_minutes_before === null || appointment.status !== "scheduled") return null;
+  const due = appointmentStart(appointment, agent) - agent.reminder_minutes_before * MINUTE_MS;
+  return due > nowMs ? due : null;
+}
+
+/** When an appointment starts: its date and time in the agent's `metadata.timezone` (default UTC). */
+function appointmentStart(appointment: Pick<AppointmentRecord, "date" | "time">, agent: Pick<AgentRecord, "metadata">): number {
   const { year, month, day } = dateParts(appointment.date);
   const { hour, minute } = timeParts(appointment.time);
-  const startsAt = localToUtc(knownZone(agent.metadata.timezone) ?? "UTC", year, month, day, hour * 60 + minute);
-  const due = startsAt - agent.reminder_minutes_before * MINUTE_MS;
-  return due > nowMs ? due : null;
+  return localToUtc(knownZone(agent.metadata.timezone) ?? "UTC", year, month, day, hour * 60 + minute);
 }
 
 /** The reminder fields of an appointment booked, moved or re-planned now. */
@@ -60,8 +65,11 @@ export function reminderFields(
  * Sends appointment reminders: at each pending reminder's time, `appointment.reminder` (once:
  * the claim, the event and the reminder call are one transaction, so neither a crash nor a
  * second process sends it twice), and with the agent's `reminder_call`, a queued outbound call
- * to the customer that the dispatcher places like any other. A reminder of an appointment
- * cancelled meanwhile is `skipped`. Due reminders a stopped process missed go at the next start.
+ * to the customer that the dispatcher places like any other (under the account's
+ * concurrent-call limit). A reminder whose call would ring outside the callee's calling hours
+ * waits for their next opening when that comes before the appointment (see
+ * reminder-calling-hours.ts). A reminder of an appointment cancelled meanwhile is `skipped`.
+ * Due reminders a stopped process missed go at the next start.
  */
 export class AppointmentReminders {
   private readonly agents: AgentsRepository;
@@ -147,13 +155,20 @@ export class AppointmentReminders {
     }
   }
 
-  /** Claims one due reminder and sends it; true when a reminder call was queued. */
+  /**
+   * Claims one due reminder and sends it; true when a reminder call was queued. A reminder
+   * whose call must wait for calling hours goes back to `pending` at their opening instead.
+   */
   private async send(appointment: AppointmentRecord, trx: Db): Promise<boolean> {
     const status: ReminderStatus = appointment.status === "scheduled" ? "sent" : "skipped";
     const claim = await trx.updateTable("appointments").set({ reminder_status: status }).where("id", "=", appointment.id).where("reminder_status", "=", "pending").executeTakeFirst();
     if (claim.numUpdatedRows === 0n || status === "skipped") return false;
     const agent = appointment.agent_id ? await this.agents.findAnyById(appointment.agent_id, trx) : undefined;
     const call = agent?.reminder_call ? await this.reminderCall(appointment, agent, trx) : null;
+    if (call && "waitUntil" in call) {
+      await trx.updateTable("appointments").set({ reminder_status: "pending", reminder_at: call.waitUntil }).where("id", "=", appointment.id).execute();
+      return false;
+    }
     if (call && "id" in call) await trx.updateTable("appointments").set({ reminder_call_id: call.id }).where("id", "=", appointment.id).execute();
     await this.deps.outbox.append(
       [
@@ -174,16 +189,20 @@ export class AppointmentReminders {
   }
 
   /**
-   * The reminder call to the customer, queued (the dispatcher checks credit, destination and
-   * the do-not-call list again when it dials); or why it cannot be placed: no customer phone,
-   * the agent is inactive or deleted, the account has no active number to call from, the
-   * number is not one the account may call or is on its do-not-call list, or the queue is full.
+   * The reminder call to the customer, queued (the dispatcher checks credit, destination, the
+   * do-not-call list and calling hours again when it dials); or why it cannot be placed: no
+   * customer phone, the agent is inactive or deleted, the number is the caller ID an inbound
+   * caller booked with and the agent does not call those (`reminder_call_inbound`), the account
+   * has no active number to call from, the number is not one the account may call or is on its
+   * do-not-call list, the queue is full, or the callee's calling hours are closed now and do not
+   * open before the appointment. When they open before it: the instant to wait for.
    */
-  private async reminderCall(appointment: AppointmentRecord, agent: AgentRecord, trx: Db): Promise<CallRecord | { refused: string }> {
+  private async reminderCall(appointment: AppointmentRecord, agent: AgentRecord, trx: Db): Promise<CallRecord | { refused: string } | { waitUntil: number }> {
     const accountId = appointment.account_id;
     const phone = appointment.customer_phone;
     if (!phone) return { refused: "no_customer_phone" };
     if (agent.deleted_at !== null || agent.status !== "active") return { refused: "agent_inactive" };
+    if (!agent.reminder_call_inbound && (await this.isInboundCallerId(appointment, phone, trx))) return { refused: "inbound_caller_id" };
     const from = await new PhoneNumbersRepository(trx).oldestActive(accountId, trx);
     if (!from) return { refused: "invalid_from_number" };
     if (!(await this.deps.destinations.permits(accountId, phone, trx))) return { refused: "invalid_phone_number" };
@@ -191,6 +210,11 @@ export class AppointmentReminders {
     const account = await this.deps.accounts.find(accountId, trx);
     const calls = new CallsRepository(trx);
     if (!account || (await calls.countInStatus(accountId, "queued", trx)) >= this.deps.accounts.limitsOf(account).queuedCalls) return { refused: "rate_limit_exceeded" };
+    const now = this.config.now();
+    if (!reminderCallOpen(phone, agent.metadata, now)) {
+      const opening = nextReminderCallOpening(phone, agent.metadata, now);
+      return opening !== null && opening < appointmentStart(appointment, agent) ? { waitUntil: opening } : { refused: "outside_calling_hours" };
+    }
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),
@@ -219,5 +243,16 @@ export class AppointmentReminders {
     };
     await calls.insert(call, trx);
     return call;
+  }
+
+  /**
+   * Whether `phone` is the caller ID the customer booked with on an inbound call: anyone can
+   * send any caller ID, so calling it back would let a stranger make the business call a
+   * number of their choosing.
+   */
+  private async isInboundCallerId(appointment: AppointmentRecord, phone: string, trx: Db): Promise<boolean> {
+    if (!appointment.call_id) return false;
+    const booking = await new CallsRepository(trx).findById(appointment.call_id, trx);
+    return booking?.direction === "inbound" && booking.from_number === phone;
   }
 }

@@ -14,6 +14,7 @@ import { appointmentEventData } from "./resource-event-data.js";
 import { addDays, bookingRefusal, nearestFreeTimes, type BookingHours } from "./booking-calendar.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
 import { reminderFields } from "./appointment-reminders.js";
+import { grants } from "./permissions.js";
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,
@@ -49,8 +50,14 @@ const OFFERED_TIMES = 2;
 /** Appointments read to find free times: the asked day and the two weeks after. */
 const BOOKING_LOOKAHEAD_DAYS = 15;
 
-/** What a booking came to: stored, or refused with the free times to offer. */
-export type BookingOutcome = { booked: AppointmentRecord } | { refused: "slot_taken" | "outside_booking_hours"; alternatives: Array<{ date: string; time: string }> };
+/**
+ * What a booking came to: stored, or refused with the free times to offer (none when the
+ * call has booked as many as one call may).
+ */
+export type BookingOutcome =
+  | { booked: AppointmentRecord }
+  | { refused: "slot_taken" | "outside_booking_hours"; alternatives: Array<{ date: string; time: string }> }
+  | { refused: "booking_limit_reached"; alternatives: [] };
 
 /** A new `scheduled` appointment; throws on values the dialogue should never have produced. */
 function newAppointment(input: NewAppointment): AppointmentRecord {
@@ -97,7 +104,13 @@ export class AppointmentsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { cursors: CursorCodec; outbox: Outbox; now: () => number },
+    private readonly deps: {
+      cursors: CursorCodec;
+      outbox: Outbox;
+      now: () => number;
+      /** Most appointments one call may book (PARLEY_BOOKINGS_PER_CALL). */
+      bookingsPerCall: number;
+    },
   ) {
     this.appointments = new AppointmentsRepository(db);
     this.agents = new AgentsRepository(db);
@@ -123,13 +136,17 @@ export class AppointmentsService {
   /**
    * Books what a call asked for, if the agent's calendar allows it: inside its booking hours
    * and overlapping none of its scheduled appointments. Otherwise nothing is stored and the
-   * nearest free times are returned to offer instead. Checked and stored in one transaction,
-   * so two calls cannot book the same time.
+   * nearest free times are returned to offer instead. A call that has booked
+   * `bookingsPerCall` appointments (cancelled ones too) books no more. Checked and stored in
+   * one transaction, so two calls cannot book the same time.
    */
   async book(input: NewAppointment & { agent_id: string }, hours: BookingHours): Promise<BookingOutcome> {
     const appointment = newAppointment(input);
     const wanted = { date: appointment.date, time: appointment.time, duration_minutes: appointment.duration_minutes };
-    return this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx): Promise<BookingOutcome> => {
+      if (input.call_id && (await this.appointments.ofCall(input.call_id, trx)).length >= this.deps.bookingsPerCall) {
+        return { refused: "booking_limit_reached", alternatives: [] };
+      }
       const taken = await this.appointments.scheduledOfAgent(input.agent_id, wanted.date, addDays(wanted.date, BOOKING_LOOKAHEAD_DAYS), trx);
       const refusal = bookingRefusal(hours, taken, wanted);
       if (refusal) return { refused: refusal, alternatives: nearestFreeTimes(hours, taken, wanted, OFFERED_TIMES) };
@@ -160,14 +177,41 @@ export class AppointmentsService {
     });
   }
 
-  /** Changes the given fields; a cancelled appointment no longer changes. Moving it plans its reminder for the new time. */
-  async update(accountId: string, id: string, input: UpdateAppointmentInput): Promise<AppointmentRecord> {
+  /**
+   * Changes the given fields; a cancelled appointment no longer changes. Moving it plans its
+   * reminder for the new time. `permissions` are the calling key's: see `checkReminderCallChange`.
+   */
+  async update(accountId: string, id: string, input: UpdateAppointmentInput, permissions: readonly string[]): Promise<AppointmentRecord> {
     const current = await this.get(accountId, id);
+    await this.checkReminderCallChange(current, input, permissions);
     const patch: Partial<AppointmentRecord> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     patch.updated_at = nextUpdatedAt(current.updated_at);
     const next = await this.changeUnlessCancelled(current, patch, "appointment.updated");
     if (!next) throw new ApiError(409, "appointment_already_cancelled", "The appointment is cancelled and can no longer be changed");
     return next;
+  }
+
+  /**
+   * A reminder call dials the appointment's `customer_phone` from the business's number at a
+   * time set by its `date` and `time`: changing whom it dials (a new number), or when (a new
+   * day or time, while the agent places reminder calls), is placing a call, so the key must
+   * hold `calls:write` besides `appointments:write`. Clearing the number needs no more.
+   */
+  private async checkReminderCallChange(current: AppointmentRecord, input: UpdateAppointmentInput, permissions: readonly string[]): Promise<void> {
+    if (grants(permissions, "calls:write")) return;
+    if (input.customer_phone != null && input.customer_phone !== current.customer_phone) {
+      throw new ApiError(403, "forbidden", "customer_phone: a reminder call dials this number, so changing it needs the 'calls:write' permission as well", {
+        fields: [{ field: "customer_phone", message: "needs calls:write" }],
+      });
+    }
+    const moved = (["date", "time"] as const).filter((field) => input[field] !== undefined && input[field] !== current[field]);
+    if (moved.length === 0 || !current.agent_id) return;
+    const agent = await this.agents.findAnyById(current.agent_id);
+    if (agent?.reminder_call && agent.reminder_minutes_before !== null) {
+      throw new ApiError(403, "forbidden", `${moved.join(", ")}: this agent places reminder calls, so moving the appointment (which moves its call) needs the 'calls:write' permission as well`, {
+        fields: moved.map((field) => ({ field, message: "needs calls:write" })),
+      });
+    }
   }
 
   async cancel(accountId: string, id: string): Promise<AppointmentRecord> {

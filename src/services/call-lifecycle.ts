@@ -9,6 +9,8 @@ import type { DestinationPolicy } from "./destination-policy.js";
 import type { DoNotCallService } from "./do-not-call.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
+import { AgentsRepository } from "../db/repositories/agents.js";
+import { reminderCallOpen } from "./reminder-calling-hours.js";
 
 /** How an outbound call that never connected ended. */
 export type UnansweredOutcome = "busy" | "no_answer" | "failed";
@@ -26,7 +28,15 @@ export class CallLifecycle {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; reservations: CreditReservations; destinations: DestinationPolicy; doNotCall: DoNotCallService },
+    private readonly deps: {
+      accounts: AccountsService;
+      events: CallEvents;
+      reservations: CreditReservations;
+      destinations: DestinationPolicy;
+      doNotCall: DoNotCallService;
+      /** The schedulers' clock: a reminder call's calling hours are read on it. */
+      now: () => number;
+    },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -89,13 +99,18 @@ export class CallLifecycle {
    * reserved): its `from_number` is no longer an active number of the account
    * (`invalid_from_number`: released or revoked since), its destination is no longer allowed
    * (`invalid_phone_number`: the number that allowed its country is gone), it was put on the
-   * do-not-call list (`do_not_call`), or the balance less
+   * do-not-call list (`do_not_call`), it is a reminder call and the callee's calling hours have
+   * closed while it waited (`outside_calling_hours`), or the balance less
    * what the account's calls under way hold no longer covers a minute (`insufficient_credits`).
    */
   private async refusalAtDial(account: AccountRecord, call: CallRecord, trx: Db): Promise<string | null> {
     if (call.from_number && !(await new PhoneNumbersRepository(trx).findActive(account.id, call.from_number))) return "invalid_from_number";
     if (call.phone_number && !(await this.deps.destinations.permits(account.id, call.phone_number, trx))) return "invalid_phone_number";
     if (call.phone_number && (await this.deps.doNotCall.isListed(account.id, call.phone_number, trx))) return "do_not_call";
+    if (call.appointment_id && call.phone_number) {
+      const agent = await new AgentsRepository(trx).findAnyById(call.agent_id, trx);
+      if (!reminderCallOpen(call.phone_number, agent?.metadata ?? {}, this.deps.now())) return "outside_calling_hours";
+    }
     if (!this.deps.reservations.tryReserveMinute(account, call.id)) return "insufficient_credits";
     return null;
   }

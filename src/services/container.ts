@@ -138,12 +138,12 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const eventLog = new EventLog(db, { cursors });
   const campaignEvents = new CampaignEvents(outbox);
   const campaigns = new CampaignsService(db, { accounts, cursors, events: campaignEvents });
-  const appointments = new AppointmentsService(db, { cursors, outbox, now: clock });
+  const appointments = new AppointmentsService(db, { cursors, outbox, now: clock, bookingsPerCall: config.appointments.bookingsPerCall });
   appointments.onChanged(() => reminders.wake());
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks, logger);
   const reservations = new CreditReservations(config.credits.perMinute);
-  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall });
+  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall, now: clock });
   // Analyses go to the model the agents talk through, when there is one.
   const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
   const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });

@@ -1,3 +1,5 @@
+import { APPOINTMENT_LIMITS as L } from "../services/appointments.js";
+
 /** `book_appointment` arguments as the control plane stores them (the `rules` dialogue sends the same shape). */
 export interface BookingArguments {
   customer_name: string;
@@ -14,18 +16,23 @@ export type BookingCheck = { ok: true; arguments: BookingArguments } | { ok: fal
 /**
  * Checks what the model passed to `book_appointment`. A model can write "next Tuesday" or
  * "3pm" despite the schema; such a booking is refused with a reason the model can read and
- * fix, rather than stored wrong. "9:30" and "09:30:00" are taken as "09:30".
+ * fix, rather than stored wrong. "9:30" and "09:30:00" are taken as "09:30". The limits are
+ * the API's (APPOINTMENT_LIMITS): what a caller says is held to what a key may write.
  */
 export function checkBookingArguments(value: Record<string, unknown>): BookingCheck {
   const name = text(value.customer_name);
   const service = text(value.service);
   if (!name) return { ok: false, problem: "customer_name is required" };
   if (!service) return { ok: false, problem: "service is required" };
+  if (name.length > L.name) return { ok: false, problem: `customer_name must be at most ${L.name} characters` };
+  if (service.length > L.service) return { ok: false, problem: `service must be at most ${L.service} characters` };
   const when = checkDateTime(value);
   if (!when.ok) return when;
   const duration = value.duration_minutes;
-  const hasDuration = typeof duration === "number" && Number.isInteger(duration) && duration > 0;
-  return { ok: true, arguments: { customer_name: name, date: when.date, time: when.time, service, ...(hasDuration ? { duration_minutes: duration } : {}) } };
+  if (duration !== undefined && duration !== null && !(typeof duration === "number" && Number.isInteger(duration) && duration >= L.minDurationMinutes && duration <= L.maxDurationMinutes)) {
+    return { ok: false, problem: `duration_minutes must be a whole number from ${L.minDurationMinutes} to ${L.maxDurationMinutes}` };
+  }
+  return { ok: true, arguments: { customer_name: name, date: when.date, time: when.time, service, ...(typeof duration === "number" ? { duration_minutes: duration } : {}) } };
 }
 
 /** A `date` and `time` as a model wrote them (for a booking, or moving an appointment), checked the same way. */

@@ -8,6 +8,7 @@ import type { BookingOutcome } from "../services/appointments.js";
 import type { Services } from "../services/container.js";
 import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
 import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
+import { spokenName, spokenService } from "./spoken-appointment.js";
 
 /**
  * One call's tools, run for the engine's dialogue: each does what it says and answers with
@@ -84,9 +85,10 @@ export class CallTools implements ToolExecutor {
     const { appointments } = this.services;
     const current = await appointments.get(this.call.account_id, this.appointment.id);
     if (current.status === "cancelled") return { ok: false, error: "the appointment was cancelled already" };
+    // What the dialogue may say back: the API may have written the name and service (see spoken-appointment.ts).
     const done = (status: string, a: AppointmentRecord): ToolResult => ({
       ok: true,
-      data: { status, appointment_id: a.id, date: a.date, time: a.time, service: a.service, customer_name: a.customer_name, customer_email: a.customer_email },
+      data: { status, appointment_id: a.id, date: a.date, time: a.time, service: spokenService(a.service, this.agent.metadata), customer_name: spokenName(a.customer_name), customer_email: a.customer_email },
     });
     if (name === "confirm_appointment") {
       const confirmed = await appointments.confirmed(current);
@@ -135,8 +137,9 @@ export class CallTools implements ToolExecutor {
   }
 }
 
-/** A time the agent's calendar refused (for a booking or a move), with the free times the dialogue offers instead. */
+/** A booking or move refused: a time the agent's calendar refused, with the free times the dialogue offers instead, or a call that has booked its most. */
 function calendarRefusal(outcome: Extract<BookingOutcome, { refused: string }>): ToolResult {
+  if (outcome.refused === "booking_limit_reached") return { ok: false, error: "this call has booked as many appointments as one call may; nothing more was booked", data: { reason: outcome.refused } };
   const why = outcome.refused === "slot_taken" ? "that time is already taken" : "that time is outside booking hours";
   return { ok: false, error: `${why}; offer one of the alternatives`, data: { reason: outcome.refused, alternatives: outcome.alternatives } };
 }

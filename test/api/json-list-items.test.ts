@@ -77,6 +77,7 @@ describe("list items written by SQLite", () => {
             analysis_fields: [],
             reminder_minutes_before: null,
             reminder_call: false,
+            reminder_call_inbound: false,
             deleted_at: null,
           };
           await repository.insert(record);

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { REPLY_FALLBACK_LINE } from "../../engine/call-session.js";
-import { DEFAULT_STANDIN_REPLY } from "../../scripts/standins/openai-chat-standin.js";
+import { DEFAULT_STANDIN_REPLY, type ChatRequest, type StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { scrapeMetrics } from "../helpers/prometheus-text.js";
@@ -21,10 +21,15 @@ let app: TestApp;
 let acct: TestAccount;
 /** Chat requests still to be answered 503, as an overloaded service does. */
 let chatFailures = 0;
+/** When set, the chat model's answer (a test that scripts tool calls). */
+let scriptedReply: ((request: ChatRequest) => StandinReply) | null = null;
 
 beforeAll(async () => {
   standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, {
-    chatReply: () => (chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY }),
+    chatReply: (request) => {
+      if (scriptedReply) return scriptedReply(request);
+      return chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY };
+    },
   });
   app = await startTestApp(
     {},
@@ -101,6 +106,46 @@ describe("remote providers", () => {
     expect(after.value("parley_provider_errors_total", { ...dialogue, recovered: "false" })).toBe(0);
   }, 60_000);
 });
+
+describe("bookings a caller makes", () => {
+  it("keep to the API's field limits and to PARLEY_BOOKINGS_PER_CALL (2): the model is told why, nothing more is stored", async () => {
+    const date = weekdayAhead();
+    const book = (time: string, customer_name = "Ada Lee") => ({ name: "book_appointment", arguments: { customer_name, date, time, service: "cleaning" } });
+    const toolAnswers: string[] = [];
+    // A caller (or a model talked into it) books four at once, one with a 201-character name.
+    scriptedReply = (request) => {
+      const last = request.messages.at(-1);
+      if (last?.role !== "tool") return { toolCalls: [book("10:00", "A".repeat(201)), book("10:00"), book("11:00"), book("12:00")] };
+      toolAnswers.push(...request.messages.filter((m) => m.role === "tool").map((m) => m.content as string));
+      return { text: "All done." };
+    };
+    let agentId: string;
+    try {
+      ({ agentId } = await callAndSay(1));
+    } finally {
+      scriptedReply = null;
+    }
+    await storedStatus(agentId);
+    const [call] = (await app.request("GET", `/v1/calls?agent_id=${agentId}&limit=1`, { key: acct.key })).body.data;
+    const booked = (await app.request("GET", `/v1/appointments?call_id=${call.id}&order=asc`, { key: acct.key })).body.data;
+    expect(booked.map((a: any) => [a.customer_name, a.time])).toEqual([
+      ["Ada Lee", "10:00"],
+      ["Ada Lee", "11:00"],
+    ]);
+    expect(toolAnswers).toHaveLength(4);
+    expect(toolAnswers[0]).toContain("customer_name must be at most 200 characters");
+    expect(toolAnswers[3]).toContain("booked as many appointments as one call may");
+  }, 60_000);
+});
+
+/** A weekday at least two days ahead (UTC), inside the default booking hours' days. */
+function weekdayAhead(): string {
+  const today = new Date();
+  for (let ahead = 2; ; ahead++) {
+    const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + ahead));
+    if (day.getUTCDay() >= 1 && day.getUTCDay() <= 5) return day.toISOString().slice(0, 10);
+  }
+}
 
 /** A call to an agent with a remote voice: after the greeting the caller asks `utterances` times, each time waiting for the answer, then hangs up. */
 async function callAndSay(utterances: number) {

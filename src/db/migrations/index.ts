@@ -14,6 +14,7 @@ import * as retention from "./012-retention.js";
 import * as listIndexes from "./013-list-indexes.js";
 import * as listItemsInIndexes from "./014-list-items-in-indexes.js";
 import * as callCounts from "./015-call-counts.js";
+import * as reminderCallInbound from "./019-reminder-call-inbound.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "013-list-indexes": listIndexes,
   "014-list-items-in-indexes": listItemsInIndexes,
   "015-call-counts": callCounts,
+  "019-reminder-call-inbound": reminderCallInbound,
 };
 
 export const migrationProvider: MigrationProvider = {

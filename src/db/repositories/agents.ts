@@ -11,8 +11,9 @@ export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "endpointing_mode"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode"> {
   reminder_call: boolean;
+  reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
   end_call_phrases: string[];
   analysis_fields: AnalysisField[];
@@ -48,6 +49,7 @@ function toRecord(row: AgentTable): AgentRecord {
     end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
     analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
     reminder_call: row.reminder_call === 1,
+    reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
     transfer_enabled: row.transfer_enabled === 1,
     status: row.status as AgentStatus,
@@ -56,12 +58,13 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, reminder_call, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),
+    ...(reminder_call_inbound !== undefined ? { reminder_call_inbound: reminder_call_inbound ? 1 : 0 } : {}),
     ...(metadata !== undefined ? { metadata: toJson(metadata) } : {}),
     ...(transfer_enabled !== undefined ? { transfer_enabled: transfer_enabled ? 1 : 0 } : {}),
   };

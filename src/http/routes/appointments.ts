@@ -42,7 +42,7 @@ export function appointmentRoutes({ appointments }: Services): RouteSpec[] {
       method: "patch",
       path: "/v1/appointments/:appointment_id",
       operationId: "updateAppointment",
-      summary: "Reschedule or correct an appointment (only the given fields change)",
+      summary: "Reschedule or correct an appointment (only the given fields change; a new customer_phone, or a new date or time when the agent places reminder calls, needs calls:write too)",
       tag: "Appointments",
       permission: "appointments:write",
       params: appointmentIdParam,
@@ -50,7 +50,7 @@ export function appointmentRoutes({ appointments }: Services): RouteSpec[] {
       response: appointmentSchema,
       status: 200,
       errors: ["appointment_not_found", "unauthorized", "invalid_request", "invalid_date_format", "invalid_phone_number", "appointment_already_cancelled"],
-      handler: async ({ auth, params, body }) => presentAppointment(await appointments.update(auth.account.id, params.appointment_id, body)),
+      handler: async ({ auth, params, body }) => presentAppointment(await appointments.update(auth.account.id, params.appointment_id, body, auth.permissions)),
     }),
     defineRoute({
       method: "post",

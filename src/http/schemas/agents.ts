@@ -69,6 +69,7 @@ const agentFields = {
   analysis_fields: analysisFields,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
+  reminder_call_inbound: z.boolean({ error: "must be true or false" }),
 };
 
 /** The earlier guide's names, accepted as aliases. */
@@ -116,6 +117,7 @@ export const createAgentBody = z
     analysis_fields: agentFields.analysis_fields.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
+    reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
   })
   .strict()
   .transform(resolveAliases)
@@ -145,6 +147,7 @@ export const updateAgentBody = z
     analysis_fields: agentFields.analysis_fields.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
+    reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
     ...aliasFields,
   })
   .strict()
@@ -189,6 +192,9 @@ export const agentSchema = z.object({
   ),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
+  reminder_call_inbound: z
+    .boolean()
+    .describe("a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default)"),
   created_at: z.string(),
   updated_at: z.string(),
 });

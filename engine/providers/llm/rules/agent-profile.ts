@@ -70,7 +70,8 @@ function readFaq(value: unknown): FaqEntry[] {
   });
 }
 
-function readServices(value: unknown): Service[] {
+/** The services `metadata.services` lists (names or `{name, duration_minutes}`); anything malformed is skipped. */
+export function readServices(value: unknown): Service[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) => {
     const name = nonBlank(typeof item === "object" && item !== null ? (item as Record<string, unknown>).name : item);
