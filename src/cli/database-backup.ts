@@ -1,9 +1,25 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants as fsConstants,
+  copyFileSync,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Config } from "../config.js";
-import { PRIVATE_FILE_MODE } from "../core/private-files.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../core/private-files.js";
 import { migrateToLatest, openDatabase, type Db } from "../db/database.js";
 import { databaseFile } from "../main.js";
 import { runningService } from "../core/service-pid.js";
@@ -18,21 +34,99 @@ export interface BackupReport {
 /**
  * A consistent copy of the database while the service runs (`VACUUM INTO`: one read
  * transaction, so writers go on and the copy is the database as of its start). The copy holds
- * what the database holds (key hashes, signing secrets): it is made owner-only before a byte
- * is written. Recordings and the cursor secret are files of the data directory, copied apart.
+ * what the database holds (key hashes, signing secrets), so `to` must be a new name: any
+ * existing path (a file, even an empty one, a directory, a symbolic link, dangling or not) is
+ * refused, and the file is created exclusively without following links, owner-only
+ * whatever the umask, before a byte is written.
+ *
+ * `VACUUM INTO` opens its target by name, and SQLite would follow whatever the name is by
+ * then: someone who can write the target's directory could swap it for a link between our
+ * create and SQLite's open. So SQLite writes into a fresh directory of its own inside the
+ * (owner-only) data directory, and the bytes are copied from there into the descriptor
+ * opened here: the only name used outside the data directory is the one created exclusively.
  */
 export async function backupDatabase(db: Db, to: string): Promise<BackupReport> {
   const file = path.resolve(to);
-  if (existsSync(file) && statSync(file).size > 0) throw new UsageError(`${file} exists: give a new file name`);
-  closeSync(openSync(file, "w", PRIVATE_FILE_MODE));
+  const target = createExclusively(file);
   const started = Date.now();
+  let staging: string | undefined;
   try {
-    await sql`VACUUM INTO ${file}`.execute(db);
+    staging = mkdtempSync(path.join(await dataDirectory(db), ".backup-"));
+    // mkdtemp asks for 0700, less the umask: SQLite must be able to create files in it.
+    chmodSync(staging, PRIVATE_DIR_MODE);
+    const copy = path.join(staging, "parley-backup.db");
+    await sql`VACUUM INTO ${copy}`.execute(db);
+    copyInto(copy, target);
+    fsyncSync(target);
   } catch (err) {
-    rmSync(file, { force: true });
+    closeSync(target);
+    // Ours: created exclusively above. Unlinking a name never follows it; a failure here must not hide `err`.
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // left for the operator: the error below says what went wrong
+    }
+    throw err;
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+  }
+  const bytes = fstatSync(target).size;
+  closeSync(target);
+  return { file, bytes, ms: Date.now() - started };
+}
+
+/** Opens a new owner-only `file` for writing: refused (a UsageError naming it) when anything exists at that name. */
+function createExclusively(file: string): number {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fsConstants;
+  let fd: number;
+  try {
+    // O_EXCL fails on any existing name, a symbolic link included (dangling or not); O_NOFOLLOW says so twice.
+    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, PRIVATE_FILE_MODE);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ELOOP") throw new UsageError(`${file} exists${kindOf(file)}: give a new file name`);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new UsageError(`${path.dirname(file)} is not an existing directory`);
     throw err;
   }
-  return { file, bytes: statSync(file).size, ms: Date.now() - started };
+  // The umask may have taken bits away from the mode asked for: owner read and write, exactly.
+  fchmodSync(fd, PRIVATE_FILE_MODE);
+  return fd;
+}
+
+/** What is at an existing `file`, for the refusal (the refusal itself comes from the exclusive open, not from this look). */
+function kindOf(file: string): string {
+  try {
+    const st = lstatSync(file);
+    if (st.isSymbolicLink()) return " (a symbolic link)";
+    if (st.isDirectory()) return " (a directory)";
+    if (st.isFile() && st.size === 0) return " (an empty file)";
+    return "";
+  } catch {
+    return "";
+  }
+}
+
+/** The directory of the database's file: the data directory, owner-only (openDatabase makes it so). */
+async function dataDirectory(db: Db): Promise<string> {
+  const { rows } = await sql<{ name: string; file: string }>`PRAGMA database_list`.execute(db);
+  const main = rows.find((r) => r.name === "main")?.file;
+  if (!main) throw new Error("the database has no file to back up beside");
+  return path.dirname(main);
+}
+
+/** Copies the whole of `source` into the open descriptor `target`, a chunk at a time (a database may be larger than memory). */
+function copyInto(source: string, target: number): void {
+  const from = openSync(source, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const read = readSync(from, chunk, 0, chunk.length, null);
+      if (read === 0) return;
+      for (let written = 0; written < read; ) written += writeSync(target, chunk, written, read - written);
+    }
+  } finally {
+    closeSync(from);
+  }
 }
 
 export interface RestoreReport {
