@@ -1,15 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { bytesToPcm16, encodeWav, parseWav, pcm16ToBytes, Resampler } from "../../engine/index.js";
 import { integer, parseOptions, required, UsageError } from "./args.js";
+import { startAudioPlayer } from "./audio-player.js";
 
 export const TALK_USAGE = `parley talk --agent AGENT_ID [--url http://localhost:8080] [--key KEY]
             [--input caller.wav] [--output heard.wav] [--wait-ms 2500]
 
 Talks to an agent over the native media protocol (/media/ws): your microphone (sox's rec)
 and your speakers (sox's play), or --input to speak a WAV file and --output to write what
-the agent said. The key comes from --key or PARLEY_API_KEY.`;
+the agent said. Without a working player (no sound device, sox not installed) the call goes
+on without sound and says so once on stderr. The key comes from --key or PARLEY_API_KEY.`;
 
 const RATE = 16000;
 const FRAME = RATE / 50;
@@ -51,7 +52,7 @@ export async function talk(argv: string[]): Promise<number> {
 
   const ws = new WebSocket(`${base}/media/ws?agent_id=${encodeURIComponent(agentId)}&sample_rate=${RATE}`, { headers: { authorization: `Bearer ${key}` } });
   const heard: Heard = { audio: [], lastAudioAt: 0 };
-  const player = o.output ? undefined : startPlayer();
+  const player = o.output ? undefined : startAudioPlayer(RATE);
   const started = Date.now();
   const clock = () => ((Date.now() - started) / 1000).toFixed(1).padStart(5);
 
@@ -70,7 +71,7 @@ export async function talk(argv: string[]): Promise<number> {
       const samples = bytesToPcm16(new Uint8Array(data as Buffer));
       heard.audio.push(samples);
       heard.lastAudioAt = Date.now();
-      player?.stdin?.write(pcm16ToBytes(samples));
+      player?.write(pcm16ToBytes(samples));
       return;
     }
     const m = JSON.parse(data.toString()) as Record<string, unknown>;
@@ -88,7 +89,7 @@ export async function talk(argv: string[]): Promise<number> {
   if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "hangup" }));
   ws.close();
   await closed;
-  player?.stdin?.end();
+  player?.end();
   if (o.output) {
     const total = heard.audio.reduce((n, a) => n + a.length, 0);
     const samples = new Int16Array(total);
@@ -145,12 +146,6 @@ async function speakMicrophone(ws: WebSocket, closed: Promise<void>): Promise<vo
   process.stdout.write("talking: speak into your microphone, Ctrl-C to hang up\n");
   await Promise.race([closed, new Promise<void>((resolve) => process.once("SIGINT", () => resolve()))]);
   recording.stop();
-}
-
-function startPlayer(): ChildProcess {
-  const player = spawn("play", ["-q", "-t", "raw", "-r", String(RATE), "-e", "signed", "-b", "16", "-c", "1", "-"], { stdio: ["pipe", "ignore", "ignore"] });
-  player.on("error", () => process.stderr.write("parley talk: sox's play is not installed; use --output to write the audio instead\n"));
-  return player;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,6 +58,45 @@ describe("parley talk", () => {
     expect(reply.samples.length / 16000).toBeGreaterThan(1);
     const heard = await recognise(output);
     expect(heard).toMatch(/appointment/);
+  }, 90_000);
+
+  /**
+   * `talk --input` without `--output` plays the agent through sox's `play`; a player that is not
+   * there or goes away at once (no sound device) is said once on stderr, and the call goes on.
+   */
+  async function talkWithoutPlayer(pathVariable: string) {
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Booker", system_prompt: "You book appointments.", voice_id: "flite-rms", metadata: { services: ["cleaning"] } },
+    });
+    const result = await runCli(["talk", "--agent", agent.body.id, "--url", app.baseUrl, "--input", FIXTURE, "--wait-ms", "1500"], {
+      PARLEY_API_KEY: acct.key,
+      PATH: pathVariable,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/you {2}: i would like to book an appointment/);
+    expect(result.stdout).toMatch(/agent: .*appointment/i);
+    const lines = result.stderr.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^parley talk: the audio player \(sox's play\) stopped: .*; the call goes on without sound; use --output FILE to keep the audio$/);
+    return lines[0]!;
+  }
+
+  it("goes on without sound when sox's play is not installed", async () => {
+    // The CLI runs with this Node's absolute path: an empty PATH only hides play.
+    const line = await talkWithoutPlayer(mkdtempSync(path.join(os.tmpdir(), "parley-no-play-")));
+    expect(line).toContain("not installed");
+  }, 90_000);
+
+  it("goes on without sound when play stops reading (no sound device)", async () => {
+    // Its stdin closed while it still runs, as a play that failed to open the device and is on
+    // its way out: the agent's audio written to it gets EPIPE, which unhandled killed the
+    // process before the caller's words were printed. It runs until the command stops it.
+    const bin = mkdtempSync(path.join(os.tmpdir(), "parley-fake-play-"));
+    writeFileSync(path.join(bin, "play"), "#!/bin/sh\nexec 0<&-\nexec sleep 60\n");
+    chmodSync(path.join(bin, "play"), 0o755);
+    const line = await talkWithoutPlayer(`${bin}${path.delimiter}${process.env.PATH ?? ""}`);
+    expect(line).toContain("EPIPE");
   }, 90_000);
 
   it("says clearly when the key is missing", async () => {
