@@ -255,7 +255,10 @@ export interface IdempotencyTable {
   /** `running` until the first response is final, then `done`. */
   state: string;
   status_code: number | null;
+  /** The response's JSON; the route's secret fields in it are null (migration 016). */
   response_body: string | null;
+  /** Those fields' values, encrypted under a key only the caller's API key gives; null when it had none. */
+  sealed_secrets: string | null;
   created_at: string;
 }
 

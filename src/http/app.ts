@@ -135,7 +135,7 @@ export function createApp(deps: AppDeps): HttpApp {
     routes.map((spec) => ({
       method: spec.method,
       path: spec.path,
-      route: { template: spec.path, handlers: [auth, requirePermission(spec.permission), body, ...(spec.secretInResponse ? [] : [idem]), handle(spec)] },
+      route: { template: spec.path, handlers: [auth, requirePermission(spec.permission), body, ...(spec.secretInResponse ? [] : [idem(spec.secretFields)]), handle(spec)] },
     })),
   );
   app.use((req: Request, res: Response, next: NextFunction) => {

@@ -49,6 +49,13 @@ export interface RouteSpec<
    * `Idempotency-Key` replays, which would keep it in plain text for a day. The header is ignored.
    */
   secretInResponse?: true;
+  /**
+   * Top-level response fields that hold a secret shown once (a token, a signing secret). An
+   * `Idempotency-Key` replay keeps them only encrypted under the caller's API key, so the
+   * database cannot reveal them and only a retry with that key gets them back (see
+   * middleware/idempotency.ts).
+   */
+  secretFields?: readonly string[];
   /** The response is this media type, not JSON: the handler returns its text (`response` is then a string schema). */
   produces?: "text/csv";
   /** The file name a client saving a `produces` response should use. */

@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EventName } from "../../src/services/event-names.js";
-import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, verifyParleySignature, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 // The reference's schedule (1 s ... 10 min) scaled down to milliseconds; a 1 s attempt timeout.
@@ -481,8 +481,8 @@ describe("test events and redeliveries take the worker's places", () => {
   }
 
   /** Starts the requests all at once; `settled` fills as their answers come. */
-  function fire(count: number, send: (i: number) => Promise<Awaited<ReturnType<TestApp["request"]>>>) {
-    const settled: Array<Awaited<ReturnType<TestApp["request"]>>> = [];
+  function fire(count: number, send: (i: number) => Promise<ApiResponse>) {
+    const settled: Array<ApiResponse> = [];
     const all = Promise.all(Array.from({ length: count }, (_, i) => send(i).then((res) => (settled.push(res), res))));
     return { settled, all };
   }
@@ -493,7 +493,7 @@ describe("test events and redeliveries take the worker's places", () => {
     return res.body.data as any[];
   };
 
-  function expectRefused(res: Awaited<ReturnType<TestApp["request"]>>) {
+  function expectRefused(res: ApiResponse) {
     expect(res.status, JSON.stringify(res.body)).toBe(429);
     expect(errorOf(res).code).toBe("rate_limit_exceeded");
     expect(res.body.meta.request_id).toEqual(expect.any(String));

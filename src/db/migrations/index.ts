@@ -14,6 +14,7 @@ import * as retention from "./012-retention.js";
 import * as listIndexes from "./013-list-indexes.js";
 import * as listItemsInIndexes from "./014-list-items-in-indexes.js";
 import * as callCounts from "./015-call-counts.js";
+import * as idempotencySecrets from "./016-idempotency-secrets.js";
 import * as reminderCallInbound from "./019-reminder-call-inbound.js";
 
 /**
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "013-list-indexes": listIndexes,
   "014-list-items-in-indexes": listItemsInIndexes,
   "015-call-counts": callCounts,
+  "016-idempotency-secrets": idempotencySecrets,
   "019-reminder-call-inbound": reminderCallInbound,
 };
 

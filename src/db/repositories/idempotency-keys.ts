@@ -37,8 +37,12 @@ export class IdempotencyKeysRepository {
       .executeTakeFirst();
   }
 
-  async complete(scope: IdempotencyScope, statusCode: number, responseBody: string): Promise<void> {
-    await this.where(this.db.updateTable("idempotency_keys").set({ state: "done", status_code: statusCode, response_body: responseBody }), scope).execute();
+  /** Stores the final response; `sealedSecrets` holds its secret fields, encrypted (see http/idempotency-secrets.ts). */
+  async complete(scope: IdempotencyScope, statusCode: number, responseBody: string, sealedSecrets: string | null = null): Promise<void> {
+    await this.where(
+      this.db.updateTable("idempotency_keys").set({ state: "done", status_code: statusCode, response_body: responseBody, sealed_secrets: sealedSecrets }),
+      scope,
+    ).execute();
   }
 
   async release(scope: IdempotencyScope): Promise<void> {

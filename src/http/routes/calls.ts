@@ -45,6 +45,7 @@ export function callRoutes({ calls, callContent, recordingLinks, webCallTokens, 
       response: webCallCreatedSchema,
       status: 201,
       errors: ["invalid_request", "agent_not_found", "agent_inactive", "insufficient_credits", "rate_limit_exceeded"],
+      secretFields: ["token", "websocket_url"],
       handler: async ({ auth, body }) => {
         const issued = await webCallTokens.issue(auth.account, body);
         return { call_id: issued.callId, token: issued.token, websocket_url: `${mediaUrl}?token=${issued.token}`, expires_at: issued.expiresAt };

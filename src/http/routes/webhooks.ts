@@ -24,6 +24,7 @@ export function webhookRoutes({ webhooks, webhookDeliveries }: Services): RouteS
       response: createdWebhookSchema,
       status: 201,
       errors: ["invalid_request", "invalid_url", "invalid_events", "url_unreachable", "webhook_limit_reached"],
+      secretFields: ["secret"],
       handler: async ({ auth, body }) => presentCreatedWebhook(await webhooks.create(auth.account, body)),
     }),
     defineRoute({

@@ -67,7 +67,7 @@ describe("call counts kept by triggers (migration 015)", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["015-call-counts"]);
+    expect((await migrateToLatest(db)).applied).toEqual(["015-call-counts", "016-idempotency-secrets"]);
     await expectCountsAsCounted(db);
     await db.destroy();
   });
