@@ -23,10 +23,11 @@ function sqliteFiles(file: string): string[] {
 }
 
 /**
- * Opens (creating when needed) the SQLite file in WAL mode with foreign keys on. The file and
- * its directory are owner-only: a new file is made 0600 before SQLite opens it (SQLite gives its
- * -wal and -shm files the database file's mode), older ones are tightened. With `observer`,
- * whether writes reach the file is reported (the service's storage health); see observeWrites.
+ * Opens (creating when needed) the SQLite file in WAL mode with foreign keys and secure_delete
+ * on. The file and its directory are owner-only: a new file is made 0600 before SQLite opens it
+ * (SQLite gives its -wal and -shm files the database file's mode), older ones are tightened.
+ * With `observer`, whether writes reach the file is reported (the service's storage health);
+ * see observeWrites.
  */
 export function openDatabase(file: string, options: { observer?: DatabaseWriteObserver } = {}): Db {
   if (file !== ":memory:") {
@@ -40,6 +41,9 @@ export function openDatabase(file: string, options: { observer?: DatabaseWriteOb
   retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
+  // Deleted and overwritten content is zeroed, not left in free space: a call's removed
+  // transcript must not stay readable in the file (see CallContentRemoval).
+  sqlite.pragma("secure_delete = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: observeWrites(withStatementCache(sqlite), sqlite, options.observer ?? UNOBSERVED) }) });
   registerGeneration(db, sqlite);
   return db;

@@ -1,9 +1,12 @@
 import { rm } from "node:fs/promises";
+import type { Logger } from "pino";
 import { ApiError } from "../core/api-error.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
+import { CallContentCopiesRepository } from "../db/repositories/call-content-copies.js";
 import { CallsRepository, ENDED_CALL_STATUSES, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { EventsRepository } from "../db/repositories/events.js";
+import { WalTruncation } from "../db/wal-truncation.js";
 import type { CallEvents } from "./call-events.js";
 import { findOwned } from "./ownership.js";
 
@@ -13,23 +16,40 @@ const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
  * Removes what was said on an ended call, for privacy requests (DELETE /v1/calls/{id}): the
  * recording file, the transcript, the analysis (and its outcome), the agent's actions (read
  * from the conversation) and the personalisation context; and the same content from the
- * call's stored events, so GET /v1/events and later deliveries no longer carry it. The
- * billing record stays: the call's status, numbers, times, duration, charge and latency, and
- * the ledger. Appointments booked on the call are their own records (cancel them apart).
+ * call's stored events, so GET /v1/events and later deliveries no longer carry it; and the
+ * copies elsewhere (its campaign contact's and web call token's context, what receivers
+ * answered to its deliveries: CallContentCopiesRepository). The billing record stays: the
+ * call's status, numbers, metadata, times, duration, charge and latency, and the ledger.
+ * Appointments booked on the call are their own records (cancel them apart).
+ *
+ * Nothing of it is left in the data files: every connection has `secure_delete` on (freed
+ * space is zeroed), and the WAL, which still holds the page versions written before, is
+ * emptied after each removal (WalTruncation: when another process reads it meanwhile, a later
+ * try empties it).
  */
 export class CallContentRemoval {
   private readonly calls: CallsRepository;
   private readonly events: EventsRepository;
+  private readonly copies: CallContentCopiesRepository;
+  private readonly wal: WalTruncation;
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { events: CallEvents },
+    private readonly deps: { events: CallEvents; logger?: Logger },
   ) {
     this.calls = new CallsRepository(db);
     this.events = new EventsRepository(db);
+    this.copies = new CallContentCopiesRepository(db);
+    this.wal = new WalTruncation(db, (tries) => {
+      if (tries === 1) deps.logger?.warn("removed call content stays in the database's WAL file while another process reads it; emptying it is retried");
+    });
   }
 
-  async remove(accountId: string, id: string): Promise<CallRecord> {
+  /**
+   * Removes the call's content; then, unless `emptyWal` is false (the retention job empties it
+   * once per batch), empties the WAL (see truncateWal: it never waits for another process).
+   */
+  async remove(accountId: string, id: string, options: { emptyWal?: boolean } = {}): Promise<CallRecord> {
     const call = findOwned(await this.calls.findById(id), accountId, NOT_FOUND);
     if (!(ENDED_CALL_STATUSES as readonly CallStatus[]).includes(call.status)) {
       throw new ApiError(409, "call_not_ended", `Call ${id} is ${call.status}: end it first (POST /v1/calls/${id}/end), then delete its content`);
@@ -45,7 +65,17 @@ export class CallContentRemoval {
         const data = this.deps.events.withoutContent(event.name, event.data, call, { ...call, ...removed });
         if (JSON.stringify(data) !== JSON.stringify(event.data)) await this.events.replaceData(event.id, data, trx);
       }
+      await this.copies.clearDeliveryResponses(id, trx);
+      await this.copies.clearWebCallTokenContext(id, trx);
+      // The contact may be called again (a retry): without its context from now on.
+      if (call.contact_id) await this.copies.clearContactContext(call.contact_id, trx);
     });
+    if (options.emptyWal !== false) await this.emptyWal();
     return (await this.calls.findById(id))!;
+  }
+
+  /** Empties the WAL of what removals left in it; false when another process reads it (a retry follows). */
+  emptyWal(): Promise<boolean> {
+    return this.wal.run();
   }
 }

@@ -4,10 +4,13 @@ import type { Db } from "../db/database.js";
 import { CallsRepository } from "../db/repositories/calls.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallContentRemoval } from "./call-content-removal.js";
+import { forgetExpiredWebCallTokens } from "./web-call-tokens.js";
 
 /** Calls read per query; each is then emptied in its own short transaction. */
 const BATCH = 100;
 const DAY_MS = 86_400_000;
+/** How often expired web call tokens lose their context (they last 5 minutes). */
+export const TOKEN_SWEEP_MS = 60_000;
 
 export interface RetentionPass {
   /** Calls whose content was removed, by account (accounts with a retention, 0 included). */
@@ -27,16 +30,21 @@ export interface RetentionPass {
  *
  * Runs at start-up and then every `intervalMs` (a day), on an unref'd timer; one pass at a
  * time. A pass reads calls in batches and empties each in its own transaction, so the API goes
- * on between them; it ends with one log line: the count per account and the total.
+ * on between them, and the database's WAL once per batch (see CallContentRemoval); it ends
+ * with one log line: the count per account and the total.
+ *
+ * Also, every minute and on each pass: expired web call tokens lose the context they carried
+ * (forgetExpiredWebCallTokens), and the WAL is emptied after it.
  */
 export class RetentionJob {
   private readonly calls: CallsRepository;
   private timer: NodeJS.Timeout | undefined;
+  private tokenTimer: NodeJS.Timeout | undefined;
   private running: Promise<RetentionPass> | undefined;
   private stopped = false;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly settings: { intervalMs: number; now: () => number },
     private readonly deps: { accounts: AccountsService; callContent: CallContentRemoval; logger: Logger },
   ) {
@@ -50,13 +58,17 @@ export class RetentionJob {
     pass();
     this.timer = setInterval(pass, this.settings.intervalMs);
     this.timer.unref();
+    this.tokenTimer = setInterval(() => void this.forgetExpiredTokens().catch((err: unknown) => this.deps.logger.error({ err }, "web call token sweep failed")), TOKEN_SWEEP_MS);
+    this.tokenTimer.unref();
   }
 
   /** No more passes; resolves once the one under way has stopped (after the call it is on). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.tokenTimer);
     this.timer = undefined;
+    this.tokenTimer = undefined;
     await this.running?.catch(() => undefined);
   }
 
@@ -69,6 +81,7 @@ export class RetentionJob {
   private async pass(): Promise<RetentionPass> {
     const started = this.settings.now();
     const result: RetentionPass = { removed: {}, total: 0, failed: 0 };
+    await this.forgetExpiredTokens().catch((err: unknown) => this.deps.logger.error({ err }, "web call token sweep failed"));
     for (const account of await this.deps.accounts.list()) {
       const days = this.deps.accounts.retentionDaysOf(account);
       if (days === null || this.stopped) continue;
@@ -83,6 +96,11 @@ export class RetentionJob {
     return result;
   }
 
+  /** Empties the context of expired web call tokens, then the WAL if any changed. */
+  private async forgetExpiredTokens(): Promise<void> {
+    if ((await forgetExpiredWebCallTokens(this.db, this.settings.now())) > 0) await this.deps.callContent.emptyWal();
+  }
+
   private async removeOlderThan(accountId: string, before: string, result: RetentionPass): Promise<number> {
     let removed = 0;
     let after: { created_at: string; id: string } | null = null;
@@ -91,7 +109,7 @@ export class RetentionJob {
       for (const call of batch) {
         if (this.stopped) break;
         try {
-          await this.deps.callContent.remove(accountId, call.id);
+          await this.deps.callContent.remove(accountId, call.id, { emptyWal: false });
           removed += 1;
         } catch (err) {
           // A call that changed since it was read (its analysis restarted) waits for the next pass.
@@ -100,6 +118,8 @@ export class RetentionJob {
           this.deps.logger.warn({ err, call_id: call.id, account_id: accountId }, "retention: the call's content was not removed; the next pass tries again");
         }
       }
+      // What this batch removed leaves the WAL (if another process reads it, a retry follows).
+      if (batch.length > 0) await this.deps.callContent.emptyWal();
       if (batch.length < BATCH) break;
       after = batch[batch.length - 1]!;
     }

@@ -44,7 +44,8 @@ export interface WebCallGrant {
  * Authorization header, so the page's backend (or the console, with the user's key) asks for
  * a token and the browser connects with it in the query of `/media/ws`. A token is bound to
  * one account, agent and call id, is stored hashed, and is redeemed by one conditional UPDATE,
- * so two sockets racing with it cannot both get the call.
+ * so two sockets racing with it cannot both get the call. The call's context it carries is
+ * emptied as it is redeemed, or once it expires (forgetExpiredWebCallTokens).
  */
 export class WebCallTokens {
   constructor(
@@ -108,14 +109,19 @@ export class WebCallTokens {
     if (!token.startsWith(TOKEN_PREFIX)) throw invalidCallToken();
     const hash = hashToken(token);
     const now = new Date().toISOString();
-    let redeem = this.db
-      .updateTable("web_call_tokens")
-      .set({ used_at: now })
-      .where("token_hash", "=", hash)
-      .where("used_at", "is", null)
-      .where("expires_at", ">", now);
-    if (agentId !== undefined) redeem = redeem.where("agent_id", "=", agentId);
-    const row = await redeem.returningAll().executeTakeFirst();
+    // The context goes to the call; the token keeps none (the call's content can then be removed whole).
+    const row = await this.db.transaction().execute(async (trx) => {
+      let redeem = trx
+        .updateTable("web_call_tokens")
+        .set({ used_at: now })
+        .where("token_hash", "=", hash)
+        .where("used_at", "is", null)
+        .where("expires_at", ">", now);
+      if (agentId !== undefined) redeem = redeem.where("agent_id", "=", agentId);
+      const redeemed = await redeem.returningAll().executeTakeFirst();
+      if (redeemed) await trx.updateTable("web_call_tokens").set({ context: "{}" }).where("token_hash", "=", hash).execute();
+      return redeemed;
+    });
     if (!row) {
       const known = await this.db.selectFrom("web_call_tokens").select(["used_at", "agent_id"]).where("token_hash", "=", hash).executeTakeFirst();
       if (!known) throw invalidCallToken();
@@ -132,6 +138,22 @@ export class WebCallTokens {
       maxDuration: row.max_duration,
     };
   }
+}
+
+/**
+ * Forgets what tokens no longer need (the retention job runs it every minute): the context of
+ * expired ones (a token never used would hold it until deleted), and tokens expired over an
+ * hour ago (till then their use is refused as expired rather than unknown). Returns the rows
+ * changed or deleted.
+ */
+export async function forgetExpiredWebCallTokens(db: Db, now = Date.now()): Promise<number> {
+  const at = new Date(now).toISOString();
+  const cleared = await db.updateTable("web_call_tokens").set({ context: "{}" }).where("expires_at", "<=", at).where("context", "<>", "{}").executeTakeFirst();
+  const deleted = await db
+    .deleteFrom("web_call_tokens")
+    .where("expires_at", "<", new Date(now - EXPIRED_KEPT_MS).toISOString())
+    .executeTakeFirst();
+  return Number(cleared.numUpdatedRows) + Number(deleted.numDeletedRows);
 }
 
 /** The refusal of a token that opens nothing: unknown, forged, or its account gone. */

@@ -11,8 +11,10 @@ import { startParley } from "../../src/main.js";
 import { recordingsDir } from "../../src/services/recording-files.js";
 import { runAdmin } from "../helpers/admin-cli.js";
 import { insertCallRow } from "../helpers/call-rows.js";
+import { stringsInDataFiles } from "../helpers/data-file-grep.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { logLines } from "../helpers/log-lines.js";
+import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
  * Retention: ended calls older than their account's retention (its own, else
@@ -189,6 +191,77 @@ describe("the retention pass", () => {
     const left = await app.parley.services.db.selectFrom("calls").select("id").where("account_id", "=", busy.id).where("transcript", "is not", null).execute();
     expect(left).toEqual([]);
     expect(calls.filter((c) => existsSync(c.file))).toEqual([]);
+  });
+});
+
+describe("what the pass leaves in the data files", () => {
+  it("nothing of the removed content (freed space and WAL included), nor its copies: the campaign contact's context, the receivers' answers, an expired web call token's context", async () => {
+    const { db } = app.parley.services;
+    // Strings that occur nowhere else in this file's database.
+    const SAID = "Zebulon Quaxworth wants the blue crown"; // transcript
+    const SUMMARY = "Sapphire walrus summary"; // analysis
+    const TOOL_ARG = "Obsidian pelican 4417"; // a tool call's arguments
+    const CONTEXT = "Marmaduke Fennimore"; // the call's context, copied from its campaign contact
+    const ECHOED = "ZEBULON QUAXWORTH WANTS"; // what the receiver answered (the transcript in capitals)
+    const TOKEN_CONTEXT = "Ignatius Wobblethorpe"; // a web call token's context, never used
+    const MARKERS = [SAID, SUMMARY, TOOL_ARG, CONTEXT, ECHOED, TOKEN_CONTEXT];
+    const receiver = await startWebhookReceiver();
+    receiver.answer((req) => ({ status: 200, body: `got ${String(req.body?.data?.transcript ?? "").toUpperCase()}` }));
+    try {
+      const acct = await app.account();
+      expect((await runAdmin(app.config, "account", "retention", "--account", acct.id, "--days", "7")).code).toBe(0);
+      const agent = await agentOf(acct);
+      expect((await app.request("POST", "/v1/webhooks", { key: acct.key, body: { url: receiver.url, events: ["*"] } })).status).toBe(201);
+      // A campaign not due for years: its contact is tied to the call below by hand.
+      const campaign = await app.request("POST", "/v1/campaigns", {
+        key: acct.key,
+        body: { name: "Later", agent_id: agent, contacts: [{ phone: "+14155550177", context: { customer_name: CONTEXT } }], settings: { schedule: "2099-01-01T00:00:00Z" } },
+      });
+      expect(campaign.status, JSON.stringify(campaign.body)).toBe(201);
+      const contact = await db.selectFrom("campaign_contacts").select("id").where("campaign_id", "=", campaign.body.id).executeTakeFirstOrThrow();
+      const call = await oldCall(acct, agent, 8, {
+        campaign_id: campaign.body.id,
+        contact_id: contact.id,
+        context: JSON.stringify({ customer_name: CONTEXT }),
+        transcript: JSON.stringify([{ role: "user", content: SAID, timestamp: 1 }]),
+        analysis: JSON.stringify({ summary: SUMMARY, outcome: "resolved", sentiment: "neutral", fields: {} }),
+        actions: JSON.stringify([{ type: "tool_call", name: "book_appointment", arguments: { customer_name: TOOL_ARG }, result: { ok: true } }]),
+      });
+      await db.updateTable("campaign_contacts").set({ call_id: call.id, status: "completed", attempts: 1 }).where("id", "=", contact.id).execute();
+      // A browser call token never used, now expired.
+      const token = await app.request("POST", "/v1/calls/web", { key: acct.key, body: { agent_id: agent, context: { customer_name: TOKEN_CONTEXT } } });
+      expect(token.status, JSON.stringify(token.body)).toBe(201);
+      await db.updateTable("web_call_tokens").set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where("call_id", "=", token.body.call_id).execute();
+      for (let i = 0; i < 200 && !receiver.received.some((r) => String(r.body?.data?.transcript ?? "").includes(SAID)); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200; i++) {
+        const open = await db.selectFrom("deliveries").select("id").where("account_id", "=", acct.id).where("status", "in", ["pending", "sending"]).execute();
+        if (open.length === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // Before: all of it is in the files (the search works).
+      expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual(MARKERS);
+
+      const pass = await app.parley.services.retention.run();
+      expect(pass.removed[acct.id]).toBe(1);
+
+      expect(await stored(call.id)).toMatchObject({ transcript: null, analysis: null, actions: null, context: "{}" });
+      expect((await db.selectFrom("campaign_contacts").select("context").where("id", "=", contact.id).executeTakeFirstOrThrow()).context).toBe("{}");
+      expect((await app.request("GET", `/v1/campaigns/${campaign.body.id}/contacts`, { key: acct.key })).body.data[0].context).toEqual({});
+      // The expired token's use is still refused as expired (the row stays an hour), without its context.
+      expect((await db.selectFrom("web_call_tokens").select("context").where("call_id", "=", token.body.call_id).executeTakeFirstOrThrow()).context).toBe("{}");
+      const answers = await db
+        .selectFrom("delivery_attempts")
+        .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
+        .innerJoin("events", "events.id", "deliveries.event_id")
+        .select(["delivery_attempts.response_body", "delivery_attempts.status_code"])
+        .where("events.call_id", "=", call.id)
+        .execute();
+      expect(answers.length).toBeGreaterThan(0);
+      expect(answers.filter((a) => a.response_body !== null)).toEqual([]);
+      expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
