@@ -35,13 +35,13 @@ export class CallContentRemoval {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { events: CallEvents; logger?: Logger },
+    private readonly deps: { events: CallEvents; logger: Logger },
   ) {
     this.calls = new CallsRepository(db);
     this.events = new EventsRepository(db);
     this.copies = new CallContentCopiesRepository(db);
     this.wal = new WalTruncation(db, (tries) => {
-      if (tries === 1) deps.logger?.warn("removed call content stays in the database's WAL file while another process reads it; emptying it is retried");
+      if (tries === 1) deps.logger.warn("removed call content stays in the database's WAL file while another process reads it; emptying it is retried");
     });
   }
 

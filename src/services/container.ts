@@ -157,7 +157,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
   campaigns.onChanged(() => campaignRunner.wake());
-  const callContent = new CallContentRemoval(db, { events });
+  const callContent = new CallContentRemoval(db, { events, logger });
   const retention = new RetentionJob(db, { intervalMs: config.retention.intervalMs, now: clock }, { accounts, callContent, logger });
   return {
     config,
