@@ -1,6 +1,7 @@
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { callingCode } from "../core/calling-code.js";
+import { canonicalPhoneNumber } from "../core/phone-number.js";
 import type { Db } from "../db/database.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 
@@ -9,6 +10,8 @@ import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
  * destinations): it must start with an allowed prefix. `PARLEY_CALL_PREFIXES` lists them
  * ("*" allows anywhere); by default they are the calling codes of the account's active
  * numbers, so an account with numbers only in +1 cannot be made to ring premium lines abroad.
+ * A destination is compared in canonical form (core/phone-number.ts): the number the carrier
+ * is handed, not a spelling of it, decides.
  */
 export class DestinationPolicy {
   private readonly numbers: PhoneNumbersRepository;
@@ -26,6 +29,7 @@ export class DestinationPolicy {
     if (configured === "*") return ["*"];
     if (configured) return configured.split(",").map((p) => p.trim());
     const numbers = db ? new PhoneNumbersRepository(db) : this.numbers;
+    // A calling code is the same in every spelling of a number (a trunk prefix comes after it).
     return [...new Set((await numbers.activeNumbers(accountId)).map(callingCode))];
   }
 
@@ -60,7 +64,9 @@ export class DestinationPolicy {
 }
 
 function permitted(allowed: readonly string[], destination: string): boolean {
-  return allowed.some((prefix) => prefix === "*" || destination.startsWith(prefix));
+  if (allowed.includes("*")) return true;
+  const number = canonicalPhoneNumber(destination);
+  return allowed.some((prefix) => number.startsWith(prefix));
 }
 
 function refusal(field: string, destination: string, allowed: readonly string[]): ApiError {

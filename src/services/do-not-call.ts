@@ -1,5 +1,6 @@
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
+import { canonicalPhoneNumber as canonical } from "../core/phone-number.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { CallRecord } from "../db/repositories/calls.js";
@@ -18,6 +19,11 @@ export const DO_NOT_CALL_LIMIT = 1_000_000;
  * Numbers are added through the API, or on a call where the callee asks not to be called
  * again (the agent confirms and hangs up). The check is made when a call is created, again
  * when a queued call is dialled, and for each campaign contact before its call is made.
+ *
+ * Numbers are stored and looked up in canonical form (core/phone-number.ts), so a number
+ * listed as `+447700900123` also stops a call to `+4407700900123`. The API's schemas give
+ * canonical numbers already; the service canonicalises again whatever it is handed (a
+ * stored call's or appointment's number), and keeps a number it cannot read as it is.
  */
 export class DoNotCallService {
   private readonly entries: DoNotCallRepository;
@@ -54,19 +60,19 @@ export class DoNotCallService {
   }
 
   async remove(accountId: string, phoneNumber: string): Promise<void> {
-    if (!(await this.entries.remove(accountId, phoneNumber))) {
+    if (!(await this.entries.remove(accountId, canonical(phoneNumber)))) {
       throw new ApiError(404, "do_not_call_entry_not_found", `${phoneNumber} is not on the do-not-call list`);
     }
   }
 
   async get(accountId: string, phoneNumber: string): Promise<DoNotCallRecord> {
-    const entry = await this.entries.find(accountId, phoneNumber);
+    const entry = await this.entries.find(accountId, canonical(phoneNumber));
     if (!entry) throw new ApiError(404, "do_not_call_entry_not_found", `${phoneNumber} is not on the do-not-call list`);
     return entry;
   }
 
   async isListed(accountId: string, phoneNumber: string, db?: Db): Promise<boolean> {
-    return (await this.entries.find(accountId, phoneNumber, db)) !== undefined;
+    return (await this.entries.find(accountId, canonical(phoneNumber), db)) !== undefined;
   }
 
   /** Refuses creating a call to a listed number: 400 `phone_number_on_do_not_call_list`. */
@@ -93,6 +99,7 @@ export class DoNotCallService {
   }
 
   private entry(accountId: string, phoneNumber: string, source: DoNotCallRecord["source"], callId: string | null): DoNotCallRecord {
-    return { id: newId("doNotCall"), account_id: accountId, phone_number: phoneNumber, source, call_id: callId, created_at: nowIso() };
+    return { id: newId("doNotCall"), account_id: accountId, phone_number: canonical(phoneNumber), source, call_id: callId, created_at: nowIso() };
   }
 }
+

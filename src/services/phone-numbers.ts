@@ -1,5 +1,6 @@
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
+import { canonicalPhoneNumber } from "../core/phone-number.js";
 import { nowIso, startOfUtcMonth } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
@@ -35,7 +36,9 @@ const NOT_FOUND = { code: "phone_number_not_found", message: "No phone number wi
  * `from_number` and widen the destination guard, so an account cannot take a number it does
  * not own. One account at a time may hold a number active; several may claim it (pending)
  * meanwhile, each account with one live row per number. Released rows stay as `inactive` so
- * old calls keep their context.
+ * old calls keep their context. Numbers are stored and looked up in canonical form
+ * (core/phone-number.ts): the API's schema gives it, and lookups by number canonicalise what
+ * they are handed (a SIP To, a Twilio To, the operator's --number).
  */
 export class PhoneNumbersService {
   private readonly numbers: PhoneNumbersRepository;
@@ -83,12 +86,12 @@ export class PhoneNumbersService {
 
   /** The account's active number `phoneNumber`: where an inbound call to it is routed. */
   findActiveByNumber(accountId: string, phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
-    return this.numbers.findActive(accountId, phoneNumber);
+    return this.numbers.findActive(accountId, canonicalPhoneNumber(phoneNumber));
   }
 
   /** The active number `phoneNumber`, whichever account holds it (one at most): inbound routing. */
   findActiveAnywhere(phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
-    return this.numbers.findActiveHolder(phoneNumber);
+    return this.numbers.findActiveHolder(canonicalPhoneNumber(phoneNumber));
   }
 
   async get(accountId: string, id: string): Promise<PhoneNumberRecord> {
@@ -184,12 +187,12 @@ export class PhoneNumbersService {
 
   /** Every account's numbers matching `filters`, oldest first: the operator's list. */
   listAll(filters: OperatorNumberFilters): Promise<PhoneNumberRecord[]> {
-    return this.numbers.listAll(filters);
+    return this.numbers.listAll(filters.phoneNumber === undefined ? filters : { ...filters, phoneNumber: canonicalPhoneNumber(filters.phoneNumber) });
   }
 
   /** The account holding `phoneNumber` active, if any: shown to the operator beside other accounts' claims. */
   async activeHolderOf(phoneNumber: string): Promise<string | undefined> {
-    return (await this.numbers.findActiveHolder(phoneNumber))?.account_id;
+    return (await this.numbers.findActiveHolder(canonicalPhoneNumber(phoneNumber)))?.account_id;
   }
 
   /** Release: the number goes `inactive` (the row stays); releasing a released number is a no-op. */

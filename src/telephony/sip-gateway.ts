@@ -4,7 +4,7 @@ import { SipCallTransport, SipUserAgent, type IncomingCall } from "../../engine/
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { LogThrottle } from "../core/log-throttle.js";
-import { isE164 } from "../core/e164.js";
+import { callerNumber, dialledNumber } from "../core/phone-number.js";
 import type { Services } from "../services/container.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { LiveCallStart } from "../services/live-calls.js";
@@ -76,7 +76,7 @@ export class SipGateway {
 
   private async accept(incoming: IncomingCall, services: Services, media: MediaGateway): Promise<void> {
     if (!this.accepting) return incoming.reject(503, "Service Unavailable");
-    const dialled = toE164(incoming.to);
+    const dialled = dialledNumber(incoming.to);
     const number = dialled ? await services.phoneNumbers.findActiveAnywhere(dialled) : undefined;
     if (!dialled || !number) return incoming.reject(404, "Not Found");
     const account = await services.accounts.find(number.account_id);
@@ -87,7 +87,7 @@ export class SipGateway {
       agent,
       direction: "inbound",
       phoneNumber: dialled,
-      fromNumber: toE164(incoming.from),
+      fromNumber: callerNumber(incoming.from),
       record: true,
       maxDuration: MAX_CALL_DURATION_SECONDS,
       metadata: { sip_call_id: incoming.callId },
@@ -120,12 +120,6 @@ export class SipGateway {
 
 /** Refused sources are logged at most this often: a flood must not fill the disk. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
-
-/** A SIP user part as E.164: `+14155550100`, `14155550100` (a leading + is implied); null otherwise. */
-function toE164(user: string): string | null {
-  const digits = user.startsWith("+") ? user : `+${user}`;
-  return isE164(digits) ? digits : null;
-}
 
 function refusalOf(err: unknown): [number, string] {
   const code = err instanceof ApiError ? err.code : "";

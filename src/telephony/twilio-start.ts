@@ -1,5 +1,6 @@
 import { ApiError } from "../core/api-error.js";
 import { isE164 } from "../core/e164.js";
+import { callerNumber, canonicalPhoneNumber } from "../core/phone-number.js";
 
 /**
  * Bounds on a Twilio stream's custom parameters (its `<Parameter>` elements). The `start`
@@ -20,9 +21,9 @@ export interface TwilioStreamStart {
   streamSid: string;
   /** The custom parameters, every value a string. */
   parameters: Record<string, string>;
-  /** The dialled number (`To`), E.164; null when the stream names none. */
+  /** The dialled number (`To`), E.164 in canonical form (core/phone-number.ts); null when the stream names none. */
   to: string | null;
-  /** The caller (`From`) when it is an E.164 number; null otherwise (absent, `client:alice`, `anonymous`, a SIP URI). */
+  /** The caller (`From`) in canonical form when it is a possible number; null otherwise (absent, `client:alice`, `anonymous`, a SIP URI). */
   from: string | null;
 }
 
@@ -39,7 +40,9 @@ export function checkTwilioStart(start: { callSid?: unknown; streamSid?: unknown
   const to = parameters.To ?? parameters.to ?? null;
   if (to !== null && !isE164(to)) throw ApiError.field("invalid_phone_number", "To", "must be an E.164 number");
   const from = parameters.From ?? parameters.from ?? null;
-  return { callSid: start.callSid, streamSid: start.streamSid, parameters, to, from: from !== null && isE164(from) ? from : null };
+  // From: Twilio sends E.164 with its plus; `client:alice` must not become +... by an implied plus.
+  const caller = from !== null && isE164(from) ? callerNumber(from) : null;
+  return { callSid: start.callSid, streamSid: start.streamSid, parameters, to: to === null ? null : canonicalPhoneNumber(to), from: caller };
 }
 
 function checkParameters(value: unknown): Record<string, string> {

@@ -79,6 +79,7 @@ describe("parley admin number add", () => {
   it.each([
     [["--number", "+442071838752"], "--country is required"],
     [["--number", "4155550100"], "--number must be an E.164"],
+    [["--number", "+4477009", "--country", "GB"], "--number +4477009 is not a possible number for GB (too short)"],
     [["--number", "+14155550143", "--country", "USA"], "--country must be a two-letter"],
     [["--number", "+14155550144", "--friendly-name", " "], "--friendly-name must not be empty"],
     [["--number", "+14155550145", "--agent", "agent_nope"], "agent_not_found"],
@@ -90,6 +91,17 @@ describe("parley admin number add", () => {
     expect(res.code).toBe(2);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain(message);
+  });
+
+  it("stores the number in canonical form, and finds it by either spelling", async () => {
+    const res = await numberAdd("--account", acct.id, "--number", "+4402071838753", "--country", "GB", "--json");
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ phone_number: "+442071838753", status: "active" });
+    const listed = await runAdmin(app.config, "number", "list", "--number", "+4402071838753", "--json");
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ phone_number: "+442071838753", account_id: acct.id }]);
+    const again = await numberAdd("--account", acct.id, "--number", "+442071838753", "--country", "GB");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("phone_number_in_use");
   });
 
   it("refuses an unknown account", async () => {

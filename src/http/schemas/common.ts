@@ -1,11 +1,25 @@
 import { z } from "zod";
-import { isE164 } from "../../core/e164.js";
+import { readPhoneNumber } from "../../core/phone-number.js";
 import { parseIsoTimestamp } from "../../core/time.js";
 
 /** Shared pieces of request and response schemas. */
 
+/**
+ * A phone number field: E.164 text that is a possible number of its country, given on in its
+ * canonical form (`+4407700900123` -> `+447700900123`; see core/phone-number.ts), so that
+ * what is stored and compared is one spelling per number. A refused number keeps its field's
+ * error code (validation.ts) and says why: `phone_number: +4477009 is not a possible number
+ * for GB (too short)`.
+ */
 export const e164 = (field: string) =>
-  z.string({ error: `${field} must be a string` }).refine(isE164, { message: `must be an E.164 phone number like +14155550123` });
+  z
+    .string({ error: `${field} must be a string` })
+    .transform((value, ctx) => {
+      const read = readPhoneNumber(value);
+      if (read.number !== undefined) return read.number;
+      ctx.addIssue({ code: "custom", message: read.problem, input: value });
+      return z.NEVER;
+    });
 
 /**
  * How deep a free JSON object may nest. No real metadata comes near it; a few thousand levels
