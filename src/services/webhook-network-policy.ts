@@ -156,8 +156,8 @@ export const UNREACHABLE_MESSAGE = "cannot be reached from this server";
 
 /**
  * The URL's host, checked before anything connects: an IP literal directly (connections to a
- * literal never ask `lookup`), a name by resolving it. Throws 400 `invalid_url` naming why (on
- * `field`) when an address is refused. A name that does not resolve (or resolves to nothing) is
+ * literal never ask `lookup`), a name by resolving it. Throws 400 `invalid_url` (on `field`)
+ * when an address is refused, naming why for a literal (the client wrote it), not for a name. A name that does not resolve (or resolves to nothing) is
  * 400 `url_unreachable` when `mustResolve`, with the same bare message as a failed connection:
  * which names this server's DNS knows (a split-horizon or cluster DNS) describes the network it
  * sits in. Without `mustResolve` it passes: each delivery attempt's `guardedLookup` judges
@@ -180,9 +180,10 @@ export async function checkWebhookTarget(url: URL, policy: WebhookNetworkPolicy,
     if (options.mustResolve) throw ApiError.field("url_unreachable", field, UNREACHABLE_MESSAGE);
     return;
   }
-  const refusal = found.map((a) => addressRefusal(a.address, policy)).find((r) => r !== undefined);
-  if (refusal) {
-    throw ApiError.field("invalid_url", field, `must not point into the service's own network: ${host} resolves to an address it may not reach (${refusal}); ${HOW_TO_ALLOW}`);
+  // The answer does not say which address, nor its kind: that would tell any key what this
+  // server's DNS gives for internal names (a map of the network it sits in).
+  if (found.some((a) => addressRefusal(a.address, policy) !== undefined)) {
+    throw ApiError.field("invalid_url", field, `must not point into the service's own network: ${host} resolves to an address it may not reach; ${HOW_TO_ALLOW}`);
   }
 }
 

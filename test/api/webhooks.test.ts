@@ -239,9 +239,10 @@ describe("webhook URLs into the service's own networks", () => {
         ["https://[fd00::1]/hook", /unique local/],
         ["https://[::1]/hook", /loopback/],
         ["https://0.0.0.0/hook", /unspecified/],
-        ["https://internal.example/hook", /internal\.example resolves to an address it may not reach \(10\.0\.0\.5 is a private/],
-        ["https://metadata.example/hook", /link-local/],
-        ["https://loopback.example/hook", /127\.0\.0\.1 is a loopback address/],
+        // A name's refusal says neither the address nor its kind: no map of the internal DNS.
+        ["https://internal.example/hook", /internal\.example resolves to an address it may not reach; (?!.*10\.0\.0\.5)/],
+        ["https://metadata.example/hook", /metadata\.example resolves to an address it may not reach; (?!.*(169\.254|link-local))/],
+        ["https://loopback.example/hook", /loopback\.example resolves to an address it may not reach; (?!.*127\.0\.0\.1)/],
       ];
       for (const [url, reason] of refused) {
         const res = await create({ ...minimal, url }, owner.key, strict);
@@ -472,7 +473,7 @@ describe("webhook URL policy: IPv4 carried in IPv6, and names that do not resolv
         ["https://[::ffff:0:a9fe:a9fe]/latest/meta-data/", /\(169\.254\.169\.254\) is a link-local/],
         ["https://[64:ff9b:1::7f00:1]/hook", /\(127\.0\.0\.1, read with a \/96 NAT64 prefix\) is a loopback address/],
         ["https://[64:ff9b:1:7f01:1:108:808:808]/hook", /\(127\.1\.1\.1, read with a \/48 NAT64 prefix\) is a loopback address/],
-        ["https://translated.example/hook", /translated\.example resolves to an address it may not reach \(::ffff:0:a00:1 \(10\.0\.0\.1\) is a private/],
+        ["https://translated.example/hook", /translated\.example resolves to an address it may not reach; (?!.*10\.0\.0\.1)/],
       ];
       for (const [url, reason] of refused) {
         const res = await create({ ...minimal, url }, owner.key, strict);
@@ -530,10 +531,10 @@ describe("webhook URL policy: IPv4 carried in IPv6, and names that do not resolv
       expect(errorOf(call)).toMatchObject({ code: "url_unreachable", message: "webhook_url: cannot be reached from this server" });
       expect(fieldsOf(call)).toEqual(["webhook_url"]);
 
-      // A name resolving into the service's networks stays invalid_url, naming why.
+      // A name resolving into the service's networks stays invalid_url (without naming the address).
       const internal = await create({ ...minimal, url: "https://internal.example/hook" }, owner.key, probing);
       expect(errorOf(internal).code).toBe("invalid_url");
-      expect(errorOf(internal).message).toMatch(/10\.0\.0\.5 is a private address/);
+      expect(errorOf(internal).message).toMatch(/internal\.example resolves to an address it may not reach; /);
       expect(errorOf(await createCall(probing, owner.key, "https://internal.example/hook")).code).toBe("invalid_url");
 
       const list = await probing.request("GET", "/v1/webhooks", { key: owner.key });
