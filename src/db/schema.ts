@@ -65,7 +65,7 @@ export interface AgentTable {
   reminder_minutes_before: number | null;
   /** 1: a reminder also places a call to the customer. */
   reminder_call: number;
-  /** 1: a reminder call may dial the number an inbound caller's caller ID gave (migration 019). */
+  /** 1: a reminder call may dial the number an inbound caller's caller ID gave (migration 018). */
   reminder_call_inbound: number;
   created_at: string;
   updated_at: string;

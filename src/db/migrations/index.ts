@@ -15,8 +15,8 @@ import * as listIndexes from "./013-list-indexes.js";
 import * as listItemsInIndexes from "./014-list-items-in-indexes.js";
 import * as callCounts from "./015-call-counts.js";
 import * as idempotencySecrets from "./016-idempotency-secrets.js";
-import * as canonicalPhoneNumbers from "./018-canonical-phone-numbers.js";
-import * as reminderCallInbound from "./019-reminder-call-inbound.js";
+import * as canonicalPhoneNumbers from "./017-canonical-phone-numbers.js";
+import * as reminderCallInbound from "./018-reminder-call-inbound.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -39,8 +39,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "014-list-items-in-indexes": listItemsInIndexes,
   "015-call-counts": callCounts,
   "016-idempotency-secrets": idempotencySecrets,
-  "018-canonical-phone-numbers": canonicalPhoneNumbers,
-  "019-reminder-call-inbound": reminderCallInbound,
+  "017-canonical-phone-numbers": canonicalPhoneNumbers,
+  "018-reminder-call-inbound": reminderCallInbound,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -67,7 +67,8 @@ describe("call counts kept by triggers (migration 015)", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["015-call-counts", "016-idempotency-secrets"]);
+    // An upgrade from 014 applies 015 and whatever came after it.
+    expect((await migrateToLatest(db)).applied[0]).toBe("015-call-counts");
     await expectCountsAsCounted(db);
     await db.destroy();
   });

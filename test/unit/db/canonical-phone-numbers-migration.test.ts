@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../../src/db/database.js";
 import { migrationProvider } from "../../../src/db/migrations/index.js";
 
-/** A database of the version before 018, with numbers written as the API took them then. */
-async function databaseBefore018() {
+/** A database of the version before 017, with numbers written as the API took them then. */
+async function databaseBefore017() {
   const db = openDatabase(":memory:");
   expect((await new Migrator({ db, provider: migrationProvider }).migrateTo("015-call-counts")).error).toBeUndefined();
   for (const id of ["acct_1", "acct_2"]) {
@@ -25,9 +25,9 @@ async function phoneNumber(db: Kysely<any>, id: string, account: string, number:
     VALUES (${id}, ${account}, ${number}, 'x', 'GB', ${status}, ${status === "active" ? at(day) : null}, ${at(day)}, ${at(day)})`.execute(db);
 }
 
-describe("migration 018: every stored phone number in canonical form", () => {
+describe("migration 017: every stored phone number in canonical form", () => {
   it("merges do-not-call entries that become one number into the oldest, per account; keeps numbers it cannot read", async () => {
-    const db = await databaseBefore018();
+    const db = await databaseBefore017();
     await doNotCall(db, "dnc_new", "acct_1", "+447700900123", 2);
     await doNotCall(db, "dnc_old", "acct_1", "+4407700900123", 1, "callee_request", "call_1");
     await doNotCall(db, "dnc_other", "acct_2", "+4407700900123", 3);
@@ -44,7 +44,7 @@ describe("migration 018: every stored phone number in canonical form", () => {
   });
 
   it("keeps one live row per account and one active holder per number: the active row, then the oldest, wins; the others are released", async () => {
-    const db = await databaseBefore018();
+    const db = await databaseBefore017();
     // One account, the number active and claimed again in another spelling.
     await phoneNumber(db, "pn_a_active", "acct_1", "+442071838750", "active", 2);
     await phoneNumber(db, "pn_a_claim", "acct_1", "+4402071838750", "pending", 1);
@@ -69,7 +69,7 @@ describe("migration 018: every stored phone number in canonical form", () => {
   });
 
   it("rewrites campaign contacts, calls, campaigns, agents and appointments; the call counts stay as they were", async () => {
-    const db = await databaseBefore018();
+    const db = await databaseBefore017();
     await sql`INSERT INTO agents (id, account_id, name, system_prompt, voice_id, language, model, temperature, max_tokens, interruption_threshold,
         end_call_phrases, status, metadata, transfer_enabled, transfer_number, transfer_message, endpointing_ms, created_at, updated_at)
       VALUES ('agent_1', 'acct_1', 'A', 'p', 'flite-slt', 'en-US', 'llm-large', 0.7, 150, 0.5, '[]', 'active', '{}', 1, '+4402071838799', 'hold', 500, 't', 't')`.execute(db);

@@ -10,11 +10,18 @@ import { AgentsRepository } from "../../../src/db/repositories/agents.js";
 import { EventsRepository } from "../../../src/db/repositories/events.js";
 import { hashToken } from "../../../src/core/token-hash.js";
 
+/** Every migration from `name` on, in order: what an upgrade from the one before it applies. */
+async function migrationsFrom(name: string): Promise<string[]> {
+  const names = Object.keys(await migrationProvider.getMigrations()).sort();
+  expect(names).toContain(name);
+  return names.slice(names.indexOf(name));
+}
+
 describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -55,7 +62,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("002-nullable-call-numbers"));
     const call = await db.selectFrom("calls").selectAll().where("id", "=", "call_1").executeTakeFirstOrThrow();
     expect(call.phone_number).toBe("+14155550123");
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
@@ -106,7 +113,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("005-hashed-media-token"));
     const row = await db.selectFrom("accounts").selectAll().executeTakeFirstOrThrow();
     expect(row).not.toHaveProperty("media_token");
     expect(JSON.stringify(row)).not.toContain("mt_inTwiML");
@@ -128,7 +135,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("006-webhook-deliveries"));
     await new EventsRepository(db).append([{ id: "evt_0", account_id: "acct_1", name: "call.ringing", call_id: null, data: {}, created_at: "u" }]);
     const rows = await db.selectFrom("events").select(["id", "seq"]).orderBy("seq").execute();
     expect(rows).toEqual([
@@ -155,7 +162,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("007-campaign-runner"));
     const campaigns = await db.selectFrom("campaigns").select(["id", "status", "paused_reason", "max_attempts", "retry_delay_minutes"]).orderBy("id").execute();
     expect(campaigns).toEqual([
       { id: "cmp_c", status: "completed", paused_reason: null, max_attempts: 3, retry_delay_minutes: 60 },
@@ -180,7 +187,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("008-call-results"));
     const calls = await db.selectFrom("calls").select(["id", "outcome", "analysis", "analysis_pending", "actions"]).orderBy("id").execute();
     expect(calls).toEqual([
       { id: "call_dnc", outcome: "do_not_call", analysis: null, analysis_pending: 0, actions: null },
@@ -206,7 +213,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("010-endpointing-mode"));
     const agents = new AgentsRepository(db);
     expect(await agents.findById("agent_1")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 500 });
     expect(await agents.findById("agent_2")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 1200 });
@@ -222,7 +229,7 @@ describe("database migrations", () => {
     await old.destroy();
 
     const db = openDatabase(file);
-    expect((await migrateToLatest(db)).applied).toEqual(["012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "018-canonical-phone-numbers"]);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("012-retention"));
     expect(await new AccountsRepository(db).findById("acct_1")).toMatchObject({ retention_days: null });
     const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT id FROM calls WHERE account_id = 'acct_1'
       AND (transcript IS NOT NULL OR recording_path IS NOT NULL OR analysis IS NOT NULL OR actions IS NOT NULL OR context <> '{}') AND created_at < 'z'`.execute(db);
