@@ -7,14 +7,15 @@ export const RESULT_COLUMNS = ["contact_id", "phone", "status", "reason", "attem
 /**
  * A campaign's results, one row per contact in calling order: its final (or current) status,
  * attempts, its last call with duration and outcome, then a column `extracted_data.<field>`
- * for every field any last call extracted (sorted by name). RFC 4180: CRLF line ends, fields
+ * for every field any last call extracted (sorted by name), unless `extractedData` is false
+ * (the reader may not read calls' content: see event-content.ts). RFC 4180: CRLF line ends, fields
  * quoted when they hold a comma, quote or line break. A value a spreadsheet would run as a
  * formula (starting with =, +, -, @, tab or CR) is prefixed with an apostrophe, except the
  * validated E.164 phone column, whose leading + only makes a number.
  */
-export function campaignResultsCsv(contacts: readonly ContactRecord[], lastCalls: ReadonlyMap<string, CallRecord>): string {
+export function campaignResultsCsv(contacts: readonly ContactRecord[], lastCalls: ReadonlyMap<string, CallRecord>, extractedData = true): string {
   const fields = new Set<string>();
-  for (const call of lastCalls.values()) for (const field of Object.keys(extracted(call))) fields.add(field);
+  if (extractedData) for (const call of lastCalls.values()) for (const field of Object.keys(extracted(call))) fields.add(field);
   const extraColumns = [...fields].sort();
   const lines = [[...RESULT_COLUMNS, ...extraColumns.map((f) => `extracted_data.${f}`)].map((h) => cell(h)).join(",")];
   for (const contact of contacts) {

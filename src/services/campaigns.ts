@@ -234,13 +234,13 @@ export class CampaignsService {
     return { ...page, data: page.data.map((contact) => ({ contact, calls: calls.filter((call) => call.contact_id === contact.id) })) };
   }
 
-  /** `results.csv`: see campaignResultsCsv. */
-  async resultsCsv(accountId: string, id: string): Promise<string> {
+  /** `results.csv`: see campaignResultsCsv; the extracted-data columns only for a reader that may read calls' content. */
+  async resultsCsv(accountId: string, id: string, options: { extractedData: boolean }): Promise<string> {
     const campaign = findOwned(await this.campaigns.findById(id), accountId, NOT_FOUND);
     const contacts = await this.contacts.list(campaign.id);
     const lastCalls = new Map<string, CallRecord>();
     for (const call of await this.calls.ofContacts(contacts.map((c) => c.id))) lastCalls.set(call.id, call);
-    return campaignResultsCsv(contacts, lastCalls);
+    return campaignResultsCsv(contacts, lastCalls, options.extractedData);
   }
 
   async list(accountId: string, filters: CampaignFilters, query: ListQuery) {

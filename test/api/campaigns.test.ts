@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertCallRow } from "../helpers/call-rows.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 let app: TestApp;
@@ -402,6 +403,25 @@ describe("campaign contacts, results and the do-not-call list: who can reach the
     expect((await app.request("GET", "/v1/campaigns/cmp_nope/results.csv", { key: acct.key })).status).toBe(404);
     const csv = await app.request("GET", `/v1/campaigns/${created.id}/results.csv`, { key: acct.key });
     expect(csv.status).toBe(200);
+  });
+
+  it("puts the calls' extracted data in results.csv only for a key that may also read calls", async () => {
+    const created = (await create({ name: "Results", contacts: contacts(1, 400) })).body;
+    const { db } = app.parley.services;
+    const contact = await db.selectFrom("campaign_contacts").select("id").where("campaign_id", "=", created.id).executeTakeFirstOrThrow();
+    const analysis = { source: "rules", summary: "s", outcome: "information_provided", success: true, sentiment: null, extracted_data: { patient_name: "Zebulon Quaxworth" } };
+    const call = await insertCallRow(db, { account_id: acct.id, agent_id: agentId, campaign_id: created.id, contact_id: contact.id, analysis: JSON.stringify(analysis) });
+    await db.updateTable("campaign_contacts").set({ call_id: call.id }).where("id", "=", contact.id).execute();
+    const results = async (permissions: string[]) => (await app.request("GET", `/v1/campaigns/${created.id}/results.csv`, { key: await app.key(acct.id, permissions) })).body as string;
+
+    const withCalls = await results(["campaigns:read", "calls:read"]);
+    expect(withCalls.split("\r\n")[0]).toMatch(/,extracted_data\.patient_name$/);
+    expect(withCalls).toContain("Zebulon Quaxworth");
+    // A key kept for running campaigns reads their progress, not what was said on the calls.
+    const campaignsOnly = await results(["campaigns:write"]);
+    expect(campaignsOnly.split("\r\n")[0]).toBe("contact_id,phone,status,reason,attempts,last_call_id,last_call_status,duration_seconds,outcome");
+    expect(campaignsOnly).not.toContain("Zebulon");
+    expect(campaignsOnly).toContain(call.id);
   });
 
   it("keeps each account's do-not-call list its own, validates numbers, and needs the calls permissions", async () => {

@@ -1,6 +1,7 @@
 import type { CampaignAction } from "../../services/campaigns.js";
 import type { Services } from "../../services/container.js";
 import { presentCampaign, presentCampaignContact, presentContactAttempt } from "../presenters/campaign.js";
+import { grants } from "../../services/permissions.js";
 import { defineRoute, type RouteSpec } from "../route.js";
 import { z } from "zod";
 import {
@@ -97,7 +98,7 @@ export function campaignRoutes({ campaigns }: Services): RouteSpec[] {
       method: "get",
       path: "/v1/campaigns/:campaign_id/results.csv",
       operationId: "getCampaignResults",
-      summary: "A campaign's results as CSV: one row per contact (status, attempts, last call, duration, outcome, extracted data)",
+      summary: "A campaign's results as CSV: one row per contact (status, attempts, last call, duration, outcome, and extracted data when the key also holds calls:read)",
       tag: "Campaigns",
       permission: "campaigns:read",
       params: campaignIdParam,
@@ -106,7 +107,7 @@ export function campaignRoutes({ campaigns }: Services): RouteSpec[] {
       fileName: (params) => `${params.campaign_id}-results.csv`,
       status: 200,
       errors: ["campaign_not_found", "unauthorized"],
-      handler: async ({ auth, params }) => campaigns.resultsCsv(auth.account.id, params.campaign_id),
+      handler: async ({ auth, params }) => campaigns.resultsCsv(auth.account.id, params.campaign_id, { extractedData: grants(auth.permissions, "calls:read") }),
     }),
     ...(["pause", "resume", "cancel"] as const).map((action) =>
       defineRoute({
