@@ -346,7 +346,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's events (what webhooks deliver), to catch up after downtime */
+        /** List the account's events (what webhooks deliver), to catch up after downtime; call content needs calls:read, appointment content appointments:read */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -432,7 +432,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A campaign's results as CSV: one row per contact (status, attempts, last call, duration, outcome, extracted data) */
+        /** A campaign's results as CSV: one row per contact (status, attempts, last call, duration, outcome, and extracted data when the key also holds calls:read) */
         get: operations["getCampaignResults"];
         put?: never;
         post?: never;
@@ -560,7 +560,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Reschedule or correct an appointment (only the given fields change) */
+        /** Reschedule or correct an appointment (only the given fields change; a new customer_phone, or a new date or time when the agent places reminder calls, needs calls:write too) */
         patch: operations["updateAppointment"];
         trace?: never;
     };
@@ -989,6 +989,7 @@ export interface operations {
                     }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
+                    reminder_call_inbound?: boolean;
                     personality?: string;
                     greeting?: string | null;
                 };
@@ -1038,6 +1039,8 @@ export interface operations {
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
+                        /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
+                        reminder_call_inbound: boolean;
                         created_at: string;
                         updated_at: string;
                     };
@@ -1146,6 +1149,8 @@ export interface operations {
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
+                        /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
+                        reminder_call_inbound: boolean;
                         created_at: string;
                         updated_at: string;
                         stats?: {
@@ -1338,6 +1343,7 @@ export interface operations {
                     }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
+                    reminder_call_inbound?: boolean;
                     personality?: string;
                     greeting?: string | null;
                 };
@@ -1387,6 +1393,8 @@ export interface operations {
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
+                        /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
+                        reminder_call_inbound: boolean;
                         created_at: string;
                         updated_at: string;
                     };
@@ -1578,7 +1586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error codes: invalid_request, invalid_phone_number, invalid_from_number, invalid_url */
+            /** @description Error codes: invalid_request, invalid_phone_number, invalid_from_number, invalid_url, url_unreachable */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,6 +3364,8 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** @description Content fields left out of data because the key lacks calls:read (call events) or appointments:read (appointment events); empty when none */
+                            withheld: string[];
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
@@ -3429,6 +3439,8 @@ export interface operations {
                         data: {
                             [key: string]: unknown;
                         };
+                        /** @description Content fields left out of data because the key lacks calls:read (call events) or appointments:read (appointment events); empty when none */
+                        withheld: string[];
                     };
                 };
             };
