@@ -48,6 +48,9 @@ export class CallContentRemoval {
   /**
    * Removes the call's content; then, unless `emptyWal` is false (the retention job empties it
    * once per batch), empties the WAL (see truncateWal: it never waits for another process).
+   * A call with nothing left to remove (deleted already) does not empty it again: each
+   * emptying holds the event loop for a few milliseconds, which repeated requests for the same
+   * call must not be able to multiply.
    */
   async remove(accountId: string, id: string, options: { emptyWal?: boolean } = {}): Promise<CallRecord> {
     const call = findOwned(await this.calls.findById(id), accountId, NOT_FOUND);
@@ -59,18 +62,21 @@ export class CallContentRemoval {
     // The recording goes first: a failure after it leaves less behind, never more.
     if (call.recording_path) await rm(call.recording_path, { force: true });
     const removed = { transcript: null, recording_path: null, analysis: null, outcome: null, actions: null, context: {}, updated_at: nowIso() };
+    let changed = call.transcript !== null || call.recording_path !== null || call.analysis !== null || call.outcome !== null || call.actions !== null || Object.keys(call.context).length > 0;
     await this.db.transaction().execute(async (trx) => {
       await this.calls.update(id, removed, trx);
       for (const event of await this.events.forCall(id, trx)) {
         const data = this.deps.events.withoutContent(event.name, event.data, call, { ...call, ...removed });
-        if (JSON.stringify(data) !== JSON.stringify(event.data)) await this.events.replaceData(event.id, data, trx);
+        if (JSON.stringify(data) === JSON.stringify(event.data)) continue;
+        await this.events.replaceData(event.id, data, trx);
+        changed = true;
       }
-      await this.copies.clearDeliveryResponses(id, trx);
-      await this.copies.clearWebCallTokenContext(id, trx);
+      if (await this.copies.clearDeliveryResponses(id, trx)) changed = true;
+      if (await this.copies.clearWebCallTokenContext(id, trx)) changed = true;
       // The contact may be called again (a retry): without its context from now on.
-      if (call.contact_id) await this.copies.clearContactContext(call.contact_id, trx);
+      if (call.contact_id && (await this.copies.clearContactContext(call.contact_id, trx))) changed = true;
     });
-    if (options.emptyWal !== false) await this.emptyWal();
+    if (changed && options.emptyWal !== false) await this.emptyWal();
     return (await this.calls.findById(id))!;
   }
 

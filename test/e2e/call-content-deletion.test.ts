@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CallsRepository } from "../../src/db/repositories/calls.js";
 import { insertCallRow } from "../helpers/call-rows.js";
@@ -213,5 +213,11 @@ describe("what DELETE /v1/calls/{id} leaves in the data files", () => {
     expect((await app.request("GET", contactsUrl, { key: owner.key })).body.data[0]).toMatchObject({ context: {}, phone: "+15005551002" });
     // ... and neither do the database's files, freed space and WAL included.
     expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual([]);
+
+    // Deleting again finds nothing to remove and does not empty the WAL again (each emptying
+    // holds the event loop a few milliseconds: repeated requests must not multiply them).
+    // The request's own write (the call's updated_at) stays in the WAL.
+    expect((await app.request("DELETE", `/v1/calls/${stored.id}`, { key: owner.key })).status).toBe(200);
+    expect(statSync(`${app.dataDir}/parley.db-wal`).size).toBeGreaterThan(0);
   });
 });

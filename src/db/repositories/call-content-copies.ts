@@ -13,19 +13,21 @@ import type { Db } from "../database.js";
 export class CallContentCopiesRepository {
   constructor(private readonly db: Db) {}
 
-  /** Empties the context of the campaign contact `contactId` (the call's own contact). */
-  async clearContactContext(contactId: string, db: Db = this.db): Promise<void> {
-    await db.updateTable("campaign_contacts").set({ context: "{}" }).where("id", "=", contactId).where("context", "<>", "{}").execute();
+  /** Empties the context of the campaign contact `contactId` (the call's own contact); true when it held one. */
+  async clearContactContext(contactId: string, db: Db = this.db): Promise<boolean> {
+    const result = await db.updateTable("campaign_contacts").set({ context: "{}" }).where("id", "=", contactId).where("context", "<>", "{}").executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
-  /** Empties the context of the web call token that gave `callId` its id, if any. */
-  async clearWebCallTokenContext(callId: string, db: Db = this.db): Promise<void> {
-    await db.updateTable("web_call_tokens").set({ context: "{}" }).where("call_id", "=", callId).where("context", "<>", "{}").execute();
+  /** Empties the context of the web call token that gave `callId` its id, if any; true when it held one. */
+  async clearWebCallTokenContext(callId: string, db: Db = this.db): Promise<boolean> {
+    const result = await db.updateTable("web_call_tokens").set({ context: "{}" }).where("call_id", "=", callId).where("context", "<>", "{}").executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
-  /** Forgets what receivers answered to the deliveries of the call's events (the attempts stay: time, status, error). */
-  async clearDeliveryResponses(callId: string, db: Db = this.db): Promise<void> {
-    await db
+  /** Forgets what receivers answered to the deliveries of the call's events (the attempts stay: time, status, error); true when there was any. */
+  async clearDeliveryResponses(callId: string, db: Db = this.db): Promise<boolean> {
+    const result = await db
       .updateTable("delivery_attempts")
       .set({ response_body: null })
       .where("response_body", "is not", null)
@@ -35,6 +37,7 @@ export class CallContentCopiesRepository {
           .select("deliveries.id")
           .where("deliveries.event_id", "in", (e) => e.selectFrom("events").select("events.id").where("events.call_id", "=", callId)),
       )
-      .execute();
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }
