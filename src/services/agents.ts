@@ -19,6 +19,8 @@ import type { VoiceCatalog } from "./voices.js";
 import type { AppointmentReminders } from "./appointment-reminders.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { CALL_OUTCOMES, type CallOutcome } from "../../engine/index.js";
+import { knownZone } from "../core/zoned-time.js";
+import { grants } from "./permissions.js";
 
 export interface AgentStats {
   total_calls: number;
@@ -45,7 +47,8 @@ export class AgentsService {
     this.calls = new CallsRepository(db);
   }
 
-  async create(account: AccountRecord, input: CreateAgentInput): Promise<AgentRecord> {
+  /** `permissions` are the calling key's: see `checkReminderCallSettings`. */
+  async create(account: AccountRecord, input: CreateAgentInput, permissions: readonly string[]): Promise<AgentRecord> {
     const at = nowIso();
     const endpointingMode = input.endpointing_mode ?? AGENT_DEFAULTS.endpointing_mode;
     const agent: AgentRecord = {
@@ -76,6 +79,7 @@ export class AgentsService {
       updated_at: at,
       deleted_at: null,
     };
+    checkReminderCallSettings(undefined, agent, permissions);
     await this.checkSettings(agent);
     const limit = this.deps.accounts.limitsOf(account).agents;
     const agentLimit: RowLimit = {
@@ -105,7 +109,7 @@ export class AgentsService {
     });
   }
 
-  async update(accountId: string, id: string, input: UpdateAgentInput): Promise<AgentRecord> {
+  async update(accountId: string, id: string, input: UpdateAgentInput, permissions: readonly string[]): Promise<AgentRecord> {
     const current = await this.get(accountId, id);
     const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<AgentRecord>;
     if (typeof patch.name === "string") patch.name = patch.name.trim();
@@ -115,6 +119,7 @@ export class AgentsService {
       patch.endpointing_ms = ENDPOINTING_MS_DEFAULTS[patch.endpointing_mode];
     }
     const next: AgentRecord = { ...current, ...patch };
+    checkReminderCallSettings(current, next, permissions);
     await this.checkSettings(next);
     if (patch.language !== undefined) patch.language = next.language;
     const at = nextUpdatedAt(current.updated_at);
@@ -184,4 +189,26 @@ export class AgentsService {
       throw ApiError.field("invalid_request", "reminder_call", "needs reminder_minutes_before: a reminder call is placed at the reminder's time");
     }
   }
+}
+
+/**
+ * An agent whose reminders call its customers places calls from the business's number: turning
+ * that on (`reminder_call`), widening it to inbound callers' caller IDs
+ * (`reminder_call_inbound`), or moving when the calls ring (`reminder_minutes_before`,
+ * `metadata.timezone`) while it is on, needs `calls:write` besides `agents:write` (403
+ * `forbidden` naming the fields), as aiming one appointment's reminder call does.
+ */
+function checkReminderCallSettings(current: AgentRecord | undefined, next: AgentRecord, permissions: readonly string[]): void {
+  if (!next.reminder_call || grants(permissions, "calls:write")) return;
+  const fields: string[] = [];
+  if (!current?.reminder_call) fields.push("reminder_call");
+  else {
+    if (next.reminder_call_inbound && !current.reminder_call_inbound) fields.push("reminder_call_inbound");
+    if (next.reminder_minutes_before !== current.reminder_minutes_before) fields.push("reminder_minutes_before");
+    if (knownZone(next.metadata.timezone) !== knownZone(current.metadata.timezone)) fields.push("metadata.timezone");
+  }
+  if (fields.length === 0) return;
+  throw new ApiError(403, "forbidden", `${fields.join(", ")}: this agent's reminders call its customers, so this change needs the 'calls:write' permission as well`, {
+    fields: fields.map((field) => ({ field, message: "needs calls:write" })),
+  });
 }

@@ -192,6 +192,34 @@ describe("reminder calls cannot be aimed by the wrong key, nor ring at the wrong
     expect((await patch(appointment.id, { customer_phone: null })).status).toBe(200);
   });
 
+  it("an agent's reminder calls are turned on, widened or moved only by a key that may place calls", async () => {
+    const builder = await app.key(acct.id, ["agents:write"]);
+    const body = { name: "Ava", system_prompt: "You book.", voice_id: "flite-slt", reminder_minutes_before: 60 };
+    const refusedFields = (res: { status: number; body: any }) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(errorOf(res as never).code).toBe("forbidden");
+      return errorOf(res as never).details.fields.map((f: { field: string }) => f.field);
+    };
+    expect(refusedFields(await app.request("POST", "/v1/agents", { key: builder, body: { ...body, reminder_call: true } }))).toEqual(["reminder_call"]);
+    const quiet = await app.request("POST", "/v1/agents", { key: builder, body });
+    expect(quiet.status).toBe(201);
+    const patch = (id: string, change: Record<string, unknown>, key = builder) => app.request("PATCH", `/v1/agents/${id}`, { key, body: change });
+    expect(refusedFields(await patch(quiet.body.id, { reminder_call: true }))).toEqual(["reminder_call"]);
+    // Reminders without calls stay the agent builder's to set.
+    expect((await patch(quiet.body.id, { reminder_minutes_before: 120, metadata: { timezone: "Europe/Paris" } })).status).toBe(200);
+
+    const calling = await agent({ reminder_minutes_before: 60, reminder_call: true, metadata: { timezone: "UTC" } });
+    expect(refusedFields(await patch(calling, { reminder_minutes_before: 5, reminder_call_inbound: true, metadata: { timezone: "Asia/Tokyo" } }))).toEqual([
+      "reminder_call_inbound",
+      "reminder_minutes_before",
+      "metadata.timezone",
+    ]);
+    // What does not move the calls (its name, its greeting, the same zone), or stops them, needs no more.
+    expect((await patch(calling, { name: "Ava B", first_message: "Hello!", metadata: { timezone: "UTC", business_name: "Acme" } })).status).toBe(200);
+    expect((await patch(calling, { reminder_call: false })).status).toBe(200);
+    expect((await patch(calling, { reminder_call: true }, await app.key(acct.id, ["agents:write", "calls:write"]))).status).toBe(200);
+  });
+
   it("wait for the callee's calling hours when they open before the appointment, and are not placed when they do not", async () => {
     now = Date.parse("2030-03-12T00:00:00.000Z");
     // New York is on daylight time from March 10, 2030 (UTC-4); a US number is read in the agent's zone.
@@ -280,7 +308,7 @@ describe("appointment reminders across a restart", () => {
   it("sends at the next start a reminder that fell due while the service was down, and never one twice", async () => {
     let parley = await start();
     const account = await parley.services.accounts.create({ name: "R", plan: "pro", credits: 10 });
-    const agentRecord = await parley.services.agents.create(account, { name: "A", system_prompt: "x", voice_id: "flite-slt", reminder_minutes_before: 60 } as never);
+    const agentRecord = await parley.services.agents.create(account, { name: "A", system_prompt: "x", voice_id: "flite-slt", reminder_minutes_before: 60 } as never, ["*"]);
     const early = await parley.services.appointments.create({ account_id: account.id, agent_id: agentRecord.id, date: "2030-03-01", time: "10:00" });
     const late = await parley.services.appointments.create({ account_id: account.id, agent_id: agentRecord.id, date: "2030-03-02", time: "10:00" });
     await parley.stop();

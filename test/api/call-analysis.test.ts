@@ -262,7 +262,7 @@ describe("call analysis written by a model", () => {
       system_prompt: "x",
       voice_id: "flite-slt",
       analysis_fields: [{ name: "mood", type: "enum", description: "The caller's mood", enum: ["calm", "rushed"] }],
-    } as never);
+    } as never, ["*"]);
     return { accountId: account.id, agentId: agent.id };
   }
 

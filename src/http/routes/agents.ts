@@ -28,7 +28,7 @@ export function agentRoutes({ agents }: Services): RouteSpec[] {
       response: agentSchema,
       status: 201,
       errors: ["invalid_request", "invalid_voice_id", "invalid_system_prompt", "invalid_language", "agent_limit_reached"],
-      handler: async ({ auth, body }) => presentAgent(await agents.create(auth.account, body)),
+      handler: async ({ auth, body }) => presentAgent(await agents.create(auth.account, body, auth.permissions)),
     }),
     defineRoute({
       method: "get",
@@ -81,7 +81,7 @@ export function agentRoutes({ agents }: Services): RouteSpec[] {
       response: agentSchema,
       status: 200,
       errors: ["agent_not_found", "unauthorized", "invalid_request", "invalid_voice_id", "invalid_system_prompt", "invalid_language", "invalid_status"],
-      handler: async ({ auth, params, body }) => presentAgent(await agents.update(auth.account.id, params.agent_id, body)),
+      handler: async ({ auth, params, body }) => presentAgent(await agents.update(auth.account.id, params.agent_id, body, auth.permissions)),
     }),
     defineRoute({
       method: "delete",
