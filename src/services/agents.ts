@@ -20,7 +20,7 @@ import type { AppointmentReminders } from "./appointment-reminders.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { CALL_OUTCOMES, type CallOutcome } from "../../engine/index.js";
 import { knownZone } from "../core/zoned-time.js";
-import { grants } from "./permissions.js";
+import { grants, needsPermissionToo } from "./permissions.js";
 
 export interface AgentStats {
   total_calls: number;
@@ -207,8 +207,5 @@ function checkReminderCallSettings(current: AgentRecord | undefined, next: Agent
     if (next.reminder_minutes_before !== current.reminder_minutes_before) fields.push("reminder_minutes_before");
     if (knownZone(next.metadata.timezone) !== knownZone(current.metadata.timezone)) fields.push("metadata.timezone");
   }
-  if (fields.length === 0) return;
-  throw new ApiError(403, "forbidden", `${fields.join(", ")}: this agent's reminders call its customers, so this change needs the 'calls:write' permission as well`, {
-    fields: fields.map((field) => ({ field, message: "needs calls:write" })),
-  });
+  if (fields.length > 0) throw needsPermissionToo("calls:write", fields, "this agent's reminders call its customers, so this change");
 }

@@ -17,7 +17,7 @@ import type { DestinationPolicy } from "./destination-policy.js";
 import type { DoNotCallService } from "./do-not-call.js";
 import type { Outbox } from "./outbox.js";
 import { appointmentEventData } from "./resource-event-data.js";
-import { nextReminderCallOpening, reminderCallOpen } from "./reminder-calling-hours.js";
+import { nextReminderCallOpening } from "./reminder-calling-hours.js";
 
 export const REMINDER_STATUSES = ["pending", "sent", "skipped"] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
@@ -210,11 +210,10 @@ export class AppointmentReminders {
     const account = await this.deps.accounts.find(accountId, trx);
     const calls = new CallsRepository(trx);
     if (!account || (await calls.countInStatus(accountId, "queued", trx)) >= this.deps.accounts.limitsOf(account).queuedCalls) return { refused: "rate_limit_exceeded" };
+    // The next opening is now itself while the hours are open.
     const now = this.config.now();
-    if (!reminderCallOpen(phone, agent.metadata, now)) {
-      const opening = nextReminderCallOpening(phone, agent.metadata, now);
-      return opening !== null && opening < appointmentStart(appointment, agent) ? { waitUntil: opening } : { refused: "outside_calling_hours" };
-    }
+    const opening = nextReminderCallOpening(phone, agent.metadata, now);
+    if (opening !== now) return opening !== null && opening < appointmentStart(appointment, agent) ? { waitUntil: opening } : { refused: "outside_calling_hours" };
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),

@@ -14,7 +14,7 @@ import { appointmentEventData } from "./resource-event-data.js";
 import { addDays, bookingRefusal, nearestFreeTimes, type BookingHours } from "./booking-calendar.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
 import { reminderFields } from "./appointment-reminders.js";
-import { grants } from "./permissions.js";
+import { grants, needsPermissionToo } from "./permissions.js";
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,
@@ -200,17 +200,13 @@ export class AppointmentsService {
   private async checkReminderCallChange(current: AppointmentRecord, input: UpdateAppointmentInput, permissions: readonly string[]): Promise<void> {
     if (grants(permissions, "calls:write")) return;
     if (input.customer_phone != null && input.customer_phone !== current.customer_phone) {
-      throw new ApiError(403, "forbidden", "customer_phone: a reminder call dials this number, so changing it needs the 'calls:write' permission as well", {
-        fields: [{ field: "customer_phone", message: "needs calls:write" }],
-      });
+      throw needsPermissionToo("calls:write", ["customer_phone"], "a reminder call dials this number, so changing it");
     }
     const moved = (["date", "time"] as const).filter((field) => input[field] !== undefined && input[field] !== current[field]);
     if (moved.length === 0 || !current.agent_id) return;
     const agent = await this.agents.findAnyById(current.agent_id);
     if (agent?.reminder_call && agent.reminder_minutes_before !== null) {
-      throw new ApiError(403, "forbidden", `${moved.join(", ")}: this agent places reminder calls, so moving the appointment (which moves its call) needs the 'calls:write' permission as well`, {
-        fields: moved.map((field) => ({ field, message: "needs calls:write" })),
-      });
+      throw needsPermissionToo("calls:write", moved, "this agent places reminder calls, so moving the appointment (which moves its call)");
     }
   }
 

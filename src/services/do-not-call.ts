@@ -102,4 +102,3 @@ export class DoNotCallService {
     return { id: newId("doNotCall"), account_id: accountId, phone_number: canonical(phoneNumber), source, call_id: callId, created_at: nowIso() };
   }
 }
-

@@ -58,7 +58,7 @@ export class RetentionJob {
     pass();
     this.timer = setInterval(pass, this.settings.intervalMs);
     this.timer.unref();
-    this.tokenTimer = setInterval(() => void this.forgetExpiredTokens().catch((err: unknown) => this.deps.logger.error({ err }, "web call token sweep failed")), TOKEN_SWEEP_MS);
+    this.tokenTimer = setInterval(() => void this.forgetExpiredTokens(), TOKEN_SWEEP_MS);
     this.tokenTimer.unref();
   }
 
@@ -81,7 +81,7 @@ export class RetentionJob {
   private async pass(): Promise<RetentionPass> {
     const started = this.settings.now();
     const result: RetentionPass = { removed: {}, total: 0, failed: 0 };
-    await this.forgetExpiredTokens().catch((err: unknown) => this.deps.logger.error({ err }, "web call token sweep failed"));
+    await this.forgetExpiredTokens();
     for (const account of await this.deps.accounts.list()) {
       const days = this.deps.accounts.retentionDaysOf(account);
       if (days === null || this.stopped) continue;
@@ -96,9 +96,13 @@ export class RetentionJob {
     return result;
   }
 
-  /** Empties the context of expired web call tokens, then the WAL if any changed. */
+  /** Empties the context of expired web call tokens, then the WAL if any changed; a failure is logged, never thrown. */
   private async forgetExpiredTokens(): Promise<void> {
-    if ((await forgetExpiredWebCallTokens(this.db, this.settings.now())) > 0) await this.deps.callContent.emptyWal();
+    try {
+      if ((await forgetExpiredWebCallTokens(this.db, this.settings.now())) > 0) await this.deps.callContent.emptyWal();
+    } catch (err) {
+      this.deps.logger.error({ err }, "web call token sweep failed");
+    }
   }
 
   private async removeOlderThan(accountId: string, before: string, result: RetentionPass): Promise<number> {

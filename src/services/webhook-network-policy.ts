@@ -157,11 +157,12 @@ export const UNREACHABLE_MESSAGE = "cannot be reached from this server";
 /**
  * The URL's host, checked before anything connects: an IP literal directly (connections to a
  * literal never ask `lookup`), a name by resolving it. Throws 400 `invalid_url` (on `field`)
- * when an address is refused, naming why for a literal (the client wrote it), not for a name. A name that does not resolve (or resolves to nothing) is
- * 400 `url_unreachable` when `mustResolve`, with the same bare message as a failed connection:
- * which names this server's DNS knows (a split-horizon or cluster DNS) describes the network it
- * sits in. Without `mustResolve` it passes: each delivery attempt's `guardedLookup` judges
- * whatever it resolves to then.
+ * when an address is refused, naming why for a literal (the client wrote it), not for a name.
+ * A name that does not resolve (or resolves to nothing) is 400 `url_unreachable` when
+ * `mustResolve`, with the same bare message as a failed connection: which names this server's
+ * DNS knows (a split-horizon or cluster DNS) describes the network it sits in. Without
+ * `mustResolve` it passes: each delivery attempt's `guardedLookup` judges whatever it resolves
+ * to then.
  */
 export async function checkWebhookTarget(url: URL, policy: WebhookNetworkPolicy, field = "url", options: { mustResolve: boolean } = { mustResolve: true }): Promise<void> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");

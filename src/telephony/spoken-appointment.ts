@@ -22,13 +22,17 @@ function words(text: string): string[] {
   return text.trim().split(/\s+/).filter(Boolean);
 }
 
+/** `text`'s words joined by single spaces when there are 1 to `maxWords`, each a `word`, `maxLength` characters in all; else null. */
+function boundedPhrase(text: string, word: RegExp, maxWords: number, maxLength: number): string | null {
+  const parts = words(text);
+  if (parts.length === 0 || parts.length > maxWords || !parts.every((w) => word.test(w))) return null;
+  const phrase = parts.join(" ");
+  return phrase.length <= maxLength ? phrase : null;
+}
+
 /** The customer's name as a reminder call may say it, or null when it is not name-like. */
 export function spokenName(name: string | null): string | null {
-  if (!name) return null;
-  const parts = words(name);
-  if (parts.length === 0 || parts.length > MAX_NAME_WORDS || !parts.every((w) => NAME_WORD.test(w))) return null;
-  const spoken = parts.join(" ");
-  return spoken.length <= MAX_NAME_LENGTH ? spoken : null;
+  return name ? boundedPhrase(name, NAME_WORD, MAX_NAME_WORDS, MAX_NAME_LENGTH) : null;
 }
 
 /** The first word of the customer's spoken name ("Hi Ada"), or null. */
@@ -42,8 +46,5 @@ export function spokenService(service: string | null, agentMetadata: Record<stri
   const said = words(service).join(" ").toLowerCase();
   const listed = readServices(agentMetadata.services);
   if (listed.length > 0) return listed.find((s) => words(s.name).join(" ").toLowerCase() === said)?.name ?? null;
-  const parts = words(service);
-  if (parts.length === 0 || parts.length > MAX_SERVICE_WORDS || !parts.every((w) => SERVICE_WORD.test(w))) return null;
-  const spoken = parts.join(" ");
-  return spoken.length <= MAX_SERVICE_LENGTH ? spoken : null;
+  return boundedPhrase(service, SERVICE_WORD, MAX_SERVICE_WORDS, MAX_SERVICE_LENGTH);
 }

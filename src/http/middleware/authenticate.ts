@@ -18,6 +18,11 @@ function setRateHeaders(res: Response, d: RateDecision): void {
   res.setHeader("X-RateLimit-Reset", String(d.resetAt));
 }
 
+/** The key an `Authorization: Bearer <key>` header holds; undefined when there is none or it is malformed. */
+export function bearerKey(req: Request): string | undefined {
+  return req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 /**
  * Resolves the bearer key and applies the account's rate limit (headers on every response).
  * Requests without a valid key count against their client address (an IPv6 client by its
@@ -30,13 +35,12 @@ export function authenticate(deps: {
   anonymousLimit: number;
 }) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const header = req.headers.authorization;
-    const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+    const presented = bearerKey(req);
     try {
-      if (header !== undefined && !match) {
+      if (req.headers.authorization !== undefined && presented === undefined) {
         throw new ApiError(401, "invalid_api_key", "Malformed Authorization header: expected 'Bearer <key>'");
       }
-      const { key, account } = await deps.apiKeys.authenticate(match?.[1]);
+      const { key, account } = await deps.apiKeys.authenticate(presented);
       const decision = deps.limiter.hit(`account:${account.id}`, deps.accounts.limitsOf(account).requestsPerMinute);
       setRateHeaders(res, decision);
       if (!decision.allowed) throw rateLimitExceeded(decision, "requests");

@@ -4,12 +4,8 @@ import type { Logger } from "pino";
 import { ApiError } from "../../core/api-error.js";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyKeysRepository, type IdempotencyScope } from "../../db/repositories/idempotency-keys.js";
 import { openSecretFields, sealSecretFields, type StoredResponse } from "../idempotency-secrets.js";
+import { bearerKey } from "./authenticate.js";
 const MAX_KEY_LENGTH = 255;
-
-/** The caller's API key as authenticate read it (only its hash is stored, so it can seal what the database must not reveal). */
-function presentedKey(req: Request): string | undefined {
-  return req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-}
 
 /**
  * `Idempotency-Key` on POST: keys are scoped to account + method + path; the same key with
@@ -38,7 +34,8 @@ export function idempotency(keys: IdempotencyKeysRepository, logger: Logger): (s
         }
         const scope: IdempotencyScope = { account_id: req.auth.account.id, method: req.method, path: req.path, idempotency_key: key };
         const sealScope = [scope.account_id, scope.method, scope.path, scope.idempotency_key];
-        const apiKey = presentedKey(req);
+        // The caller's API key as authenticate read it: only its hash is stored, so it can seal what the database must not reveal.
+        const apiKey = bearerKey(req);
         const bodyHash = createHash("sha256").update(req.rawBody ?? Buffer.alloc(0)).digest("hex");
         const now = Date.now();
 
