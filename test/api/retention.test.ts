@@ -10,7 +10,7 @@ import type { CallTable } from "../../src/db/schema.js";
 import { startParley } from "../../src/main.js";
 import { recordingsDir } from "../../src/services/recording-files.js";
 import { runAdmin } from "../helpers/admin-cli.js";
-import { insertCallRow } from "../helpers/call-rows.js";
+import { deliveryAnswersOf, insertCallRow } from "../helpers/call-rows.js";
 import { stringsInDataFiles } from "../helpers/data-file-grep.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { logLines } from "../helpers/log-lines.js";
@@ -249,13 +249,7 @@ describe("what the pass leaves in the data files", () => {
       expect((await app.request("GET", `/v1/campaigns/${campaign.body.id}/contacts`, { key: acct.key })).body.data[0].context).toEqual({});
       // The expired token's use is still refused as expired (the row stays an hour), without its context.
       expect((await db.selectFrom("web_call_tokens").select("context").where("call_id", "=", token.body.call_id).executeTakeFirstOrThrow()).context).toBe("{}");
-      const answers = await db
-        .selectFrom("delivery_attempts")
-        .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
-        .innerJoin("events", "events.id", "deliveries.event_id")
-        .select(["delivery_attempts.response_body", "delivery_attempts.status_code"])
-        .where("events.call_id", "=", call.id)
-        .execute();
+      const answers = await deliveryAnswersOf(db, [call.id]);
       expect(answers.length).toBeGreaterThan(0);
       expect(answers.filter((a) => a.response_body !== null)).toEqual([]);
       expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual([]);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CallsRepository } from "../../src/db/repositories/calls.js";
-import { insertCallRow } from "../helpers/call-rows.js";
+import { deliveryAnswersOf, insertCallRow } from "../helpers/call-rows.js";
 import { stringsInDataFiles } from "../helpers/data-file-grep.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -200,13 +200,7 @@ describe("what DELETE /v1/calls/{id} leaves in the data files", () => {
     expect((await db.selectFrom("campaign_contacts").select("context").where("campaign_id", "=", campaign.body.id).executeTakeFirstOrThrow()).context).toBe("{}");
     expect((await db.selectFrom("web_call_tokens").select("context").where("call_id", "=", issued.body.call_id).executeTakeFirstOrThrow()).context).toBe("{}");
     // (The answers to the campaign's own events, not a call's, stay.)
-    const answers = await db
-      .selectFrom("delivery_attempts")
-      .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
-      .innerJoin("events", "events.id", "deliveries.event_id")
-      .select(["delivery_attempts.response_body", "delivery_attempts.status_code"])
-      .where("events.call_id", "in", calls)
-      .execute();
+    const answers = await deliveryAnswersOf(db, calls);
     expect(answers.filter((a) => a.status_code === 200).length).toBeGreaterThan(0);
     expect(answers.filter((a) => a.response_body !== null)).toEqual([]);
     // ... the API shows none of it (the contact's context is gone with the call's)...

@@ -46,3 +46,14 @@ export async function insertCallRow(
   await db.insertInto("calls").values(full).execute();
   return full;
 }
+
+/** What receivers answered to the deliveries of these calls' events (status and stored body of each attempt). */
+export function deliveryAnswersOf(db: Db, callIds: readonly string[]): Promise<Array<{ response_body: string | null; status_code: number | null }>> {
+  return db
+    .selectFrom("delivery_attempts")
+    .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
+    .innerJoin("events", "events.id", "deliveries.event_id")
+    .select(["delivery_attempts.response_body", "delivery_attempts.status_code"])
+    .where("events.call_id", "in", callIds)
+    .execute();
+}
