@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../engine/audio/audio-frame.js";
 import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipCallTransport } from "../../engine/transports/sip/sip-call-transport.js";
-import { IncomingCall, SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
+import type { IncomingCall } from "../../engine/transports/sip/incoming-call.js";
+import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
 
 /**

@@ -2,24 +2,18 @@ import { randomInt } from "node:crypto";
 import dgram, { type Socket } from "node:dgram";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { EventEmitter } from "eventemitter3";
-import { systemClock, type Clock, type TimerHandle } from "../../audio/clock.js";
-import type { DigestCredentials } from "./digest-auth.js";
-import { RtpSession } from "./rtp-session.js";
-import { SdpError } from "./sdp-error.js";
-import { answerOffer, createOffer, readAnswer, type LocalMedia, type NegotiatedMedia } from "./sdp-negotiation.js";
-import { parseSdp, writeSdp } from "./sdp.js";
-import { ALLOWED_METHODS, respond, SipCall, SipCallError, type SipCallHost } from "./sip-call.js";
-import { createCallId, createTag, dialogKey, SipDialog, uriDestination, viaFor, type LocalEndpoint } from "./sip-dialog.js";
-import { SipHeaders } from "./sip-headers.js";
-import { parseNameAddress } from "./sip-header-values.js";
-import { buildResponse, getCallId, getCSeq, getFrom, getTo, type SipRequest, type SipResponse } from "./sip-message.js";
-import { parseSipUri } from "./sip-uri.js";
-import { OVERLOADED, TransactionLayer, WITHIN_CALL, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
-import { DEFAULT_TRANSACTION_TIMERS, type ClientTransactionUser, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
-import { TrunkCredentials } from "./trunk-credentials.js";
-import type { InviteClientTransaction } from "./invite-client-transaction.js";
+import { systemClock, type Clock } from "../../audio/clock.js";
+import type { SentAck } from "./call-setup-host.js";
+import { IncomingCall, type IncomingCallHost } from "./incoming-call.js";
 import type { InviteServerTransaction } from "./invite-server-transaction.js";
+import { OutgoingCall, type OutgoingCallHost, type OutgoingCallOptions } from "./outgoing-call.js";
+import { RtpSession } from "./rtp-session.js";
+import type { LocalMedia } from "./sdp-negotiation.js";
+import { ALLOWED_METHODS, respond, type SipCall } from "./sip-call.js";
+import { dialogKey, type LocalEndpoint } from "./sip-dialog.js";
+import { getCallId, getCSeq, getFrom, getTo, type SipRequest } from "./sip-message.js";
+import { OVERLOADED, TransactionLayer, WITHIN_CALL, type IncomingRequest, type Refusal, type TransactionUser } from "./transaction-layer.js";
+import { DEFAULT_TRANSACTION_TIMERS, type SipAddress, type TransactionTimerConfig } from "./transaction.js";
 
 export interface SipUserAgentOptions {
   /** Address to bind the SIP socket (and RTP sockets) to. */
@@ -51,25 +45,10 @@ export interface SipUserAgentOptions {
 /** Default cap on calls (each holds an RTP socket and a jitter buffer): far above what one node runs, low enough to bound a flood. */
 export const DEFAULT_MAX_CALLS = 200;
 
-export interface OutgoingCallOptions {
-  /** The callee's URI, e.g. `sip:+15551234@trunk.example.com`. */
-  to: string;
-  /** Our From URI or just a number (default `sip:parley@<our address>`). */
-  from?: string;
-  /** Where the INVITE goes (the trunk); default: the `to` URI's host and port. */
-  target?: SipAddress;
-  /** Give up ringing after this long (CANCEL, rejects with outcome `no_answer`). */
-  timeoutMs?: number;
-  /**
-   * Answers 401/407 Digest challenges to the INVITE and to our later requests in the call (a
-   * trunk account), only when they come from `target` (see TrunkCredentials).
-   */
-  credentials?: DigestCredentials;
-}
-
 /**
  * A SIP user agent over one UDP socket: the transaction layer, the dialogs of its calls, inbound
- * INVITEs handed to `onInvite` as IncomingCalls, and outbound calls (`invite`). OPTIONS outside a
+ * INVITEs handed to `onInvite` as IncomingCalls (incoming-call.ts), and outbound calls (`invite`,
+ * an OutgoingCall: outgoing-call.ts); this file routes requests to them. OPTIONS outside a
  * dialog get 200; requests for unknown dialogs get 481. Outbound calls answer Digest challenges
  * when given credentials; no registration, no challenging of inbound requests, no TCP.
  *
@@ -77,13 +56,13 @@ export interface OutgoingCallOptions {
  * past the caps on calls and transactions are answered statelessly (403, 481, 503) and leave
  * nothing behind.
  */
-export class SipUserAgent implements SipCallHost {
+export class SipUserAgent implements IncomingCallHost, OutgoingCallHost {
   readonly layer: TransactionLayer;
   readonly clock: Clock;
   readonly timers: Readonly<TransactionTimerConfig>;
   readonly endpoint: LocalEndpoint;
   private readonly calls = new Map<string, SipCall>();
-  private readonly acks = new Map<string, { ack: SipRequest; destination: SipAddress }>();
+  private readonly acks = new Map<string, SentAck>();
   private readonly pending = new Map<InviteServerTransaction, IncomingCall>();
   private closed = false;
 
@@ -167,7 +146,7 @@ export class SipUserAgent implements SipCallHost {
   }
 
   /** @internal */
-  register(call: SipCall, ack?: { ack: SipRequest; destination: SipAddress }): void {
+  register(call: SipCall, ack?: SentAck): void {
     this.calls.set(call.dialog.id, call);
     if (ack) this.acks.set(call.dialog.id, ack);
   }
@@ -271,341 +250,5 @@ export class SipUserAgent implements SipCallHost {
     } catch {
       if (call.state === "pending") call.reject(500, "Server Internal Error");
     }
-  }
-}
-
-export const INCOMING_CALL_STATES = ["pending", "answering", "answered", "rejected", "cancelled"] as const;
-export type IncomingCallState = (typeof INCOMING_CALL_STATES)[number];
-
-/**
- * An inbound INVITE waiting for a decision. `answer()` opens RTP, answers the SDP offer (or
- * offers in the 200 when the INVITE had none), sends 200 and resolves once the ACK arrives;
- * `reject()` sends a final error. A CANCEL before the answer gets the INVITE a 487 and emits
- * `cancelled`.
- */
-export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
-  readonly callId: string;
-  /** The caller's number or user (From). */
-  readonly from: string;
-  /** The dialled number (Request-URI user, else To user). */
-  readonly to: string;
-  private current: IncomingCallState = "pending";
-  private readonly tag = createTag();
-
-  constructor(
-    private readonly ua: SipUserAgent,
-    readonly request: SipRequest,
-    /** @internal */
-    readonly transaction: InviteServerTransaction,
-    /** Where the INVITE came from. */
-    readonly source: SipAddress,
-  ) {
-    super();
-    this.callId = getCallId(request);
-    this.from = getFrom(request).uri.user ?? "";
-    let dialled: string | undefined;
-    try {
-      dialled = parseSipUri(request.uri).user;
-    } catch {
-      dialled = undefined;
-    }
-    this.to = dialled ?? getTo(request).uri.user ?? "";
-  }
-
-  get state(): IncomingCallState {
-    return this.current;
-  }
-
-  get cancelled(): boolean {
-    return this.current === "cancelled";
-  }
-
-  /** Sends 180 Ringing. */
-  ring(): void {
-    if (this.current === "pending" || this.current === "answering") this.send(180, "Ringing");
-  }
-
-  reject(status = 486, reason = "Busy Here"): void {
-    if (this.current !== "pending") throw new Error(`cannot reject a call that is ${this.current}`);
-    this.current = "rejected";
-    this.ua.settled(this);
-    this.send(status, reason);
-  }
-
-  async answer(options: { ring?: boolean } = {}): Promise<SipCall> {
-    if (this.current !== "pending") throw new Error(`cannot answer a call that is ${this.current}`);
-    this.current = "answering";
-    if (options.ring) this.ring();
-    const rtp = await this.ua.openRtp().catch((error: unknown) => {
-      this.fail(500, "Server Internal Error");
-      throw error;
-    });
-    if (this.current !== "answering") {
-      await rtp.close();
-      throw new SipCallError("cancelled", 487, "the caller cancelled");
-    }
-    const local = this.ua.localMedia(rtp.localPort);
-    let body: string;
-    let media: NegotiatedMedia | undefined;
-    let dialog: SipDialog;
-    try {
-      if (this.request.body.byteLength > 0) {
-        const negotiated = answerOffer(parseSdp(this.request.body.toString("utf8")), local);
-        media = negotiated.media;
-        body = writeSdp(negotiated.answer);
-      } else {
-        body = writeSdp(createOffer(local));
-      }
-      dialog = SipDialog.forIncomingInvite(this.request, this.tag, this.ua.endpoint);
-    } catch (error) {
-      await rtp.close();
-      const status = error instanceof SdpError && error.reason !== "malformed" ? 488 : 400;
-      this.fail(status, status === 488 ? "Not Acceptable Here" : "Bad Request");
-      throw new SipCallError("failed", status, error instanceof Error ? error.message : String(error));
-    }
-    const call = new SipCall(this.ua, dialog, rtp, { direction: "inbound", remoteNumber: this.from, localNumber: this.to, localMedia: local });
-    if (media) rtp.start(media, this.source.address);
-    this.ua.register(call);
-    const response = buildResponse(this.request, 200, "OK", {
-      toTag: this.tag,
-      headers: [
-        ...this.request.headers.getAll("Record-Route").map((route) => ["Record-Route", route] as const),
-        ["Contact", this.ua.endpoint.contact],
-        ["Allow", ALLOWED_METHODS],
-        ["Content-Type", "application/sdp"],
-      ],
-      body: Buffer.from(body),
-    });
-    this.current = "answered";
-    this.ua.settled(this);
-    this.transaction.respond(response);
-    let ack: SipRequest;
-    try {
-      ack = await call.waitForAck(response, this.transaction.responseDestination);
-    } catch (error) {
-      await call.hangUp();
-      throw error;
-    }
-    if (!media) {
-      try {
-        rtp.start(readAnswer(parseSdp(ack.body.toString("utf8"))), this.source.address);
-      } catch {
-        await call.hangUp();
-        throw new SipCallError("failed", 488, "the ACK carried no usable SDP answer");
-      }
-    }
-    return call;
-  }
-
-  /** @internal A CANCEL matched this INVITE. */
-  cancel(): void {
-    if (this.current !== "pending" && this.current !== "answering") return;
-    this.current = "cancelled";
-    this.ua.settled(this);
-    this.send(487, "Request Terminated");
-    this.emit("cancelled");
-  }
-
-  private fail(status: number, reason: string): void {
-    if (this.current !== "answering") return;
-    this.current = "rejected";
-    this.ua.settled(this);
-    this.send(status, reason);
-  }
-
-  private send(status: number, reason: string): void {
-    this.transaction.respond(buildResponse(this.request, status, reason, { toTag: this.tag }));
-  }
-}
-
-/**
- * An outbound call being set up. `result` resolves with the SipCall on a 2xx (after the ACK is
- * sent and the SDP answer applied) or rejects with a SipCallError: `busy` (486/600),
- * `no_answer` (408/480, or `timeoutMs`), `cancelled` (487 after `cancel()`), `rejected`, `timeout`.
- * With `credentials`, a 401/407 from the target (the trunk) is answered by the INVITE again with
- * the next CSeq, a new branch and the Digest answer (RFC 3261 22.2); a challenge from anywhere
- * else, or a second one of the same kind (the credentials were refused), rejects, so a wrong
- * password never loops.
- */
-export class OutgoingCall extends EventEmitter<{ ringing: (status: number) => void; progress: (status: number, reason: string) => void }> {
-  readonly callId: string;
-  readonly result: Promise<SipCall>;
-  /** The INVITE of the current transaction: the latest, after a challenge. */
-  private invite: SipRequest | undefined;
-  private transaction: InviteClientTransaction | undefined;
-  private target: SipAddress | undefined;
-  private credentials: TrunkCredentials | undefined;
-  private transactionUser: ClientTransactionUser | undefined;
-  private provisional = false;
-  private cancelRequested = false;
-  private cancelSent = false;
-  private noAnswer = false;
-  private finished = false;
-  private timer: TimerHandle | undefined;
-  private abort: ((error: Error) => void) | undefined;
-
-  constructor(
-    private readonly ua: SipUserAgent,
-    private readonly options: OutgoingCallOptions,
-  ) {
-    super();
-    this.callId = createCallId(ua.endpoint.address);
-    this.result = this.run();
-    this.result.catch(() => undefined);
-  }
-
-  /** Gives up: CANCEL once the far end has sent a provisional response (RFC 3261 9.1). */
-  cancel(): void {
-    if (this.finished) return;
-    this.cancelRequested = true;
-    if (this.provisional) this.sendCancel();
-  }
-
-  private async run(): Promise<SipCall> {
-    const to = parseNameAddress(this.options.to);
-    const from = this.options.from ?? "parley";
-    const fromUri = /^(sips?|tel):/i.test(from) ? from : `sip:${from}@${this.ua.endpoint.address}`;
-    const target = this.options.target ?? uriDestination(to.uri);
-    // Resolved once: a challenge must come back from the very address the INVITE went to.
-    const address = await this.ua.resolve(target.address).catch((error: unknown) => {
-      throw new SipCallError("failed", 503, `cannot resolve ${target.address}: ${(error as Error).message}`);
-    });
-    this.target = { address, port: target.port };
-    if (this.options.credentials) this.credentials = new TrunkCredentials(this.options.credentials, { host: target.address, address });
-    const rtp = await this.ua.openRtp();
-    if (this.cancelRequested) {
-      await rtp.close();
-      throw new SipCallError("cancelled", 487, "cancelled before the INVITE was sent");
-    }
-    const local = this.ua.localMedia(rtp.localPort);
-    const headers = new SipHeaders()
-      .append("Via", viaFor(this.ua.endpoint))
-      .append("Max-Forwards", "70")
-      .append("From", `<${fromUri}>;tag=${createTag()}`)
-      .append("To", `<${this.options.to.replace(/^<|>$/g, "")}>`)
-      .append("Call-ID", this.callId)
-      .append("CSeq", `${randomInt(1, 2 ** 20)} INVITE`)
-      .append("Contact", this.ua.endpoint.contact)
-      .append("Allow", ALLOWED_METHODS)
-      .append("User-Agent", "Parley")
-      .append("Content-Type", "application/sdp");
-    const invite: SipRequest = { kind: "request", method: "INVITE", uri: this.options.to.replace(/^<|>$/g, ""), headers, body: Buffer.from(writeSdp(createOffer(local))) };
-    if (this.options.timeoutMs !== undefined) {
-      this.timer = this.ua.clock.setTimeout(() => {
-        this.noAnswer = true;
-        this.cancel();
-      }, this.options.timeoutMs);
-    }
-    try {
-      return await new Promise<SipCall>((resolve, reject) => {
-        this.abort = reject;
-        this.transactionUser = {
-          response: (response, source) => {
-            try {
-              this.onResponse(response, source, rtp, local, resolve, reject);
-            } catch (error) {
-              reject(error as Error);
-            }
-          },
-          failed: (reason) => reject(new SipCallError(this.noAnswer ? "no_answer" : reason === "timeout" ? "timeout" : "failed", 408, `INVITE ${reason}`)),
-        };
-        this.send(invite);
-      });
-    } catch (error) {
-      await rtp.close();
-      throw error;
-    } finally {
-      this.finished = true;
-      if (this.timer !== undefined) this.ua.clock.clearTimeout(this.timer);
-    }
-  }
-
-  /** Starts the INVITE transaction for `invite`, which becomes the current one (the one CANCEL targets). */
-  private send(invite: SipRequest): void {
-    this.invite = invite;
-    this.provisional = false;
-    this.transaction = this.ua.layer.sendRequest(invite, this.target!, this.transactionUser!) as InviteClientTransaction;
-  }
-
-  private onResponse(response: SipResponse, source: SipAddress, rtp: RtpSession, local: LocalMedia, resolve: (call: SipCall) => void, reject: (error: Error) => void): void {
-    const invite = this.invite!;
-    if (response.status < 200) {
-      this.provisional = true;
-      this.emit("progress", response.status, response.reason);
-      if (response.status === 180 || response.status === 183) this.emit("ringing", response.status);
-      if (this.cancelRequested) this.sendCancel();
-      return;
-    }
-    if (response.status >= 300) {
-      if (this.authenticate(response, source, reject)) return;
-      const error = SipCallError.fromStatus(response.status, response.reason);
-      return reject(this.noAnswer && error.outcome === "cancelled" ? new SipCallError("no_answer", 408, "no answer") : error);
-    }
-    const dialog = SipDialog.forAnsweredInvite(invite, response, this.ua.endpoint);
-    const ack = dialog.createRequest("ACK", { seq: getCSeq(invite).seq });
-    const destination = dialog.destination;
-    void Promise.resolve(this.ua.layer.sendStateless(ack, destination)).catch(() => undefined);
-    const remoteNumber = parseNameAddress(this.options.to).uri.user ?? "";
-    const credentials = this.credentials;
-    const call = new SipCall(this.ua, dialog, rtp, { direction: "outbound", remoteNumber, localNumber: dialog.local.uri.user ?? "", localMedia: local, ...(credentials ? { credentials } : {}) });
-    this.ua.register(call, { ack, destination });
-    if (this.cancelRequested) {
-      void call.hangUp();
-      return reject(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 487, "answered after CANCEL; hung up"));
-    }
-    try {
-      rtp.start(readAnswer(parseSdp(response.body.toString("utf8"))), source.address);
-    } catch (error) {
-      void call.hangUp();
-      return reject(new SipCallError("failed", 488, `unusable SDP answer: ${error instanceof Error ? error.message : String(error)}`));
-    }
-    resolve(call);
-  }
-
-  /**
-   * A 401/407 we can answer: sends the INVITE again with the challenge answered (the
-   * transaction has ACKed the challenge), keeping earlier answers, as a proxy and the trunk may
-   * each challenge (22.3). True when the response is dealt with (also when we were cancelled meanwhile).
-   */
-  private authenticate(response: SipResponse, source: SipAddress, reject: (error: Error) => void): boolean {
-    const previous = this.invite!;
-    const answer = this.credentials?.answer(response, previous, this.target!, source);
-    // Challenged again for a kind we answered: the credentials were refused.
-    if (!answer || previous.headers.has(answer[0])) return false;
-    if (this.cancelRequested) {
-      reject(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 487, "cancelled before the authenticated INVITE was sent"));
-      return true;
-    }
-    const headers = previous.headers
-      .clone()
-      .set("Via", viaFor(this.ua.endpoint))
-      .set("CSeq", `${getCSeq(previous).seq + 1} INVITE`)
-      .append(...answer);
-    this.send({ ...previous, headers });
-    return true;
-  }
-
-  private sendCancel(): void {
-    const invite = this.invite;
-    if (this.cancelSent || !invite || this.finished) return;
-    this.cancelSent = true;
-    const headers = new SipHeaders()
-      .append("Via", invite.headers.get("Via") ?? "")
-      .set("Route", ...invite.headers.getAll("Route"))
-      .append("Max-Forwards", "70")
-      .append("From", invite.headers.get("From") ?? "")
-      .append("To", invite.headers.get("To") ?? "")
-      .append("Call-ID", this.callId)
-      .append("CSeq", `${getCSeq(invite).seq} CANCEL`);
-    const cancel: SipRequest = { kind: "request", method: "CANCEL", uri: invite.uri, headers, body: Buffer.alloc(0) };
-    const transaction = this.transaction;
-    this.ua.layer.sendRequest(cancel, transaction?.destination ?? uriDestination(parseSipUri(invite.uri)), { response: () => undefined, failed: () => undefined });
-    // RFC 3261 9.1: without a final response 64*T1 after the CANCEL, the INVITE transaction is given up.
-    this.ua.clock.setTimeout(() => {
-      if (!this.finished && transaction) {
-        transaction.terminate();
-        this.abort?.(new SipCallError(this.noAnswer ? "no_answer" : "cancelled", 408, "no final response after CANCEL"));
-      }
-    }, 64 * this.ua.timers.t1);
   }
 }
