@@ -1,5 +1,3 @@
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { EventEmitter } from "eventemitter3";
 import { FRAME_MS, durationMs, type AudioFrame } from "./audio/audio-frame.js";
 import { CallerInputBudget, MAX_QUEUED_INPUT_MS } from "./audio/caller-input-budget.js";
@@ -14,11 +12,11 @@ import { isRetryable, ProviderError } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import { AgentPlayout, type TurnAudio } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
-import { CallRecorder } from "./recording/call-recorder.js";
 import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
+import { RecordingTap } from "./session/recording-tap.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import { isBackchannel } from "./turn/backchannel.js";
@@ -204,11 +202,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
-  private recorder: CallRecorder | undefined;
-  /** The recording file being opened: the end of the call waits for it, to close it. */
-  private recorderOpening: Promise<void> | undefined;
-  /** A recording given up on after a failed write: its file is being closed and deleted. */
-  private recorderDiscarding: Promise<void> | undefined;
+  private readonly recording: RecordingTap;
   private startedAt = 0;
   /** Caller audio received so far, in ms: the input timeline. */
   private inputMs = 0;
@@ -260,6 +254,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
     this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
     this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
+    this.recording = new RecordingTap((event) => this.emitEvent(event));
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
   }
 
@@ -275,8 +270,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.vad = providers.vad.createVad(transport.inputSampleRate);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.callTools(this.options.tools ?? NO_TOOLS) });
     if (this.options.recordingPath) {
-      this.recorderOpening = this.openRecorder(this.options.recordingPath);
-      await this.recorderOpening;
+      await this.recording.open(this.options.recordingPath);
       if (this.ending) return;
     }
     transport.on("audio", (frame) => {
@@ -368,44 +362,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.ending;
   }
 
-  /** Opens the recording; a failure (a full disk) leaves the call unrecorded, not ended. */
-  private async openRecorder(file: string): Promise<void> {
-    try {
-      // Owner-only, like the recordings in it (the control plane tightens older directories).
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      const recorder = new CallRecorder({ path: file });
-      await recorder.open();
-      this.recorder = recorder;
-    } catch (err) {
-      this.recordingFailed(err, undefined);
-    }
-  }
-
-  /** Puts audio into the recording; a write that fails stops the recording and nothing else. */
-  private record(side: "caller" | "agent", frame: AudioFrame, atMs: number): void {
-    const recorder = this.recorder;
-    if (!recorder) return;
-    try {
-      if (side === "caller") recorder.writeCaller(frame, atMs);
-      else recorder.writeAgent(frame, atMs);
-    } catch (err) {
-      this.recordingFailed(err, recorder);
-    }
-  }
-
-  /**
-   * The recording cannot go on (a write failed): it stops, its file is deleted (see
-   * CallRecorder.discard), and the owner hears of it once; the call itself goes on.
-   */
-  private recordingFailed(err: unknown, recorder: CallRecorder | undefined): void {
-    if (recorder) {
-      this.recorder = undefined;
-      this.recorderDiscarding = recorder.discard();
-    }
-    const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    this.emitEvent({ type: "recording_failed", message: err instanceof Error ? err.message : String(err), code: typeof code === "string" ? code : null });
-  }
-
   // ---- caller side -------------------------------------------------------------------------
 
   /** The VAD is MAX_QUEUED_INPUT_MS behind (overload): the frame is lost, as a lost packet is. */
@@ -419,7 +375,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending || !vadAnswer) return;
     const startMs = this.inputMs;
     this.inputMs += frameMs;
-    this.record("caller", frame, startMs);
+    this.recording.record("caller", frame, startMs);
     const probability = await vadAnswer;
     const signal = this.turnDetector.push({ probability, level: rms(frame.samples), endMs: this.inputMs, frameMs });
 
@@ -892,7 +848,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** One paced agent frame has gone to the caller: into the recording and the turn's metrics. */
   private onFrameSent(frame: AudioFrame, atMs: number, turn: AgentTurn | undefined): void {
-    this.record("agent", frame, atMs - this.startedAt);
+    this.recording.record("agent", frame, atMs - this.startedAt);
     if (!turn) return;
     this.lastHeardAt = this.clock.now();
     if (turn.metrics.firstFrameSentAt === null) {
@@ -1001,21 +957,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.lifetime.abort();
     this.utterance?.audio?.end();
     await this.inputChain.catch(() => undefined);
-    let recording: CallSummary["recording"] = null;
     await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
-    await this.recorderOpening;
-    await this.recorderDiscarding;
-    const recorder = this.recorder;
-    if (recorder) {
-      this.recorder = undefined;
-      try {
-        recording = await recorder.close();
-        this.emitEvent({ type: "recording", path: recording.path, durationMs: recording.durationMs });
-      } catch (err) {
-        // A disk problem loses the recording (close() deleted the file), not the call's transcript and end.
-        this.recordingFailed(err, undefined);
-      }
-    }
+    const recording = await this.recording.close();
     this.setState("ended");
     const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], startedAt: this.startedAt, actions: [...this.actions] };
     this.emitEvent({ type: "ended", reason, durationMs, transcript: summary.transcript });
