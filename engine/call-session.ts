@@ -16,6 +16,7 @@ import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
+import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
@@ -41,6 +42,8 @@ export interface CallProviders {
   /** Says greetings rendered before (by `tts`, kept per voice and sentence). Default: `tts`. */
   greetingTts?: TtsProvider;
 }
+
+export { KEYPAD_GAP_MS } from "./session/keypad-entry.js";
 
 export interface CallSessionOptions {
   callId: string;
@@ -150,20 +153,6 @@ const TOOL_HOLD_AFTER_MS = 700;
 /** A tool that has not answered by then has failed (the dialogue says it could not do it). */
 const TOOL_TIMEOUT_MS = 10_000;
 /**
- * Keys pressed within this of each other are one entry ("4", "2" -> "42"); `#` ends an entry at
- * once. Long enough for a number typed at a normal pace, short enough that a single "1" is
- * answered without a noticeable wait.
- */
-export const KEYPAD_GAP_MS = 1_000;
-/** An entry is given to the dialogue once it is this long, whatever follows. */
-const MAX_KEYS = 32;
-/**
- * Keys past this many in a second are dropped: a phone sends a dozen at most (each tone and
- * gap lasts 40 ms or more), and a client flooding key events must not turn each into a
- * dialogue turn.
- */
-const MAX_KEYS_PER_SECOND = 20;
-/**
  * How long an ending call waits for the recognizer's final of the caller's last words (a caller
  * who speaks, then hangs up): they go into the transcript, unanswered.
  */
@@ -221,13 +210,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The reply being prepared for the words of `utterance` so far (see `replyEarly`), and the way back for the dialogue. */
   private early: { turn: AgentTurn; words: string; utterance: Utterance; restore: () => void } | undefined;
   private turnCounter = 0;
-  /** Keys pressed and not yet given to the dialogue, since `keysStartedAt`. */
-  private keys = "";
-  private keysStartedAt = 0;
-  private lastKeyAt = 0;
-  private keysTimer: TimerHandle | undefined;
-  /** When the keys of the last second came (the flood guard). */
-  private readonly recentKeys: number[] = [];
+  private readonly keypad: KeypadEntry;
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
   private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
@@ -255,6 +238,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
     this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
     this.recording = new RecordingTap((event) => this.emitEvent(event));
+    this.keypad = new KeypadEntry(this.clock, {
+      isEnding: () => this.ending !== undefined,
+      isClosing: () => this.closing,
+      report: (event) => this.emitEvent(event),
+      keyPressed: (atMs) => this.onKeyPressed(atMs),
+      entered: (entry) => this.onKeys(entry),
+    });
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
   }
 
@@ -293,7 +283,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         })
         .catch((err: unknown) => this.fail(err));
     });
-    transport.on("dtmf", (digit) => this.onKey(digit));
+    transport.on("dtmf", (digit) => this.keypad.press(digit));
     this.playout.on("frame", (frame, atMs, turn) => this.onFrameSent(frame, atMs, turn));
     this.playout.on("idle", (turn) => {
       if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
@@ -541,52 +531,24 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), streamOf(ASR_FALLBACK_LINE));
   }
 
-  /**
-   * A key the caller pressed: it stops the agent at once (a key press is never a backchannel),
-   * and the entry goes to the dialogue after KEYPAD_GAP_MS without another key, or at `#`.
-   */
-  private onKey(digit: string): void {
-    if (this.ending) return;
-    const now = this.clock.now();
-    while (this.recentKeys.length > 0 && this.recentKeys[0]! <= now - 1000) this.recentKeys.shift();
-    if (this.recentKeys.length >= MAX_KEYS_PER_SECOND) {
-      // Said once a second at most: one more entry marks the flood as reported.
-      if (this.recentKeys.length === MAX_KEYS_PER_SECOND) {
-        this.emitEvent({ type: "error", message: `keys dropped: more than ${MAX_KEYS_PER_SECOND} a second`, recovered: true });
-        this.recentKeys.push(now);
-      }
-      return;
-    }
-    this.recentKeys.push(now);
-    this.emitEvent({ type: "dtmf", digit });
-    if (this.closing) return;
+  /** A key stops the agent at once (a key press is never a backchannel), and the entry is awaited. */
+  private onKeyPressed(atMs: number): void {
     this.dropEarly();
-    this.lastHeardAt = now;
-    if (this.keysTimer !== undefined) this.clock.clearTimeout(this.keysTimer);
-    this.keysTimer = undefined;
+    this.lastHeardAt = atMs;
     if (this.speaking) {
       this.interrupt();
       this.interrupted = undefined;
     }
-    if (digit === "#") return this.takeKeys();
-    if (this.keys === "") this.keysStartedAt = now;
-    this.keys += digit;
-    this.lastKeyAt = now;
-    if (this.keys.length >= MAX_KEYS) return this.takeKeys();
-    this.keysTimer = this.clock.setTimeout(() => this.takeKeys(), KEYPAD_GAP_MS);
   }
 
-  /** The keys pressed so far are the caller's turn. */
-  private takeKeys(): void {
-    const keys = this.keys;
-    this.keys = "";
-    this.keysTimer = undefined;
-    if (!keys || this.ending || this.closing) return;
+  /** The keys the caller entered are their turn. */
+  private onKeys({ keys, startedAt, lastKeyAt }: KeyEntry): void {
+    if (this.ending || this.closing) return;
     if (this.speaking) this.interrupt();
     this.interrupted = undefined;
-    this.addTranscript({ role: "user", content: `[pressed ${keys}]`, timestamp: round2((this.keysStartedAt - this.startedAt) / 1000) });
+    this.addTranscript({ role: "user", content: `[pressed ${keys}]`, timestamp: round2((startedAt - this.startedAt) / 1000) });
     const now = this.clock.now();
-    const turn = this.newTurn({ endOfSpeechAt: this.lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
+    const turn = this.newTurn({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
     this.setState("thinking");
     this.speak(turn, this.reply(turn, { keys }));
   }
@@ -946,7 +908,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // The call lasted until now: waiting for the caller's last words is not billed.
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     this.dropEarly();
-    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer, this.keysTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    this.keypad.stop();
     const turn = this.speaking;
     this.playout.stop({ farEnd: false });
     if (turn) {
@@ -973,8 +936,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * waited for LAST_WORDS_WAIT_MS at most.
    */
   private async keepLastWords(): Promise<void> {
-    if (this.keys) this.addTranscript({ role: "user", content: `[pressed ${this.keys}]`, timestamp: round2((this.keysStartedAt - this.startedAt) / 1000) });
-    this.keys = "";
+    const keys = this.keypad.takePending();
+    if (keys) this.addTranscript({ role: "user", content: `[pressed ${keys.keys}]`, timestamp: round2((keys.startedAt - this.startedAt) / 1000) });
     if (this.utterance) this.endUtterance(this.utterance);
     if (this.recognizing.size > 0) {
       let timer: TimerHandle | undefined;
