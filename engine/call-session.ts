@@ -18,13 +18,14 @@ import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
+import { ToolRunner } from "./session/tool-runner.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import { isBackchannel } from "./turn/backchannel.js";
 import { transcriptCompleteness, type TurnCompleteness } from "./turn/turn-completeness.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
-import { NO_TOOLS, type ToolExecutor, type ToolResult } from "./tools.js";
+import { NO_TOOLS, type ToolExecutor } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 import type { VadFactory } from "./vad/vad-factory.js";
 import type { Vad } from "./vad/vad.js";
@@ -44,6 +45,7 @@ export interface CallProviders {
 }
 
 export { KEYPAD_GAP_MS } from "./session/keypad-entry.js";
+export { TOOL_HOLD_LINE } from "./session/tool-runner.js";
 
 export interface CallSessionOptions {
   callId: string;
@@ -146,12 +148,6 @@ export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
 export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
 /** How long the silence goodbye may take before the call is hung up anyway. */
 const SILENCE_GOODBYE_MAX_MS = 10_000;
-/** What the agent says while a tool keeps the reply waiting longer than TOOL_HOLD_AFTER_MS. */
-export const TOOL_HOLD_LINE = "One moment, please.";
-/** About when a pause in a conversation starts to feel like something went wrong. */
-const TOOL_HOLD_AFTER_MS = 700;
-/** A tool that has not answered by then has failed (the dialogue says it could not do it). */
-const TOOL_TIMEOUT_MS = 10_000;
 /**
  * How long an ending call waits for the recognizer's final of the caller's last words (a caller
  * who speaks, then hangs up): they go into the transcript, unanswered.
@@ -258,7 +254,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.vad = providers.vad.createVad(transport.inputSampleRate);
-    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.callTools(this.options.tools ?? NO_TOOLS) });
+    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.toolRunner() });
     if (this.options.recordingPath) {
       await this.recording.open(this.options.recordingPath);
       if (this.ending) return;
@@ -651,40 +647,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return out;
   }
 
-  /**
-   * The control plane's tools as the dialogue uses them: each run waits at most
-   * TOOL_TIMEOUT_MS (then it failed, and the dialogue says so), a run still going after
-   * TOOL_HOLD_AFTER_MS has the agent say TOOL_HOLD_LINE, and every run is reported as a
-   * `tool_call` event with its result.
-   */
-  private callTools(tools: ToolExecutor): ToolExecutor {
-    return {
-      definitions: tools.definitions,
-      execute: async (name, args, signal) => {
-        const turn = this.replying;
-        // An early reply acts only once it is the answer: the caller may still change their mind.
-        if (turn?.held && !(await turn.held.released)) return { ok: false, error: `${name} not run: the caller went on` };
-        const hold = this.clock.setTimeout(() => {
-          if (turn && !turn.abort.signal.aborted) turn.hold?.(TOOL_HOLD_LINE);
-        }, TOOL_HOLD_AFTER_MS);
-        let timer: TimerHandle | undefined;
-        const timeout = new Promise<ToolResult>((resolve) => {
-          timer = this.clock.setTimeout(() => resolve({ ok: false, error: `${name} did not answer within ${TOOL_TIMEOUT_MS / 1000} s` }), TOOL_TIMEOUT_MS);
-        });
-        let result: ToolResult;
-        try {
-          result = await Promise.race([tools.execute(name, args, signal), timeout]);
-        } catch (err) {
-          result = { ok: false, error: `${name} failed: ${(err as Error).message}` };
-        } finally {
-          this.clock.clearTimeout(hold);
-          this.clock.clearTimeout(timer);
-        }
-        this.actions.push({ type: "tool_call", name, arguments: args, result });
-        this.emitEvent({ type: "tool_call", name, arguments: args, result });
-        return result;
+  /** The control plane's tools as the dialogue uses them: bounded, with a hold line, each run reported. */
+  private toolRunner(): ToolRunner {
+    return new ToolRunner(this.options.tools ?? NO_TOOLS, this.clock, {
+      replying: () => this.replying,
+      ran: (call) => {
+        this.actions.push({ type: "tool_call", ...call });
+        this.emitEvent({ type: "tool_call", ...call });
       },
-    };
+    });
   }
 
   /** The turn the agent is saying (or pausing in, or preparing audio for); undefined when it is silent. */
