@@ -12,6 +12,7 @@ import { defineConfig } from "vitest/config";
  *   to recognize (limits, restarts, webhooks, the data directory), which run meanwhile.
  */
 const NOT_REALTIME_E2E = [
+  "test/e2e/admission-control.test.ts",
   "test/e2e/call-content-deletion.test.ts",
   "test/e2e/campaign-restart.test.ts",
   "test/e2e/campaign-thousand.test.ts",

@@ -1,3 +1,4 @@
+import { defaultCallCapacity } from "./call-capacity.js";
 import { CallSession, type CallProviders, type CallSessionOptions } from "./call-session.js";
 import type { AsrProvider } from "./providers/asr/asr-provider.js";
 import { DeepgramProvider, type DeepgramConfig } from "./providers/asr/deepgram/deepgram-provider.js";
@@ -21,7 +22,9 @@ import { createVadFactory, type VadName } from "./vad/vad-factory.js";
 export interface EngineOptions {
   /** `silero` (default) or `webrtc`. */
   vad?: VadName;
-  /** Most pocketsphinx recognizers alive at once (each ~100 MB, one per live call). */
+  /** Calls the engine carries at once; default from the cores and the recognizer in use (`defaultCallCapacity`). */
+  callCapacity?: number;
+  /** Pocketsphinx recognizer processes (each ~100 MB, leased while a caller speaks); default from cores and memory. All load at start-up. */
   asrRecognizers?: number;
   /** Flite worker threads. */
   ttsWorkers?: number;
@@ -37,8 +40,8 @@ export interface EngineOptions {
 
 /** What the engine's shared resources are doing now (the control plane's pool gauges read it). */
 export interface EngineUsage {
-  /** Embedded recognizers leased by calls, of at most `capacity`; null with a remote recognizer (no pool). */
-  recognizers: { inUse: number; capacity: number } | null;
+  /** Embedded recognizers decoding speech now, of `capacity`, and utterances waiting for one; null with a remote recognizer (no pool). */
+  recognizers: { inUse: number; capacity: number; queued: number } | null;
   /** Flite worker threads rendering now, of `capacity`, and utterances waiting for one. */
   ttsWorkers: { inUse: number; capacity: number; queued: number };
 }
@@ -50,10 +53,10 @@ export interface EngineUsage {
 export interface Engine {
   readonly voices: readonly VoiceInfo[];
   /**
-   * Most calls the engine can run at once (one recognizer each with the embedded ASR); null
-   * when nothing in it sets a limit. A call past it fails to start (`capacity_exhausted`).
+   * Most calls the engine carries at once (`callCapacity`). The engine does not enforce it:
+   * the control plane admits calls against it, so a call past it is refused before it starts.
    */
-  readonly capacity: number | null;
+  readonly capacity: number;
   /** A new call session (not started: call `start()`). */
   createCall(options: Omit<CallSessionOptions, "providers">): CallSession;
   /**
@@ -72,8 +75,10 @@ export interface Engine {
 export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
   const options = withRetryCounting(given);
   const flite = new FliteTts({ workers: options.ttsWorkers ?? 2 });
-  const [vad] = await Promise.all([createVadFactory(options.vad), flite.start()]);
   const asr = createAsr(options);
+  // Every recognizer loads now: the first callers must not wait for the model (one that cannot
+  // load at all is reported by each call that starts, as recognizer_unavailable).
+  const [vad] = await Promise.all([createVadFactory(options.vad), flite.start(), asr instanceof PocketsphinxProvider ? asr.warmUp().catch(() => undefined) : undefined]);
   const dialogue: DialogueProvider = options.dialogue?.provider === "openai" ? new OpenAiDialogueProvider(options.dialogue) : createRulesDialogueProvider();
   const remoteTts: TtsProvider[] = options.tts?.provider === "openai" ? [new OpenAiSpeechTts(options.tts)] : [];
   const tts = remoteTts.length ? new VoiceRouterTts([flite, ...remoteTts]) : flite;
@@ -82,14 +87,14 @@ export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
   const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite, greetingTts };
   return {
     voices: tts.voices(),
-    capacity: asr.maxSessions ?? null,
+    capacity: options.callCapacity ?? defaultCallCapacity(!(asr instanceof PocketsphinxProvider)),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     prepareGreeting: (agent, context, signal) => greetingTts.prepare(agent.voiceId, greetingSentences(agent, context), signal),
     usage: () => {
       const recognizers = asr instanceof PocketsphinxProvider ? asr.stats() : null;
       const tts = flite.stats();
       return {
-        recognizers: recognizers && { inUse: recognizers.leased, capacity: recognizers.max },
+        recognizers: recognizers && { inUse: recognizers.leased, capacity: recognizers.max, queued: recognizers.waiting },
         ttsWorkers: { inUse: tts.busy, capacity: options.ttsWorkers ?? 2, queued: tts.queued },
       };
     },
@@ -128,5 +133,5 @@ function withRetryCounting(options: EngineOptions): EngineOptions {
 
 function createAsr(options: EngineOptions): AsrProvider {
   if (options.asr?.provider === "deepgram") return new DeepgramProvider(options.asr);
-  return new PocketsphinxProvider({ maxRecognizers: options.asrRecognizers ?? 4 });
+  return new PocketsphinxProvider({ maxRecognizers: options.asrRecognizers });
 }

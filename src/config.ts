@@ -81,7 +81,9 @@ export interface Config {
     /** Load the media engine (VAD, recognizers, TTS) and serve the media endpoints. */
     enabled: boolean;
     vad: VadName;
-    /** Most speech recognizers alive at once: one per live call, ~100 MB each. */
+    /** Calls the box carries at once (admission control: past it a call is refused before it starts); 0: from the cores and the recognizer in use. */
+    callCapacity: number;
+    /** Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory. */
     asrRecognizers: number;
     /** Flite worker threads. */
     ttsWorkers: number;
@@ -94,7 +96,7 @@ export interface Config {
     heartbeatMs: number;
     /**
      * Most of the engine's call capacity one account may hold, in percent, while the
-     * installation has more than one account: one tenant cannot take every recognizer.
+     * installation has more than one account: one tenant cannot take every call slot.
      */
     accountSharePercent: number;
     /** Speech recognition: the embedded recognizer, or a Deepgram-compatible streaming service. */
@@ -229,7 +231,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "webhooks.hostConcurrency", env: "PARLEY_WEBHOOK_HOST_CONCURRENCY", kind: "int", min: 1, max: 1000 },
   { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
   { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
-  { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 1, max: 64 },
+  { key: "engine.callCapacity", env: "PARLEY_CALL_CAPACITY", kind: "int", min: 0, max: 100_000 },
+  { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 0, max: 64 },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "engine.heartbeatMs", env: "PARLEY_CALL_HEARTBEAT_MS", kind: "int", min: 1_000, max: 300_000 },
@@ -314,7 +317,8 @@ function defaults(): Config {
     engine: {
       enabled: true,
       vad: "silero",
-      asrRecognizers: 4,
+      callCapacity: 0,
+      asrRecognizers: 0,
       ttsWorkers: 2,
       silenceTimeoutMs: 30_000,
       heartbeatMs: 15_000,

@@ -7,7 +7,9 @@ export function engineOptions(config: Config): EngineOptions {
   const key = (apiKey: string) => apiKey || undefined;
   return {
     vad: engine.vad,
-    asrRecognizers: engine.asrRecognizers,
+    // 0: the engine derives them from the machine.
+    callCapacity: engine.callCapacity || undefined,
+    asrRecognizers: engine.asrRecognizers || undefined,
     ttsWorkers: engine.ttsWorkers,
     asr: engine.asr.provider === "deepgram" ? { provider: "deepgram", url: engine.asr.url, apiKey: key(engine.asr.apiKey), model: engine.asr.model } : { provider: "pocketsphinx" },
     dialogue:

@@ -93,7 +93,8 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     // Content past its account's retention goes now, then daily.
     services.retention.start();
     started.push(() => services.retention.stop());
-    const app = createApp({ services, logger });
+    const live = media;
+    const app = createApp({ services, logger, callSlots: live && (() => ({ capacity: live.engine.capacity, inUse: live.gateway.slotsHeld })) });
     const http = await listen(app, config.port, config.host);
     media?.gateway.attach(http.server);
     return running({ config, services, http, logger, media, db });

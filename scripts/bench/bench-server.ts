@@ -13,7 +13,7 @@ export interface BenchServer {
 
 /**
  * Starts the service as a separate process, so its CPU and memory are measured apart from
- * the benchmark client's. `maxCalls` sizes the recognizer pool and the concurrent-call limit;
+ * the benchmark client's. `maxCalls` sizes the call capacity and the concurrent-call limit;
  * `providerEnv` points the engine at other providers (the cloud stand-ins).
  */
 export async function startBenchServer(maxCalls: number, providerEnv: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
@@ -25,7 +25,8 @@ export async function startBenchServer(maxCalls: number, providerEnv: NodeJS.Pro
     PARLEY_PORT: "0",
     PARLEY_LOG_LEVEL: "warn",
     PARLEY_ENGINE: "1",
-    PARLEY_ASR_RECOGNIZERS: String(Math.min(64, Math.max(4, maxCalls))),
+    // The benchmark measures what the box carries: admission must not stop it first. Recognizers keep their default.
+    PARLEY_CALL_CAPACITY: String(Math.max(4, maxCalls)),
     PARLEY_PLAN_AGENCY_CONCURRENT_CALLS: String(Math.max(50, maxCalls)),
     // The benchmark client is one address that opens up to `maxCalls` calls at once, level after level.
     PARLEY_MEDIA_UPGRADES_PER_MINUTE: "1000000",

@@ -34,6 +34,8 @@ export interface AppDeps {
   logger: Logger;
   /** Extra readiness checks (the engine adds its own); each throws when not ready. */
   readinessChecks?: Array<() => Promise<void>>;
+  /** The box's call slots (PARLEY_CALL_CAPACITY) and those held now, shown by /readyz; absent without the engine. */
+  callSlots?: () => { capacity: number; inUse: number };
   limiter?: FixedWindowRateLimiter;
 }
 
@@ -157,7 +159,9 @@ export function createApp(deps: AppDeps): HttpApp {
         res.status(503).json({ status: "not_ready", reason: storageProblem(failing, services.config.dataDir), storage: failing });
         return;
       }
-      res.json({ status: "ready" });
+      // A full box is still ready (its API works): a balancer spreading calls reads `calls.available`.
+      const slots = deps.callSlots?.();
+      res.json({ status: "ready", ...(slots && { calls: { capacity: slots.capacity, in_use: slots.inUse, available: Math.max(0, slots.capacity - slots.inUse) } }) });
     } catch (err) {
       res.status(503).json({ status: "not_ready", reason: (err as Error).message });
     }

@@ -115,6 +115,12 @@ export class ParleyMetrics {
     collect: this.readPools,
   });
   private readonly ttsQueue = new Gauge({ name: "parley_tts_queue_length", help: "Utterances waiting for a Flite worker", registers: [this.registry], collect: this.readPools });
+  private readonly recognizerQueue = new Gauge({
+    name: "parley_recognizer_queue_length",
+    help: "Callers' speech waiting for an embedded recognizer",
+    registers: [this.registry],
+    collect: this.readPools,
+  });
 
   constructor() {
     this.registry.registerMetric(this.http.asMetric());
@@ -199,13 +205,16 @@ export class ParleyMetrics {
   watchEngine(usage: () => EngineUsage): void {
     this.poolReaders.push(() => {
       const { recognizers, ttsWorkers } = usage();
-      if (recognizers) this.pool("recognizers", recognizers.inUse, recognizers.capacity);
+      if (recognizers) {
+        this.pool("recognizers", recognizers.inUse, recognizers.capacity);
+        this.recognizerQueue.set(recognizers.queued);
+      }
       this.pool("tts_workers", ttsWorkers.inUse, ttsWorkers.capacity);
       this.ttsQueue.set(ttsWorkers.queued);
     });
   }
 
-  /** Gauges the engine's call slots (held by calls being admitted or running) at every scrape; null capacity: no limit. */
+  /** Gauges the box's call slots (held by calls being admitted, ringing or running) at every scrape; null capacity: no limit. */
   watchCallSlots(held: () => number, capacity: number | null): void {
     this.poolReaders.push(() => this.pool("call_slots", held(), capacity));
   }

@@ -105,6 +105,25 @@ export class WebCallTokens {
    * expired. With `agentId` (the agent the client asks for), a token of another agent is
    * refused with 403 and stays usable for its own.
    */
+  /**
+   * The account of a token that could be redeemed now, without using it up: the call's slot
+   * is taken first, so a browser refused for capacity can retry with the same token. The same
+   * refusals as `redeem` otherwise.
+   */
+  async accountOf(token: string): Promise<string> {
+    if (!token.startsWith(TOKEN_PREFIX)) throw invalidCallToken();
+    const hash = hashToken(token);
+    const row = await this.db
+      .selectFrom("web_call_tokens")
+      .select("account_id")
+      .where("token_hash", "=", hash)
+      .where("used_at", "is", null)
+      .where("expires_at", ">", new Date().toISOString())
+      .executeTakeFirst();
+    if (!row) throw await this.whyNotRedeemable(hash, undefined);
+    return row.account_id;
+  }
+
   async redeem(token: string, agentId?: string): Promise<WebCallGrant> {
     if (!token.startsWith(TOKEN_PREFIX)) throw invalidCallToken();
     const hash = hashToken(token);
@@ -122,13 +141,7 @@ export class WebCallTokens {
       if (redeemed) await trx.updateTable("web_call_tokens").set({ context: "{}" }).where("token_hash", "=", hash).execute();
       return redeemed;
     });
-    if (!row) {
-      const known = await this.db.selectFrom("web_call_tokens").select(["used_at", "agent_id"]).where("token_hash", "=", hash).executeTakeFirst();
-      if (!known) throw invalidCallToken();
-      if (agentId !== undefined && known.agent_id !== agentId) throw new ApiError(403, "forbidden", "This web call token is for another agent");
-      if (known.used_at) throw new ApiError(401, "call_token_used", "This web call token has been used already: ask POST /v1/calls/web for a new one");
-      throw new ApiError(401, "call_token_expired", `This web call token has expired (they last ${WEB_CALL_TOKEN_TTL_SECONDS / 60} minutes): ask POST /v1/calls/web for a new one`);
-    }
+    if (!row) throw await this.whyNotRedeemable(hash, agentId);
     return {
       accountId: row.account_id,
       agentId: row.agent_id,
@@ -137,6 +150,15 @@ export class WebCallTokens {
       record: row.record === 1,
       maxDuration: row.max_duration,
     };
+  }
+
+  /** Why the token with `hash` cannot be redeemed (for `agentId`): the error to answer with. */
+  private async whyNotRedeemable(hash: string, agentId: string | undefined): Promise<ApiError> {
+    const known = await this.db.selectFrom("web_call_tokens").select(["used_at", "agent_id"]).where("token_hash", "=", hash).executeTakeFirst();
+    if (!known) return invalidCallToken();
+    if (agentId !== undefined && known.agent_id !== agentId) return new ApiError(403, "forbidden", "This web call token is for another agent");
+    if (known.used_at) return new ApiError(401, "call_token_used", "This web call token has been used already: ask POST /v1/calls/web for a new one");
+    return new ApiError(401, "call_token_expired", `This web call token has expired (they last ${WEB_CALL_TOKEN_TTL_SECONDS / 60} minutes): ask POST /v1/calls/web for a new one`);
   }
 }
 

@@ -8,10 +8,10 @@ export type EngineSlot = Slot;
 const RETRY_AFTER_SECONDS = "30";
 
 /**
- * Shares the engine's call capacity (one recognizer per call with the embedded ASR) between
+ * Shares the engine's call capacity (what the box can carry, PARLEY_CALL_CAPACITY) between
  * accounts. While the installation has more than one account, one account may hold at most
  * `sharePercent` of the slots (at least one): a tenant opening idle calls cannot take every
- * recognizer and leave the others none. A single account may use them all. Past its share an
+ * slot and leave the others none. A single account may use them all. Past its share an
  * account's call is refused like one past its concurrent-call limit (429); past the engine's
  * capacity any call is refused 503 `engine_at_capacity`. Both say so before anything is
  * created, instead of the call failing once it has started. Kept in memory: slots are this
@@ -53,7 +53,7 @@ export class EngineShare {
     const slot = capacity !== null && this.held() >= capacity ? ({ refused: "total" } as const) : this.slots.take(accountId, share);
     if (!("refused" in slot)) return slot;
     if (slot.refused === "total") {
-      throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_ASR_RECOGNIZERS); try again shortly`, undefined, {
+      throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_CALL_CAPACITY); try again shortly`, undefined, {
         "Retry-After": RETRY_AFTER_SECONDS,
       });
     }

@@ -60,9 +60,21 @@ export class NativeMediaEndpoint implements MediaEndpoint {
     try {
       audio = audioOptions(url.searchParams);
       const token = url.searchParams.get("token");
-      setup = token === null ? await this.keySetup(req, url.searchParams) : await this.tokenSetup(token, url.searchParams);
-      await this.services.liveCalls.checkStartable(setup);
-      slot = await this.runner.admit(setup.account.id);
+      if (token === null) {
+        setup = await this.keySetup(req, url.searchParams);
+        await this.services.liveCalls.checkStartable(setup);
+        slot = await this.runner.admit(setup.account.id);
+      } else {
+        // The slot before the single-use token is used up: a browser refused for capacity retries with the same token.
+        slot = await this.runner.admit(await this.services.webCallTokens.accountOf(token));
+        try {
+          setup = await this.tokenSetup(token, url.searchParams);
+          await this.services.liveCalls.checkStartable(setup);
+        } catch (err) {
+          slot.release();
+          throw err;
+        }
+      }
     } catch (err) {
       refuseUpgrade(socket, err);
       return;

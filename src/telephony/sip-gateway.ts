@@ -18,7 +18,8 @@ import type { SipAccess } from "./sip-access.js";
  * user agent, before anything is kept for it; logged at most once a minute), an unknown number
  * 404, a number without a default agent (or an inactive one) 480, an account at its
  * concurrent-call limit or engine share 486, without credits 402, while shutting down, past
- * `PARLEY_SIP_MAX_CALLS` or with the engine at capacity 503.
+ * `PARLEY_SIP_MAX_CALLS` or with the box at its call capacity (`PARLEY_CALL_CAPACITY`) 503, the last
+ * two with `Retry-After`.
  */
 export class SipGateway {
   private accepting = true;
@@ -103,7 +104,9 @@ export class SipGateway {
       });
     } catch (err) {
       const [status, reason] = refusalOf(err);
-      return incoming.reject(status, reason);
+      // A limit that frees up says when to try again (the caller's proxy may retry elsewhere meanwhile).
+      const retryAfter = err instanceof ApiError ? err.headers?.["Retry-After"] : undefined;
+      return incoming.reject(status, reason, retryAfter ? [["Retry-After", retryAfter]] : []);
     }
     let sipCall;
     try {

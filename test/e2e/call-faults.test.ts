@@ -18,7 +18,7 @@ let acct: TestAccount;
 let wsBase: string;
 
 beforeAll(async () => {
-  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_SILENCE_TIMEOUT_MS: String(SILENCE_TIMEOUT_MS) });
+  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_CALL_CAPACITY: "4", PARLEY_SILENCE_TIMEOUT_MS: String(SILENCE_TIMEOUT_MS) });
   wsBase = app.baseUrl.replace(/^http/, "ws");
   acct = await app.account({ credits: 100 });
 }, 60_000);
@@ -112,7 +112,7 @@ describe("faults in one call stay in that call", () => {
 
 describe("the engine's capacity is shared between accounts", () => {
   it("one account's idle calls cannot take every recognizer: past its share it is refused 429, another account still gets in, a full engine says 503", async () => {
-    // 4 recognizers (the default) and several accounts: each may hold 2.
+    // A box that carries 4 calls (PARLEY_CALL_CAPACITY) and several accounts: each may hold 2.
     const greedy = await app.account({ credits: 100 });
     const other = await app.account({ credits: 100 });
     const greedyAgent = await createAgent("Greedy", MONOLOGUE, greedy);

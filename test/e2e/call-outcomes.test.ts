@@ -16,7 +16,7 @@ let app: TestApp;
 
 beforeAll(async () => {
   // Eight calls at once, each with its own recognizer.
-  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_RECOGNIZERS: "10" });
+  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_CALL_CAPACITY: "10" });
 }, 60_000);
 
 afterAll(async () => {

@@ -13,7 +13,7 @@ const phoneOf = (i: number) => `+1500555${1 + (i % 3)}${String(Math.floor(i / 3)
 describe("a campaign of 1,000 contacts", () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_RECOGNIZERS: "64", PARLEY_CAMPAIGN_POLL_MS: "200" });
+    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_CALL_CAPACITY: "64", PARLEY_CAMPAIGN_POLL_MS: "200" });
   }, 60_000);
   afterAll(async () => {
     await app?.close();

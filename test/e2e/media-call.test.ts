@@ -2,6 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
+import { defaultCallCapacity } from "../../engine/call-capacity.js";
+import { defaultRecognizerCount } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { openDatabase } from "../../src/db/database.js";
 import { databaseFile } from "../../src/main.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
@@ -158,9 +160,10 @@ describe("metrics after the booking calls", () => {
       expect(m.value("parley_turn_latency_seconds_count", { stage }), stage).toBeGreaterThanOrEqual(10);
       expect(m.value("parley_turn_latency_seconds_bucket", { stage, le: "+Inf" }), stage).toBe(m.value("parley_turn_latency_seconds_count", { stage }));
     }
-    expect(m.value("parley_pool_capacity", { pool: "recognizers" })).toBe(app.config.engine.asrRecognizers);
+    // PARLEY_ASR_RECOGNIZERS and PARLEY_CALL_CAPACITY are 0 by default: derived from this machine.
+    expect(m.value("parley_pool_capacity", { pool: "recognizers" })).toBe(defaultRecognizerCount());
     expect(m.value("parley_pool_capacity", { pool: "tts_workers" })).toBe(app.config.engine.ttsWorkers);
-    expect(m.value("parley_pool_capacity", { pool: "call_slots" })).toBe(app.config.engine.asrRecognizers);
+    expect(m.value("parley_pool_capacity", { pool: "call_slots" })).toBe(defaultCallCapacity(false));
     for (const pool of ["recognizers", "tts_workers", "call_slots"]) expect(m.value("parley_pool_in_use", { pool }), pool).toBe(0);
     expect(m.value("parley_barge_ins_total", { transport: "native" })).toBe(0);
   });

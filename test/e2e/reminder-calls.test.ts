@@ -10,7 +10,7 @@ let now = Date.now();
 let app: TestApp;
 
 beforeAll(async () => {
-  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_RECOGNIZERS: "6" }, undefined, { clock: () => now });
+  app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_CALL_CAPACITY: "6" }, undefined, { clock: () => now });
 }, 60_000);
 
 afterAll(async () => {

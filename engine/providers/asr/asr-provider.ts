@@ -6,7 +6,7 @@ export interface AsrResult {
 }
 
 /**
- * Speech recognition for one call. The recognizer (model) stays loaded for the whole call;
+ * Speech recognition for one call (the provider may share its recognizers between calls);
  * `transcribe` is called once per caller utterance with that utterance's frames (at the
  * transport's own sample rate; the provider converts as it needs) and yields partials and
  * exactly one final when the audio ends. Aborting the signal stops the work at once.
@@ -23,10 +23,8 @@ export interface AsrSession {
 
 export interface AsrProvider {
   readonly name: string;
-  /** Most sessions open at once (pooled recognizers); absent when the provider sets no limit (a remote service). */
-  readonly maxSessions?: number;
   /**
-   * Opens a recognizer for one call (may wait for a free one when recognizers are pooled).
+   * Opens recognition for one call (fails when the provider cannot recognize at all).
    * `sampleRate` is the transport's input rate: every frame of the call's utterances has it.
    */
   open(options: { language: string; sampleRate: number; signal: AbortSignal }): Promise<AsrSession>;

@@ -67,11 +67,12 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
     if (this.current === "pending" || this.current === "answering") this.send(180, "Ringing");
   }
 
-  reject(status = 486, reason = "Busy Here"): void {
+  /** Refuses the call; `headers` go into the response (a 503's `Retry-After`, RFC 3261 section 21.5.4). */
+  reject(status = 486, reason = "Busy Here", headers: ReadonlyArray<readonly [string, string]> = []): void {
     if (this.current !== "pending") throw new Error(`cannot reject a call that is ${this.current}`);
     this.current = "rejected";
     this.ua.settled(this);
-    this.send(status, reason);
+    this.send(status, reason, headers);
   }
 
   async answer(options: { ring?: boolean } = {}): Promise<SipCall> {
@@ -155,7 +156,7 @@ export class IncomingCall extends EventEmitter<{ cancelled: () => void }> {
     this.send(status, reason);
   }
 
-  private send(status: number, reason: string): void {
-    this.transaction.respond(buildResponse(this.request, status, reason, { toTag: this.tag }));
+  private send(status: number, reason: string, headers: ReadonlyArray<readonly [string, string]> = []): void {
+    this.transaction.respond(buildResponse(this.request, status, reason, { toTag: this.tag, headers }));
   }
 }

@@ -10,18 +10,26 @@ export const POCKETSPHINX_LANGUAGES = ["en-US"] as const;
 
 /**
  * Recognizers per core by default. Decoding costs 0.26 s of CPU per second of 16 kHz speech
- * and 0.37 s for upsampled 8 kHz telephony (measured): two calls per core keep up in real time
- * even when both callers speak at once, and leave CPU for VAD, TTS and the event loop.
- * Callers speak about half the time, so a machine with little else to do can take more.
+ * and 0.37 s for upsampled 8 kHz telephony (measured); recognizers are leased only while a
+ * caller speaks, so three per core keep every core decoding when many callers talk at once.
  */
-const RECOGNIZERS_PER_CORE = 2;
+const RECOGNIZERS_PER_CORE = 3;
+/** What one recognizer process holds (model and decoder, measured): the memory bound of the default. */
+export const RECOGNIZER_BYTES = 100 * 1024 * 1024;
+/** At most this share of the machine's memory goes to recognizers by default. */
+const RECOGNIZER_MEMORY_SHARE = 0.25;
+
+/** The default pool size for a machine: three per core, within a quarter of its memory, at least one. */
+export function defaultRecognizerCount(machine: { cores: number; memoryBytes: number } = { cores: os.availableParallelism(), memoryBytes: os.totalmem() }): number {
+  const byMemory = Math.floor((machine.memoryBytes * RECOGNIZER_MEMORY_SHARE) / RECOGNIZER_BYTES);
+  return Math.max(1, Math.min(RECOGNIZERS_PER_CORE * machine.cores, byMemory));
+}
 
 export interface PocketsphinxConfig {
-  /**
-   * Most calls recognized at once: one recognizer process each, ~100 MB. Default: 2 per core.
-   * Past it, `open()` fails at once with `capacity_exhausted` (retryable).
-   */
+  /** Recognizer processes at most, ~100 MB each (see `defaultRecognizerCount`). */
   maxRecognizers?: number;
+  /** How long a caller's speech may wait for a busy pool before the utterance fails (`capacity_exhausted`). */
+  maxWaitMs?: number;
   /** The built recognizer; default `dist/native/pocketsphinx-recognizer` in the package. */
   binaryPath?: string;
   /** The US-English model folder of Debian's pocketsphinx-en-us. */
@@ -30,20 +38,22 @@ export interface PocketsphinxConfig {
 
 /**
  * The embedded speech recognizer: pocketsphinx with the US-English model, in pooled child
- * processes (decoding is synchronous native work; it must not run on the event loop). Each
- * call gets its own recognizer for its whole duration; the model loads once per process, and
- * a process serves call after call. Takes 8 kHz (upsampled by `AsrUpsampler`) and 16 kHz audio.
+ * processes (decoding is synchronous native work; it must not run on the event loop). A call
+ * leases a recognizer while its caller speaks (see PocketsphinxSession); the model loads once
+ * per process, and a process serves speech after speech. Takes 8 kHz (upsampled by
+ * `AsrUpsampler`) and 16 kHz audio.
  */
 export class PocketsphinxProvider implements AsrProvider {
   readonly name = "pocketsphinx";
   readonly languages = POCKETSPHINX_LANGUAGES;
-  readonly maxSessions: number;
+  readonly recognizers: number;
   private readonly pool: RecognizerPool;
 
   constructor(config: PocketsphinxConfig = {}) {
-    this.maxSessions = config.maxRecognizers ?? RECOGNIZERS_PER_CORE * os.availableParallelism();
+    this.recognizers = config.maxRecognizers ?? defaultRecognizerCount();
     this.pool = new RecognizerPool({
-      maxRecognizers: this.maxSessions,
+      maxRecognizers: this.recognizers,
+      maxWaitMs: config.maxWaitMs,
       process: {
         binaryPath: config.binaryPath ?? defaultRecognizerPath(),
         modelDir: config.modelDir ?? "/usr/share/pocketsphinx/model/en-us",
@@ -51,6 +61,7 @@ export class PocketsphinxProvider implements AsrProvider {
     });
   }
 
+  /** A call's recognition; fails when the recognizer cannot run at all (so the call does not start deaf). */
   async open(options: { language: string; signal: AbortSignal }): Promise<AsrSession> {
     if (!POCKETSPHINX_LANGUAGES.some((language) => language.toLowerCase() === options.language.toLowerCase())) {
       throw new AsrError(
@@ -59,11 +70,12 @@ export class PocketsphinxProvider implements AsrProvider {
         { retryable: false },
       );
     }
-    return new PocketsphinxSession(this.pool, await this.pool.acquire(options.signal));
+    await this.pool.ensureLoaded(options.signal);
+    return new PocketsphinxSession(this.pool);
   }
 
-  /** Loads `count` recognizers now (within the maximum), so the first calls do not wait for the model. */
-  warmUp(count: number): Promise<void> {
+  /** Loads `count` recognizers now (within the maximum), so the first callers do not wait for the model. */
+  warmUp(count: number = this.recognizers): Promise<void> {
     return this.pool.warmUp(count);
   }
 

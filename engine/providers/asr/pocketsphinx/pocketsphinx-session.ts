@@ -7,6 +7,7 @@ import type { RecognizerPool } from "./recognizer-pool.js";
 import { describeExit, type RecognizerExit, type RecognizerProcess } from "./recognizer-process.js";
 import {
   encodeAudio,
+  encodeMean,
   encodeRequest,
   encodeUtteranceRequest,
   REQUEST,
@@ -30,9 +31,11 @@ function closedDuringUtterance(): AsrError {
 }
 
 /**
- * One call's recognizer, leased from the pool for the call's lifetime. Each utterance streams
- * its audio to the recognizer as it arrives (decoded there as it comes) and yields partials,
- * then one final after its audio ends.
+ * One call's speech recognition. A recognizer is leased from the pool while the caller speaks
+ * (from an utterance's start to the final of the last utterance under way) and given back
+ * between turns, so a call that rings, listens or hears the agent holds none. The channel
+ * adaptation (cepstral mean) each final reports is carried to the next recognizer leased, so
+ * the call is read as if one process served it throughout.
  *
  * Utterances may overlap (the next one can start while the last waits for its final): their
  * audio reaches the recognizer one utterance after the other, and replies are matched by
@@ -44,15 +47,12 @@ export class PocketsphinxSession implements AsrSession {
   /** Settles once every utterance so far has written all it will write to the recognizer. */
   private written: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Undefined after a death until the next utterance acquires a new one. */
+  /** The recognizer leased while utterances are under way; undefined between them and after a death. */
   private recognizer: RecognizerProcess | undefined;
+  /** The channel mean of the call's last final: where the next recognizer starts from. */
+  private mean: number[] | undefined;
 
-  constructor(
-    private readonly pool: RecognizerPool,
-    recognizer: RecognizerProcess,
-  ) {
-    this.recognizer = recognizer;
-  }
+  constructor(private readonly pool: RecognizerPool) {}
 
   async *transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult> {
     if (this.closed) throw new AsrError("closed", "the pocketsphinx session is closed", { retryable: false });
@@ -75,6 +75,7 @@ export class PocketsphinxSession implements AsrSession {
         if (reply.type === "partial") {
           yield { type: "partial", text: reply.text };
         } else {
+          this.mean = reply.mean;
           yield { type: "final", text: reply.text };
           return;
         }
@@ -84,6 +85,8 @@ export class PocketsphinxSession implements AsrSession {
       utterance.cancel();
       utterance.detach();
       this.utterances.delete(utterance);
+      // The caller has stopped speaking: the recognizer serves other calls until they speak again.
+      if (this.utterances.size === 0) this.giveBack();
     }
   }
 
@@ -95,23 +98,30 @@ export class PocketsphinxSession implements AsrSession {
     for (const utterance of this.utterances) {
       utterance.fail(closedDuringUtterance());
     }
-    if (this.recognizer) {
-      this.pool.release(this.recognizer);
-      this.recognizer = undefined;
-    }
+    this.giveBack();
   }
 
-  /** The leased recognizer, or a new one in its place if it died. Utterances call this one at a time. */
+  private giveBack(): void {
+    if (!this.recognizer) return;
+    this.pool.release(this.recognizer);
+    this.recognizer = undefined;
+  }
+
+  /**
+   * The leased recognizer, or a newly leased one (in place of a dead one too), set to this
+   * call's channel. Utterances call this one at a time.
+   */
   private async liveRecognizer(signal: AbortSignal): Promise<RecognizerProcess> {
     if (this.recognizer?.alive) return this.recognizer;
-    if (this.recognizer) this.pool.release(this.recognizer);
-    this.recognizer = undefined;
+    this.giveBack();
     const recognizer = await this.pool.acquire(signal);
     if (this.closed) {
       this.pool.release(recognizer);
       throw closedDuringUtterance();
     }
     this.recognizer = recognizer;
+    // Another call's adaptation must not colour this one's: its own mean, or the model's prior.
+    await recognizer.send(this.mean ? encodeMean(this.mean) : encodeRequest(REQUEST.reset));
     return recognizer;
   }
 

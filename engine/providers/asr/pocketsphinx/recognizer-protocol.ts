@@ -16,6 +16,8 @@ export const REQUEST = {
   cancel: 0x43, // 'C'
   /** A new call: forgets the previous call's channel adaptation. */
   reset: 0x52, // 'R'
+  /** Payload: a channel mean (float32 LE each) a final reported: the call's adaptation, carried to this recognizer. */
+  setMean: 0x4d, // 'M'
   shutdown: 0x51, // 'Q'
 } as const;
 
@@ -43,9 +45,15 @@ export function encodeAudio(samples: Int16Array): Buffer {
   return encodeRequest(REQUEST.audio, new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
 }
 
+/** SET_MEAN: the recognizer starts from this channel mean (one float32 per cepstral coefficient). */
+export function encodeMean(mean: readonly number[]): Buffer {
+  return encodeRequest(REQUEST.setMean, new Uint8Array(Float32Array.from(mean).buffer));
+}
+
 export type RecognizerReply =
   | { type: "ready" }
-  | { type: "partial" | "final"; utt: number; text: string }
+  | { type: "partial"; utt: number; text: string }
+  | { type: "final"; utt: number; text: string; mean: number[] }
   | { type: "error"; utt: number; message: string };
 
 /** The replies that belong to an utterance. */
@@ -58,9 +66,11 @@ export function parseReply(line: string): RecognizerReply {
     case "ready":
       return { type: "ready" };
     case "partial":
+      if (typeof reply.utt === "number" && typeof reply.text === "string") return { type: "partial", utt: reply.utt, text: reply.text };
+      break;
     case "final":
-      if (typeof reply.utt === "number" && typeof reply.text === "string") {
-        return { type: reply.type, utt: reply.utt, text: reply.text };
+      if (typeof reply.utt === "number" && typeof reply.text === "string" && isMean(reply.mean)) {
+        return { type: "final", utt: reply.utt, text: reply.text, mean: reply.mean };
       }
       break;
     case "error":
@@ -70,4 +80,9 @@ export function parseReply(line: string): RecognizerReply {
       break;
   }
   throw new Error(`unexpected reply from the recognizer: ${line}`);
+}
+
+/** A channel mean as the recognizer writes it: up to 64 finite numbers (13 for the US-English model). */
+function isMean(value: unknown): value is number[] {
+  return Array.isArray(value) && value.length > 0 && value.length <= 64 && value.every((n) => typeof n === "number" && Number.isFinite(n));
 }

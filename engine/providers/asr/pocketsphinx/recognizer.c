@@ -16,11 +16,15 @@
  *   'C' CANCEL     payload: utterance id (u32 LE); ends that utterance, if still open, without
  *                  a reply (the id keeps a late cancel from ending the next utterance)
  *   'R' RESET      no payload; a new call: forgets what earlier calls taught the decoder
+ *   'M' SET_MEAN   payload: the channel's cepstral mean, one float32 LE per coefficient (as a
+ *                  final reported it): a call's recognition goes on from where another
+ *                  process of the pool left it (recognizers are leased per stretch of speech)
  *   'Q' SHUTDOWN   no payload; exits 0 (so does end of input)
  * Replies on stdout, one JSON object per line:
  *   {"type":"ready"}                               once the model is loaded
  *   {"type":"partial","utt":N,"text":"..."}        every 300 ms of audio, when it changed
- *   {"type":"final","utt":N,"text":"..."}          after END_UTT (text may be empty)
+ *   {"type":"final","utt":N,"text":"...","mean":[...]}  after END_UTT (text may be empty);
+ *                                                  mean: the channel's cepstral mean now
  *   {"type":"error","utt":N,"message":"..."}       a failed utterance; the process goes on
  * A malformed request cannot be resynchronised: the process reports it and exits 2.
  * pocketsphinx's own log is dropped except for errors, which go to stderr.
@@ -44,6 +48,8 @@
 #define TICK_SAMPLES (SAMPLE_RATE * 3 / 10)
 /* 0.2 s of 10 ms frames: the prior only steadies the first words of a call. */
 #define CMN_PRIOR_FRAMES 20
+/* 1 s: a mean learnt from the call's own channel is worth more than the model's prior. */
+#define CMN_CARRIED_FRAMES 100
 /* 32 s of audio: far above the engine's 20 ms frames, small enough to refuse garbage. */
 #define MAX_PAYLOAD (1u << 20)
 
@@ -57,13 +63,13 @@ static void log_errors_only(void *user_data, err_lvl_t level, const char *fmt, .
     va_end(args);
 }
 
-/* Back to the model's initial mean, lightly weighted (cmn_t's fields are public in sphinxbase). */
-static void reset_cmn(cmn_t *cmn, const mfcc_t *initial) {
+/* Starts the live mean from `initial`, weighted like `frames` of audio (cmn_t's fields are public in sphinxbase). */
+static void reset_cmn(cmn_t *cmn, const mfcc_t *initial, int32 frames) {
     for (int32 i = 0; i < cmn->veclen; i++) {
         cmn->cmn_mean[i] = initial[i];
-        cmn->sum[i] = initial[i] * CMN_PRIOR_FRAMES;
+        cmn->sum[i] = initial[i] * frames;
     }
-    cmn->nframe = CMN_PRIOR_FRAMES;
+    cmn->nframe = frames;
 }
 
 static void write_json_string(const char *text) {
@@ -80,6 +86,16 @@ static void reply_text(const char *type, uint32_t utt, const char *text) {
     printf("{\"type\":\"%s\",\"utt\":%u,\"text\":", type, utt);
     write_json_string(text ? text : "");
     fputs("}\n", stdout);
+    fflush(stdout);
+}
+
+/* The final of an utterance, with the channel mean it leaves (SET_MEAN takes it back). */
+static void reply_final(uint32_t utt, const char *text, const cmn_t *cmn) {
+    printf("{\"type\":\"final\",\"utt\":%u,\"text\":", utt);
+    write_json_string(text ? text : "");
+    fputs(",\"mean\":[", stdout);
+    for (int32 i = 0; i < cmn->veclen; i++) printf(i ? ",%.6g" : "%.6g", (double)cmn->cmn_mean[i]);
+    fputs("]}\n", stdout);
     fflush(stdout);
 }
 
@@ -145,7 +161,7 @@ int main(int argc, char *argv[]) {
     mfcc_t *initial_cmn = malloc(sizeof(mfcc_t) * cmn->veclen);
     if (!initial_cmn) return 1;
     cmn_live_get(cmn, initial_cmn);
-    reset_cmn(cmn, initial_cmn);
+    reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
 
     fputs("{\"type\":\"ready\"}\n", stdout);
     fflush(stdout);
@@ -199,7 +215,7 @@ int main(int argc, char *argv[]) {
             if (!in_utt) break;
             in_utt = 0;
             if (ps_end_utt(ps) < 0) reply_error(utt, "ps_end_utt failed");
-            else reply_text("final", utt, ps_get_hyp(ps, NULL));
+            else reply_final(utt, ps_get_hyp(ps, NULL), cmn);
             break;
         case 'C':
             if (length != 4) protocol_error("CANCEL needs a 4-byte utterance id");
@@ -211,8 +227,23 @@ int main(int argc, char *argv[]) {
         case 'R':
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
-            reset_cmn(cmn, initial_cmn);
+            reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
             break;
+        case 'M': {
+            if (length != (uint32_t)cmn->veclen * 4) protocol_error("SET_MEAN needs one float32 per cepstral coefficient");
+            if (in_utt) ps_end_utt(ps);
+            in_utt = 0;
+            mfcc_t mean[64];
+            if (cmn->veclen > 64) protocol_error("more cepstral coefficients than SET_MEAN takes");
+            for (int32 i = 0; i < cmn->veclen; i++) {
+                float value;
+                uint32_t bits = le32((const unsigned char *)samples + 4 * i);
+                memcpy(&value, &bits, sizeof value);
+                mean[i] = value;
+            }
+            reset_cmn(cmn, mean, CMN_CARRIED_FRAMES);
+            break;
+        }
         case 'Q':
             ps_free(ps);
             cmd_ln_free_r(config);

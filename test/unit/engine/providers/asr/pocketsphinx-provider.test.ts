@@ -61,14 +61,20 @@ describe("PocketsphinxProvider", () => {
     }
   }, 60_000);
 
-  it("runs two calls in parallel, each with its own recognizer and its own text", async () => {
+  it("runs two calls in parallel, each with its own recognizer and its own text, and holds none between utterances", async () => {
     const [first, second] = await Promise.all([
       provider.open({ language: "en-US", signal: never }),
       provider.open({ language: "en-US", signal: never }),
     ]);
     try {
+      // Open calls whose callers are silent hold no recognizer.
+      expect(provider.stats()).toMatchObject({ max: 2, leased: 0 });
+      const both = Promise.all([finalText(first, "can i speak to a human please"), finalText(second, "my name is john smith")]);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
       expect(provider.stats()).toMatchObject({ max: 2, leased: 2 });
-      const [a, b] = await Promise.all([finalText(first, "can i speak to a human please"), finalText(second, "my name is john smith")]);
+      const [a, b] = await both;
+      expect(provider.stats()).toMatchObject({ leased: 0, idle: 2 });
       expect(a).toBe("can i speak to a human please");
       expect(b).toBe("my name is john smith");
     } finally {
@@ -192,7 +198,8 @@ describe("PocketsphinxProvider recovery", () => {
       const now = recognizerPids();
       expect(now).toHaveLength(1);
       expect(now).not.toContain(victim);
-      expect(provider.stats()).toEqual({ max: 1, leased: 1, idle: 0, starting: 0 });
+      // Given back after its final: the call holds no recognizer while its caller is silent.
+      expect(provider.stats()).toEqual({ max: 1, leased: 0, idle: 1, starting: 0, waiting: 0 });
       await session.close();
     } finally {
       await provider.close();
@@ -209,7 +216,7 @@ describe("PocketsphinxProvider recovery", () => {
         const poll = () => (provider.stats().idle > 0 ? setImmediate(poll) : resolve());
         poll();
       });
-      expect(provider.stats()).toEqual({ max: 1, leased: 0, idle: 0, starting: 0 });
+      expect(provider.stats()).toEqual({ max: 1, leased: 0, idle: 0, starting: 0, waiting: 0 });
       const session = await provider.open({ language: "en-US", signal: never });
       expect(await finalText(session, "can i speak to a human please")).toBe("can i speak to a human please");
       await session.close();
@@ -220,19 +227,57 @@ describe("PocketsphinxProvider recovery", () => {
 });
 
 describe("PocketsphinxProvider capacity", () => {
-  it("says so at once when every recognizer serves a call, and reuses a freed one", async () => {
+  it("serves two calls with one recognizer: the second caller's speech waits for the first's final, then is read", async () => {
     const provider = new PocketsphinxProvider({ maxRecognizers: 1 });
     try {
-      const first = await provider.open({ language: "en-US", signal: never });
-      const error = await provider.open({ language: "en-US", signal: never }).catch((reason: unknown) => reason);
-      expect(error).toMatchObject({ code: "capacity_exhausted", retryable: true });
-      expect((error as Error).message).toMatch(/all 1 pocketsphinx recognizers are serving calls/);
-      await first.close();
+      const [first, second] = await Promise.all([provider.open({ language: "en-US", signal: never }), provider.open({ language: "en-US", signal: never })]);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const { samples, sampleRate } = audio("i would like to book an appointment");
+      // The first caller is still speaking (its stream stalls until released).
+      const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
+      const waitingForRecognizer = new Promise<void>((resolve) => {
+        const poll = () => (provider.stats().leased === 1 ? resolve() : setImmediate(poll));
+        poll();
+      });
+      await waitingForRecognizer;
+      const secondText = finalText(second, "my name is john smith");
+      await new Promise<void>((resolve) => {
+        const poll = () => (provider.stats().waiting === 1 ? resolve() : setImmediate(poll));
+        poll();
+      });
+      release();
+      expect((await firstUtterance).at(-1)?.text).toMatch(/i would like/);
+      expect(await secondText).toBe("my name is john smith");
+      expect(recognizerPids()).toHaveLength(1);
+      expect(provider.stats()).toEqual({ max: 1, leased: 0, idle: 1, starting: 0, waiting: 0 });
+      await Promise.all([first.close(), second.close()]);
+    } finally {
+      await provider.close();
+    }
+  }, 60_000);
 
-      const second = await provider.open({ language: "en-US", signal: never });
-      expect(provider.stats()).toEqual({ max: 1, leased: 1, idle: 0, starting: 0 });
-      expect(await finalText(second, "my name is john smith")).toBe("my name is john smith");
-      await second.close();
+  it("fails speech that waits longer than maxWaitMs for a busy pool with capacity_exhausted (retryable); the call goes on", async () => {
+    const provider = new PocketsphinxProvider({ maxRecognizers: 1, maxWaitMs: 200 });
+    try {
+      const [first, second] = await Promise.all([provider.open({ language: "en-US", signal: never }), provider.open({ language: "en-US", signal: never })]);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const { samples, sampleRate } = audio("i would like to book an appointment");
+      const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
+      await new Promise<void>((resolve) => {
+        const poll = () => (provider.stats().leased === 1 ? resolve() : setImmediate(poll));
+        poll();
+      });
+      const error = await finalText(second, "my name is john smith").catch((reason: unknown) => reason);
+      expect(error).toMatchObject({ code: "capacity_exhausted", retryable: true });
+      expect((error as Error).message).toMatch(/all 1 pocketsphinx recognizers stayed busy for 200 ms/);
+      expect(provider.stats()).toMatchObject({ waiting: 0 });
+      release();
+      await firstUtterance;
+      // The refused call's next utterance gets the recognizer.
+      expect(await finalText(second, "can i speak to a human please")).toBe("can i speak to a human please");
+      await Promise.all([first.close(), second.close()]);
     } finally {
       await provider.close();
     }
@@ -259,7 +304,7 @@ describe("PocketsphinxProvider capacity", () => {
     const provider = new PocketsphinxProvider({ maxRecognizers: 2 });
     try {
       await provider.warmUp(5);
-      expect(provider.stats()).toEqual({ max: 2, leased: 0, idle: 2, starting: 0 });
+      expect(provider.stats()).toEqual({ max: 2, leased: 0, idle: 2, starting: 0, waiting: 0 });
     } finally {
       await provider.close();
     }
