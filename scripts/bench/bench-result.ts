@@ -1,4 +1,5 @@
 import type { ApiLoadResult } from "./api-load.js";
+import type { CapacityResult } from "./capacity.js";
 import type { EndpointingMode } from "./conversation.js";
 import type { Summary } from "./percentiles.js";
 import type { CallResult, Protocol } from "./play-conversation.js";
@@ -99,4 +100,6 @@ export interface BenchResult {
     Omit<LevelResult, "calls"> & { calls: number; voice_to_voice_ms: Summary; greeting_ms: Summary; jitter_ms: Summary; false_endpoints: number }
   >;
   calls: CallResult[];
+  /** `--find-capacity`: one search per protocol and endpointing mode, in the order run; null (or absent) without it. */
+  capacity?: CapacityResult[] | null;
 }

@@ -1,4 +1,5 @@
 import type { BenchResult } from "./bench-result.js";
+import { capacityLine, type CapacityLevel, type CapacityResult } from "./capacity.js";
 import { METRIC_LABELS, modeHeading, turnTakingRows } from "./report-text.js";
 import { summarize } from "./percentiles.js";
 import { failedCall, samplesOf } from "./summarize-calls.js";
@@ -24,6 +25,18 @@ function xAxis(x0: number, x1: number, y: number, max: number, unit: string): st
       return `<line x1="${x}" y1="${y}" x2="${x}" y2="${y + 4}" stroke="#555"/><text x="${x}" y="${y + 16}" font-size="11" text-anchor="middle">${fmt(t)}</text>`;
     })
     .join("") + `<line x1="${x0}" y1="${y}" x2="${x1}" y2="${y}" stroke="#555"/><text x="${x1}" y="${y + 30}" font-size="11" text-anchor="end">${unit}</text>`;
+}
+
+/** Grid lines and labels of a y axis from 0 to `max` (y maps a value to its height). */
+function yGrid(left: number, right: number, y: (v: number) => number, max: number): string {
+  return Array.from({ length: 6 }, (_, i) => (max * i) / 5)
+    .map((t) => `<line x1="${left}" y1="${y(t)}" x2="${right}" y2="${y(t)}" stroke="#eee"/><text x="${left - 6}" y="${y(t) + 4}" font-size="11" text-anchor="end">${fmt(t)}</text>`)
+    .join("");
+}
+
+/** Evenly spaced x positions for concurrency levels, in ascending order. */
+function levelX(levels: readonly number[], left: number, right: number): (n: number) => number {
+  return (n) => (levels.length === 1 ? (left + right) / 2 : left + ((right - left) * levels.indexOf(n)) / (levels.length - 1));
 }
 
 /** Dot colours of the endpointing modes in the stage plot. */
@@ -66,7 +79,7 @@ function concurrencyPlot(r: BenchResult): string {
   const top = 20;
   const bottom = 260;
   const max = niceMax(Math.max(1, ...r.levels.map((l) => l.voice_to_voice_ms.p99 ?? 0)));
-  const x = (n: number) => (levels.length === 1 ? (left + right) / 2 : left + ((right - left) * levels.indexOf(n)) / (levels.length - 1));
+  const x = levelX(levels, left, right);
   const y = (v: number) => bottom - ((bottom - top) * v) / max;
   const colors = { p50: "#1f6fd1", p95: "#d1321f", p99: "#8a2be2" } as const;
   const lines: string[] = [];
@@ -84,11 +97,60 @@ function concurrencyPlot(r: BenchResult): string {
       legend.push(`<line x1="${right + 15}" y1="${top + legend.length * 18}" x2="${right + 40}" y2="${top + legend.length * 18}" stroke="${colors[p]}" stroke-width="2"${dash}/><text x="${right + 45}" y="${top + legend.length * 18 + 4}" font-size="11">${esc(name)} ${p}</text>`);
     }
   }
-  const yTicks = Array.from({ length: 6 }, (_, i) => (max * i) / 5)
-    .map((t) => `<line x1="${left}" y1="${y(t)}" x2="${right}" y2="${y(t)}" stroke="#eee"/><text x="${left - 6}" y="${y(t) + 4}" font-size="11" text-anchor="end">${fmt(t)}</text>`)
-    .join("");
+  const yTicks = yGrid(left, right, y, max);
   const xTicks = levels.map((n) => `<text x="${x(n)}" y="${bottom + 16}" font-size="11" text-anchor="middle">${n}</text>`).join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${bottom + 40}" role="img" aria-label="voice-to-voice vs concurrent calls">${yTicks}<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#555"/>${xTicks}<text x="${(left + right) / 2}" y="${bottom + 34}" font-size="11" text-anchor="middle">simultaneous calls</text><text x="12" y="${top}" font-size="11">ms</text>${lines.join("")}${legend.join("")}</svg>`;
+}
+
+/**
+ * One capacity search: voice-to-voice p95 (top) and frame jitter p95 (bottom) against the
+ * levels tried, each with its bound as a dashed line; a level that held is a filled dot, the one
+ * that stopped the search a hollow one.
+ */
+function capacityPlot(c: CapacityResult): string {
+  const levels = c.levels.map((l) => l.concurrency);
+  const left = 60;
+  const right = W - 140;
+  const x = levelX(levels, left, right);
+  const panelH = 140;
+  const panels = [
+    { label: "voice-to-voice p95 (ms)", bound: c.bounds.v2v_p95_ms, value: (l: CapacityLevel) => l.v2v_p95_ms, color: "#d1321f", top: 30 },
+    { label: "frame jitter p95 (ms)", bound: c.bounds.jitter_p95_ms, value: (l: CapacityLevel) => l.jitter_p95_ms, color: "#1f6fd1", top: 30 + panelH + 50 },
+  ];
+  const body = panels.map((p) => {
+    const bottom = p.top + panelH;
+    const max = niceMax(Math.max(p.bound * 1.2, ...c.levels.map((l) => p.value(l) ?? 0)));
+    const y = (v: number) => bottom - ((bottom - p.top) * v) / max;
+    const measured = c.levels.filter((l) => p.value(l) !== null);
+    const points = measured.map((l) => `${x(l.concurrency).toFixed(1)},${y(p.value(l)!).toFixed(1)}`);
+    const dots = measured
+      .map((l) => `<circle cx="${x(l.concurrency).toFixed(1)}" cy="${y(p.value(l)!).toFixed(1)}" r="4" fill="${l.holds ? p.color : "#fff"}" stroke="${p.color}" stroke-width="2"><title>${l.concurrency} calls: ${fmt(p.value(l))} ms${l.holds ? "" : ` (crossed ${l.crossed.join(", ")})`}</title></circle>`)
+      .join("");
+    const bound = `<line x1="${left}" y1="${y(p.bound)}" x2="${right}" y2="${y(p.bound)}" stroke="#555" stroke-width="1.5" stroke-dasharray="6 4"/><text x="${right + 6}" y="${y(p.bound) + 4}" font-size="11">bound ${fmt(p.bound)} ms</text>`;
+    return (
+      `<text x="${left}" y="${p.top - 10}" font-size="12">${esc(p.label)}</text>${yGrid(left, right, y, max)}<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#555"/>${bound}` +
+      (points.length ? `<polyline points="${points.join(" ")}" fill="none" stroke="${p.color}" stroke-width="2"/>` : "") +
+      dots
+    );
+  });
+  const axisY = panels[1]!.top + panelH;
+  const xTicks = levels.map((n) => `<text x="${x(n)}" y="${axisY + 16}" font-size="11" text-anchor="middle">${n}</text>`).join("");
+  const name = `${c.protocol}, ${c.providers}, ${c.endpointing_mode}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${axisY + 40}" role="img" aria-label="capacity search (${esc(name)}): latency and jitter vs concurrent calls">${body.join("")}${xTicks}<text x="${(left + right) / 2}" y="${axisY + 34}" font-size="11" text-anchor="middle">simultaneous calls</text></svg>`;
+}
+
+/** The capacity section: each search's summary line, its chart and its levels. */
+function capacitySection(capacity: readonly CapacityResult[]): string {
+  const entries = capacity.map((c) => {
+    const rows = c.levels
+      .map(
+        (l) =>
+          `<tr><td>${l.concurrency}</td><td>${l.holds ? "holds" : `crossed ${esc(l.crossed.join(", "))}`}</td><td>${fmt(l.v2v_p95_ms)}</td><td>${fmt(l.jitter_p95_ms)}</td><td>${l.failed_calls}</td><td>${l.outcomes_not_met}</td><td>${fmt(l.server_cpu_percent_per_call)}</td><td>${fmt(l.server_rss_mb_per_call)}</td></tr>`,
+      )
+      .join("");
+    return `<h3>${esc(`${c.protocol}, ${c.providers}, ${c.endpointing_mode}`)}</h3><p>${esc(capacityLine(c))}</p>${capacityPlot(c)}<table><tr><th>calls at once</th><th>verdict</th><th>v2v p95</th><th>jitter p95</th><th>failed calls</th><th>outcomes not met</th><th>server CPU % per call</th><th>RSS MB per call</th></tr>${rows}</table>`;
+  });
+  return `<h2>Capacity</h2><p>Concurrent calls were raised level by level, each lane playing one conversation per level, until a level did not hold: a level holds when no call failed (refused or errored), voice-to-voice p95 (the caller's clock) is at most its bound and outgoing frame jitter p95 at most its bound. Outcomes not met are shown, not judged.</p>${entries.join("")}`;
 }
 
 /** Histogram of |inter-arrival - 20 ms| of agent frames at the client, 1 ms bins. */
@@ -145,6 +207,7 @@ export function renderHtmlReport(r: BenchResult): string {
 <p>${esc(r.started_at)}${r.settings.quick ? " (quick)" : ""} · ${esc(r.machine.platform)}, ${r.machine.cpus} × ${esc(r.machine.cpu_model)}, node ${esc(r.machine.node)} · target: ${esc(r.settings.target)} · seed ${r.settings.seed} · conversations: ${esc(r.settings.conversations.join(", "))}</p>
 <p>Endpointing modes, side by side (each ran every level with its own agents): <code>fixed</code> ends the caller's turn after <code>endpointing_ms</code> of silence; <code>adaptive</code> after a short pause when the words form a complete turn, and waits up to <code>endpointing_ms</code> when they do not.</p>
 <p>All latencies are measured on the client's clock except the indented server stages, which come from the server's <code>turn_metrics</code> for the same turns. Pipeline overhead is client voice-to-voice minus (server end of speech → first TTS audio). A step the agent answered before it ended (a false endpoint) has no voice-to-voice. Barge-in runs from caller speech over the agent to <code>clear</code> (the reply cut), barge-in stop to the agent's audio stopping (its last frame before over 300 ms without any, or the <code>clear</code>); backchannels count in neither.</p>
+${r.capacity?.length ? capacitySection(r.capacity) : ""}
 <h2>Latency per stage (ms)</h2>
 <table><tr><th></th>${modeHeads}</tr><tr><th>metric</th>${subHeads}</tr>${metricRows}</table>
 <h2>Turn-taking</h2>

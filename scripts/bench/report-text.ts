@@ -1,4 +1,5 @@
 import type { BenchResult, MetricName, ModeResult } from "./bench-result.js";
+import { capacityLine } from "./capacity.js";
 import { failedCall } from "./summarize-calls.js";
 
 /** Metrics in report order, with their labels; indented ones are the server's stages. */
@@ -85,6 +86,10 @@ export function renderTextSummary(r: BenchResult): string {
       `API load beside ${l.endpointing_mode} ${l.protocol} x ${l.concurrency}: ${Math.round(a.requests_per_s)} requests/s (p99 ${a.latency_p99_ms} ms, ${a.non_2xx} not 2xx); ` +
         `outgoing frame jitter p95 ${p95 === null ? "-" : p95.toFixed(1)} ms (target <= 20 ms: ${p95 === null ? "no frames" : p95 <= 20 ? "met" : "NOT met"})`,
     );
+  }
+  if (r.capacity?.length) {
+    out.push("");
+    for (const c of r.capacity) out.push(capacityLine(c));
   }
   out.push("");
   const checked = r.calls.filter((c) => c.outcome !== null);

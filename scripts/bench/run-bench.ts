@@ -23,10 +23,29 @@ import { renderHtmlReport } from "./report-html.js";
 import { renderTextSummary } from "./report-text.js";
 import type { BenchResult, LevelResult } from "./bench-result.js";
 import { failedCall, modeResult, samplesOf } from "./summarize-calls.js";
+import {
+  CAPACITY_MAX_LEVEL,
+  CAPACITY_SEARCH_DEFAULTS,
+  capacityBounds,
+  capacityLevels,
+  capacityOutcome,
+  DEFAULT_EMBEDDED_V2V_P95_MS,
+  DEFAULT_JITTER_P95_MS,
+  judgeLevel,
+  levelFigures,
+  parseCapacitySearch,
+  STANDIN_V2V_HEADROOM_MS,
+  standinV2vFloorMs,
+  type CapacityLevel,
+  type CapacityResult,
+  type CapacitySearch,
+  type Providers,
+} from "./capacity.js";
 
 export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
              [--protocol native|twilio|both] [--endpointing fixed,adaptive]
              [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N] [--api-load]
+             [--find-capacity [--from N] [--step N] [--max N] [--v2v-p95-ms MS] [--jitter-p95-ms MS]]
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
@@ -48,7 +67,17 @@ starts \`parley serve\` as a child process with a temporary data directory. With
   requests per second achieved beside the calls' outgoing frame jitter p95 (target: 20 ms).
   The started server lifts the plan's rate limit for it; with --url, the account's limit
   applies (429s are counted as non-2xx). E.g. --providers standin --concurrency 20
-  --protocol native --endpointing fixed --api-load.`;
+  --protocol native --endpointing fixed --api-load.
+--find-capacity: instead of fixed levels, raises the concurrent calls per protocol and
+  endpointing mode (default --endpointing fixed for the search) from --from in steps of --step
+  up to --max (embedded: ${CAPACITY_SEARCH_DEFAULTS.embedded.full.from}, ${CAPACITY_SEARCH_DEFAULTS.embedded.full.step}, ${CAPACITY_SEARCH_DEFAULTS.embedded.full.max}; stand-ins: ${CAPACITY_SEARCH_DEFAULTS.standin.full.from}, ${CAPACITY_SEARCH_DEFAULTS.standin.full.step}, ${CAPACITY_SEARCH_DEFAULTS.standin.full.max}; --quick: ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.from}, ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.step}, ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.max}
+  and ${CAPACITY_SEARCH_DEFAULTS.standin.quick.from}, ${CAPACITY_SEARCH_DEFAULTS.standin.quick.step}, ${CAPACITY_SEARCH_DEFAULTS.standin.quick.max}; --max at most ${CAPACITY_MAX_LEVEL}), each lane playing one conversation per level,
+  and stops at the first level that does not hold. A level holds when no call failed,
+  voice-to-voice p95 is at most --v2v-p95-ms (embedded: ${DEFAULT_EMBEDDED_V2V_P95_MS}; stand-ins: their delays
+  and the endpointing wait + ${STANDIN_V2V_HEADROOM_MS}, ${standinV2vFloorMs(DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS.fixed) + STANDIN_V2V_HEADROOM_MS} in fixed mode) and frame jitter p95 at most
+  --jitter-p95-ms (${DEFAULT_JITTER_P95_MS}). Reports the largest level that held, why the search stopped,
+  CPU and memory per call (bench.json "capacity", a chart each in bench.html). Exits 0 when
+  the search ran, whatever it found.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const FIXTURES = path.join(ROOT, "fixtures");
@@ -81,8 +110,6 @@ function loadLine(name: string, rate: 8 | 16): Int16Array {
   while (last > 0 && levels[last]! < floor) last--;
   return samples.slice(0, (last + 1) * frame);
 }
-
-type Providers = "embedded" | "standin";
 
 function parseLevels(raw: string | undefined, quick: boolean, providers: Providers): number[] {
   if (raw === undefined) return providers === "standin" ? (quick ? [10] : [10, 50, 100, 200]) : quick ? [1, 2] : [1, 2, 4, 8];
@@ -120,17 +147,30 @@ export async function bench(argv: string[]): Promise<number> {
     providers: { type: "string" },
     endpointing: { type: "string" },
     "api-load": { type: "boolean" },
+    "find-capacity": { type: "boolean" },
+    from: { type: "string" },
+    step: { type: "string" },
+    max: { type: "string" },
+    "v2v-p95-ms": { type: "string" },
+    "jitter-p95-ms": { type: "string" },
   });
   const apiLoad = o["api-load"] ?? false;
   const quick = o.quick ?? false;
   const providers = (o.providers ?? "embedded") as Providers;
   if (providers !== "embedded" && providers !== "standin") throw new UsageError("--providers must be embedded or standin");
   if (providers === "standin" && o.url) throw new UsageError("--providers standin starts its own server: it cannot be combined with --url");
-  const levels = parseLevels(o.concurrency, quick, providers);
+  const findCapacity = o["find-capacity"] ?? false;
+  const searchFlags = (["from", "step", "max", "v2v-p95-ms", "jitter-p95-ms"] as const).filter((f) => o[f] !== undefined);
+  if (!findCapacity && searchFlags.length) throw new UsageError(`${searchFlags.map((f) => `--${f}`).join(", ")} ${searchFlags.length > 1 ? "go" : "goes"} with --find-capacity`);
+  if (findCapacity && o.concurrency !== undefined) throw new UsageError("--find-capacity chooses its own levels (--from, --step, --max): not with --concurrency");
+  const search: CapacitySearch | null = findCapacity ? parseCapacitySearch(o, providers, quick) : null;
+  const givenBounds = { v2vP95Ms: integer(o["v2v-p95-ms"], "v2v-p95-ms", 1), jitterP95Ms: integer(o["jitter-p95-ms"], "jitter-p95-ms", 1) };
+  const levels = search ? capacityLevels(search) : parseLevels(o.concurrency, quick, providers);
   const protocolOption = o.protocol ?? "native";
   if (!["native", "twilio", "both"].includes(protocolOption)) throw new UsageError("--protocol must be native, twilio or both");
   const protocols: Protocol[] = protocolOption === "both" ? ["native", "twilio"] : [protocolOption as Protocol];
-  const modes = parseEndpointingModes(o.endpointing);
+  // The search runs one mode unless told otherwise: each mode is a ramp of its own.
+  const modes = parseEndpointingModes(o.endpointing ?? (findCapacity ? "fixed" : undefined));
   if (o.url && !(o.key ?? process.env.PARLEY_API_KEY)) throw new UsageError("--url needs --key or PARLEY_API_KEY");
   const seed = integer(o.seed, "seed", 0) ?? 1;
   const outDir = o.out ?? path.join(loadConfig().dataDir, "bench");
@@ -193,11 +233,16 @@ export async function bench(argv: string[]): Promise<number> {
         : TwilioMediaClient.connect(`${wsBase}/media/twilio`, { token: mediaToken, agent_id: agentId, record: "false" });
 
     const levelResults: LevelResult[] = [];
+    const capacity: CapacityResult[] = [];
     for (const mode of modes) {
       const agentOf = (c: Conversation) => agents.get(mode)!.get(c.name)!;
       for (const protocol of protocols) {
+        const bounds = search && capacityBounds(givenBounds, providers, DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS[mode]);
+        if (search && bounds) progress(`[${mode}] ${protocol}: capacity search from ${search.from} in steps of ${search.step} up to ${search.max}; a level holds with no failed call, v2v p95 <= ${bounds.v2v_p95_ms} ms, jitter p95 <= ${bounds.jitter_p95_ms} ms`);
+        const judged: CapacityLevel[] = [];
         for (const level of levels) {
-          const perLane = providers === "standin" ? 1 : conversations.length;
+          // A search level lasts one conversation: each lane plays one, as with the stand-ins.
+          const perLane = providers === "standin" || search ? 1 : conversations.length;
           progress(`[${mode}] ${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${perLane} conversation(s) each`);
           const caller: Caller = {
             mode,
@@ -213,17 +258,27 @@ export async function bench(argv: string[]): Promise<number> {
                   : (_c, client) => Promise.resolve(observeNativeEvents(client)),
           };
           const load = apiLoad ? { baseUrl, key } : null;
-          levelResults.push(await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress, load));
+          const levelResult = await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress, load);
+          levelResults.push(levelResult);
+          if (!bounds) continue;
+          const verdict = judgeLevel(levelFigures(levelResult), bounds);
+          judged.push(verdict);
+          progress(`  [${mode}] ${protocol} x${level}: ${verdict.holds ? "holds" : `crossed ${verdict.crossed.join(", ")}`} (v2v p95 ${verdict.v2v_p95_ms ?? "-"} ms, jitter p95 ${verdict.jitter_p95_ms ?? "-"} ms, ${verdict.failed_calls} failed)`);
+          if (!verdict.holds) break;
         }
+        if (search && bounds) capacity.push({ protocol, providers, endpointing_mode: mode, bounds, search, ...capacityOutcome(judged), levels: judged });
       }
     }
-    const result = buildResult({ started, quick, providers, levels, protocols, modes, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults });
+    const tried = [...new Set(levelResults.map((l) => l.concurrency))].sort((a, b) => a - b);
+    const result = buildResult({ started, quick, providers, levels: search ? tried : levels, protocols, modes, seed, conversations, baseUrl, startedServer: server !== undefined, levelResults, capacity: search ? capacity : null });
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, "bench.json"), JSON.stringify(result, null, 2) + "\n");
     writeFileSync(path.join(outDir, "bench.html"), renderHtmlReport(result));
     const summary = renderTextSummary(result);
     writeFileSync(path.join(outDir, "bench.txt"), summary);
     process.stdout.write(summary + `\nreport: ${path.join(outDir, "bench.html")}\nresults: ${path.join(outDir, "bench.json")}\n`);
+    // A search that ran has done its job whatever it found: the summary says why it stopped.
+    if (search) return 0;
     return result.calls.some(failedCall) ? 1 : 0;
   } finally {
     // Against --url the agents live in someone's account: remove them (a started server goes away whole).
@@ -358,6 +413,7 @@ function buildResult(r: {
   baseUrl: string;
   startedServer: boolean;
   levelResults: LevelResult[];
+  capacity: CapacityResult[] | null;
 }): BenchResult {
   const calls = r.levelResults.flatMap((l) => l.calls);
   return {
@@ -396,5 +452,6 @@ function buildResult(r: {
       false_endpoints: levelCalls.reduce((n, c) => n + c.false_endpoints, 0),
     })),
     calls,
+    capacity: r.capacity,
   };
 }

@@ -105,6 +105,50 @@ describe("npm run bench -- --quick", () => {
     expect(run.code).toBe(0);
   }, 240_000);
 
+  it("finds the capacity: raises the stand-in calls level by level until one does not hold, and reports the largest that did", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--find-capacity", "--quick", "--providers", "standin", "--protocol", "native", "--conversations", "faq", "--out", out]);
+    // The search ran whatever it found: exit 0.
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("[fixed] native: capacity search from 10 in steps of 10 up to 20");
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    // The search defaults to fixed endpointing; the quick stand-in ramp is 10, 20.
+    expect(result.settings).toMatchObject({ providers: "standin", protocols: ["native"], endpointing_modes: ["fixed"] });
+    expect(result.capacity).toHaveLength(1);
+    const [c] = result.capacity;
+    // Bounds: the stand-ins' delays, the first sentence's tokens and the 500 ms endpointing wait (1240 ms) + 100 ms; jitter 20 ms.
+    expect(c).toMatchObject({ protocol: "native", providers: "standin", endpointing_mode: "fixed", bounds: { v2v_p95_ms: 1340, jitter_p95_ms: 20 }, search: { from: 10, step: 10, max: 20 } });
+    const tried = c.levels.map((l: any) => l.concurrency);
+    expect([[10], [10, 20]]).toContainEqual(tried);
+    for (const l of c.levels) {
+      expect(Object.keys(l).sort()).toEqual(
+        ["concurrency", "crossed", "failed_calls", "holds", "jitter_p95_ms", "outcomes_not_met", "server_cpu_percent_per_call", "server_rss_mb_per_call", "v2v_p95_ms"].sort(),
+      );
+      expect(typeof l.server_cpu_percent_per_call).toBe("number");
+      // The verdict follows from the figures and the bounds.
+      expect(l.holds).toBe(l.failed_calls === 0 && l.v2v_p95_ms !== null && l.v2v_p95_ms <= 1340 && l.jitter_p95_ms !== null && l.jitter_p95_ms <= 20);
+      expect(l.holds).toBe(l.crossed.length === 0);
+    }
+    // The search stops at the first level that does not hold; only the last may fail.
+    expect(c.levels.slice(0, -1).every((l: any) => l.holds)).toBe(true);
+    const last = c.levels.at(-1);
+    const held = c.levels.filter((l: any) => l.holds);
+    expect(c.largest_holding_level).toBe(held.length ? held.at(-1).concurrency : 0);
+    expect(c.stopped_by).toBe(last.holds ? "max_level" : last.crossed[0]);
+    if (last.holds) expect(tried).toEqual([10, 20]);
+    // The levels run are the search's levels, each lane playing one conversation.
+    expect(result.levels.map((l: any) => [l.concurrency, l.calls])).toEqual(tried.map((n: number) => [n, n]));
+    expect(result.levels.map((l: any) => l.jitter_ms.p95)).toEqual(c.levels.map((l: any) => l.jitter_p95_ms));
+
+    const html = readFileSync(path.join(out, "bench.html"), "utf8");
+    expect(html.match(/<svg /g)?.length).toBe(4);
+    expect(html).toContain('aria-label="capacity search (native, standin, fixed): latency and jitter vs concurrent calls"');
+    expect(html).toContain("bound 1340 ms");
+    const text = readFileSync(path.join(out, "bench.txt"), "utf8");
+    expect(text).toMatch(/^capacity \(native, standin, fixed\): (\d+ concurrent calls hold \(v2v p95 \d+ ms <= 1340, jitter p95 \d+ ms <= 20\)|no level held)/m);
+    expect(run.stdout).toContain("capacity (native, standin, fixed):");
+  }, 120_000);
+
   it("runs each endpointing mode with its own agents and reports them side by side", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
     const run = await runBench(["--conversations", "pause-mid-sentence", "--concurrency", "1", "--out", out]);
