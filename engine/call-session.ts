@@ -1,9 +1,7 @@
 import { EventEmitter } from "eventemitter3";
-import { FRAME_MS, durationMs, type AudioFrame } from "./audio/audio-frame.js";
-import { CallerInputBudget, MAX_QUEUED_INPUT_MS } from "./audio/caller-input-budget.js";
+import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import { FrameChunker } from "./audio/frame-chunker.js";
-import { rms } from "./audio/pcm16.js";
 import { Resampler } from "./audio/resampler.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
@@ -16,6 +14,7 @@ import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
+import { CallerInput, type CallerFrame } from "./session/caller-input.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import { ToolRunner } from "./session/tool-runner.js";
@@ -28,7 +27,6 @@ import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS, type ToolExecutor } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 import type { VadFactory } from "./vad/vad-factory.js";
-import type { Vad } from "./vad/vad.js";
 
 export interface CallProviders {
   vad: VadFactory;
@@ -155,8 +153,6 @@ const SILENCE_GOODBYE_MAX_MS = 10_000;
 export const LAST_WORDS_WAIT_MS = 2_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
-
-const MAX_PREROLL_MS = 300;
 /**
  * Agent audio is resampled and queued only this far ahead of playback. A remote TTS streams
  * several times faster than real time; converting all of it on arrival made bursts that, with
@@ -180,21 +176,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
   private readonly actions: CallAction[] = [];
-  private readonly preRoll: AudioFrame[] = [];
-  private readonly preRollFrames: number;
-  private vad: Vad | undefined;
   private asr: AsrSession | undefined;
   /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private readonly recording: RecordingTap;
   private startedAt = 0;
-  /** Caller audio received so far, in ms: the input timeline. */
-  private inputMs = 0;
-  private inputChain: Promise<void> = Promise.resolve();
-  private readonly input = new CallerInputBudget();
-  /** Caller frames are being dropped because the VAD is behind (reported once per episode). */
-  private droppingInput = false;
+  private readonly callerInput: CallerInput;
   private utterance: Utterance | undefined;
   /** Caller turns that have ended and wait for their final (see `endUtterance`). */
   private readonly recognizing = new Set<Promise<void>>();
@@ -232,7 +220,19 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.agent = options.agent;
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
     this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
-    this.preRollFrames = Math.ceil(Math.min(options.preRollMs ?? MAX_PREROLL_MS, MAX_PREROLL_MS) / FRAME_MS);
+    this.callerInput = new CallerInput(
+      this.clock,
+      this.turnDetector,
+      {
+        isEnding: () => this.ending !== undefined,
+        overrun: () => void this.stop("audio_overrun"),
+        report: (event) => this.emitEvent(event),
+        record: (frame, atMs) => this.recording.record("caller", frame, atMs),
+        heard: (frame) => this.onCallerFrame(frame),
+        failed: (err) => this.fail(err),
+      },
+      options.preRollMs,
+    );
     this.recording = new RecordingTap((event) => this.emitEvent(event));
     this.keypad = new KeypadEntry(this.clock, {
       isEnding: () => this.ending !== undefined,
@@ -253,32 +253,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     transport.on("hangup", (reason) => void this.stop(hangupEndReason(reason)));
     if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
-    this.vad = providers.vad.createVad(transport.inputSampleRate);
+    this.callerInput.open(providers.vad.createVad(transport.inputSampleRate), this.startedAt);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.toolRunner() });
     if (this.options.recordingPath) {
       await this.recording.open(this.options.recordingPath);
       if (this.ending) return;
     }
-    transport.on("audio", (frame) => {
-      if (this.ending) return;
-      const frameMs = durationMs(frame);
-      const verdict = this.input.admit(frameMs, this.clock.now() - this.startedAt);
-      if (verdict === "overrun") return void this.stop("audio_overrun");
-      if (verdict === "drop") return this.dropCallerFrame();
-      this.droppingInput = false;
-      // The VAD gets each frame as it arrives (it keeps them in order); only the handling of
-      // its answers is chained. Waiting for one answer before sending the next frame would
-      // cost a round trip per frame, and after a busy moment the caller's audio would drain
-      // that slowly and stay seconds behind.
-      const probability = this.ending || !this.vad ? null : this.vad.process(frame);
-      probability?.catch(() => undefined);
-      this.inputChain = this.inputChain
-        .then(() => {
-          this.input.dequeued(frameMs);
-          return this.onCallerFrame(frame, frameMs, probability);
-        })
-        .catch((err: unknown) => this.fail(err));
-    });
+    transport.on("audio", (frame) => this.callerInput.push(frame));
     transport.on("dtmf", (digit) => this.keypad.press(digit));
     this.playout.on("frame", (frame, atMs, turn) => this.onFrameSent(frame, atMs, turn));
     this.playout.on("idle", (turn) => {
@@ -350,21 +331,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   // ---- caller side -------------------------------------------------------------------------
 
-  /** The VAD is MAX_QUEUED_INPUT_MS behind (overload): the frame is lost, as a lost packet is. */
-  private dropCallerFrame(): void {
-    if (this.droppingInput) return;
-    this.droppingInput = true;
-    this.emitEvent({ type: "error", message: `caller audio dropped: the voice activity detector is more than ${MAX_QUEUED_INPUT_MS} ms behind`, recovered: true });
-  }
-
-  private async onCallerFrame(frame: AudioFrame, frameMs: number, vadAnswer: Promise<number> | null): Promise<void> {
-    if (this.ending || !vadAnswer) return;
-    const startMs = this.inputMs;
-    this.inputMs += frameMs;
-    this.recording.record("caller", frame, startMs);
-    const probability = await vadAnswer;
-    const signal = this.turnDetector.push({ probability, level: rms(frame.samples), endMs: this.inputMs, frameMs });
-
+  /** One caller frame, judged by the VAD and the turn detector: true when the turn being spoken took it. */
+  private onCallerFrame({ frame, signal, endMs }: CallerFrame): boolean {
     if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
     else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
     // The caller goes on: a reply prepared for their words so far is not the answer.
@@ -372,17 +340,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // Caller speech over the agent: the agent stops at once and waits to know what it is.
     if ((signal?.type === "turn_start" || signal?.type === "resume") && this.speaking && !this.interrupted && !this.closing) this.playout.pause();
     const utterance = this.utterance;
-    if (utterance?.audio) {
-      utterance.audio.push(frame);
-      if (this.turnDetector.lastSpeechEndMs === this.inputMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
+    const audio = utterance?.audio;
+    if (utterance && audio) {
+      audio.push(frame);
+      if (this.turnDetector.lastSpeechEndMs === endMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
       if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(utterance.partial)) this.interrupt();
-    } else {
-      this.preRoll.push(frame);
-      if (this.preRoll.length > this.preRollFrames) this.preRoll.shift();
     }
-    if (!utterance) return;
-    if (signal?.type === "pause") this.pausePart(utterance, signal.pause);
-    else if (signal?.type === "turn_end") this.endUtterance(utterance);
+    if (signal?.type === "pause" && utterance) this.pausePart(utterance, signal.pause);
+    else if (signal?.type === "turn_end" && utterance) this.endUtterance(utterance);
+    return audio !== undefined;
   }
 
   private beginUtterance(atMs: number): void {
@@ -394,8 +360,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Recognizes the caller's speech from now (and the pre-roll before it) as the next part of `utterance`. */
   private openPart(utterance: Utterance): void {
     const audio = new AsyncQueue<AudioFrame>();
-    for (const frame of this.preRoll) audio.push(frame);
-    this.preRoll.length = 0;
+    for (const frame of this.callerInput.takePreRoll()) audio.push(frame);
     utterance.audio = audio;
     const before = utterance.parts.slice();
     const part = this.recognise(utterance, audio, before);
@@ -417,7 +382,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         if (this.ending || this.utterance !== utterance || utterance.parts.length !== parts) return;
         const words = joinParts(texts);
         const completeness = this.judgeWords(words);
-        if (this.turnDetector.judge(pause, completeness, this.inputMs)?.type === "turn_end") this.endUtterance(utterance);
+        if (this.turnDetector.judge(pause, completeness, this.callerInput.inputMs)?.type === "turn_end") this.endUtterance(utterance);
         else if (completeness !== "incomplete") this.replyEarly(utterance, words);
       },
       // A failed part fails the turn when it ends (see endUtterance).
@@ -890,8 +855,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     await this.keepLastWords();
     this.lifetime.abort();
     this.utterance?.audio?.end();
-    await this.inputChain.catch(() => undefined);
-    await Promise.allSettled([this.asr?.close(), this.vad?.close()]);
+    await this.callerInput.drained();
+    await Promise.allSettled([this.asr?.close(), this.callerInput.close()]);
     const recording = await this.recording.close();
     this.setState("ended");
     const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], startedAt: this.startedAt, actions: [...this.actions] };
