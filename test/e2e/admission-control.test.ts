@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { SIP_HOST, startSipService } from "../helpers/sip-service.js";
+import { startSipService } from "../helpers/sip-service.js";
 import { rawSipPeer, requestText, type RawSipPeer } from "../helpers/sip-raw-peer.js";
 import type { TestAccount, TestApp } from "../helpers/test-app.js";
 import { upgrade, type UpgradeOutcome } from "../helpers/ws-upgrade.js";
