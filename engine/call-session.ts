@@ -1,19 +1,19 @@
 import { EventEmitter } from "eventemitter3";
 import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
-import { FrameChunker } from "./audio/frame-chunker.js";
-import { Resampler } from "./audio/resampler.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { isRetryable, ProviderError } from "./providers/provider-error.js";
 import type { TtsProvider } from "./providers/tts/tts-provider.js";
-import { AgentPlayout, type TurnAudio } from "./playout/agent-playout.js";
+import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
 import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
 import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
+import { AgentSpeech } from "./session/agent-speech.js";
+import { newAgentTurn, type AgentTurn, type CallerTimings } from "./session/agent-turn.js";
 import { CallerInput, type CallerFrame } from "./session/caller-input.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
@@ -88,38 +88,6 @@ export interface CallSummary {
   actions: CallAction[];
 }
 
-/** When the caller's turn ended, as the agent turn that answers it records it. */
-type CallerTimings = Pick<TurnMetrics, "endOfSpeechAt" | "endpointAt" | "asrFinalAt">;
-
-/** One agent turn: its reply, its audio sentence by sentence as it is queued and played, its metrics. */
-interface AgentTurn extends TurnAudio {
-  id: number;
-  /**
-   * A dialogue `reply`; `fixed` text (the greeting, the rest of a reply cut short); or the
-   * session's `fallback` line after a provider failed, said in the fallback voice.
-   */
-  kind: "reply" | "fixed" | "fallback";
-  abort: AbortController;
-  metrics: TurnMetrics;
-  /** The dialogue finished and all its audio is queued. */
-  complete: boolean;
-  /** All of the turn's text is known (the dialogue finished it): a TTS failure can leave its rest to the fallback voice. */
-  textComplete: boolean;
-  /** What to do once this reply has been heard in full: listen, transfer, or end the call for this reason. */
-  after: "listen" | "transfer" | { endCall: CallEndReason };
-  text: string;
-  /** Says `line` now, ahead of the rest of the reply (a tool is taking long). */
-  hold?: (line: string) => void;
-  /** For the rest of a reply said after a false interruption: what was heard before the cut. */
-  resumesAfter?: string;
-  /**
-   * An early reply, prepared while the caller's turn may still go on: unheard (its audio paused
-   * in the playout, its tools and actions waiting) until `release(true)` makes it the answer or
-   * `release(false)` drops it.
-   */
-  held?: { released: Promise<boolean>; release: (used: boolean) => void; actions: CallAction[] };
-}
-
 /**
  * The caller's turn from its start to its end: one part, or several when the turn detector
  * paused it (each part is recognized on its own, finished at its pause).
@@ -153,12 +121,6 @@ const SILENCE_GOODBYE_MAX_MS = 10_000;
 export const LAST_WORDS_WAIT_MS = 2_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
-/**
- * Agent audio is resampled and queued only this far ahead of playback. A remote TTS streams
- * several times faster than real time; converting all of it on arrival made bursts that, with
- * many calls, held up the event loop and with it every call's frame pacing.
- */
-const PLAYBACK_LEAD_MS = 500;
 
 /**
  * One live call end to end: caller audio -> VAD -> endpointing -> ASR -> dialogue -> TTS ->
@@ -171,7 +133,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly playout: AgentPlayout<AgentTurn>;
   private readonly transport: MediaTransport;
   private readonly agent: AgentSettings;
-  private readonly fallbackVoice: { tts: TtsProvider; voiceId: string };
+  private readonly speech: AgentSpeech;
   private readonly turnDetector: TurnDetector;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
@@ -219,7 +181,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport = options.transport;
     this.agent = options.agent;
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
-    this.fallbackVoice = fallbackVoice(options.providers.fallbackTts, options.providers.tts, options.agent.voiceId);
+    this.speech = new AgentSpeech(
+      { clock: this.clock, playout: this.playout, transport: options.transport, voice: { tts: options.providers.tts, voiceId: options.agent.voiceId }, fallbackTts: options.providers.fallbackTts },
+      {
+        started: () => this.setState("speaking"),
+        synthesized: (turn) => this.onTurnSynthesized(turn),
+        failed: (turn, err) => this.onTurnFailed(turn, err),
+      },
+    );
     this.callerInput = new CallerInput(
       this.clock,
       this.turnDetector,
@@ -271,7 +240,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
     const greeting = greetingSentences(this.agent, this.options.context);
-    if (greeting.length > 0) this.speak(this.newTurn(null, "fixed"), streamOf(...greeting), providers.greetingTts);
+    if (greeting.length > 0) this.speech.speak(this.newTurn(null, "fixed"), streamOf(...greeting), providers.greetingTts);
     // A recognizer that cannot be opened now ends the call (start() rejects), whatever the
     // error: a call that cannot listen has not begun, and none free (capacity) is meant to
     // refuse the call at once. Failures later in the call are recovered utterance by utterance.
@@ -314,7 +283,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.interrupted = undefined;
     const goodbye = this.newTurn(null, "fixed");
     goodbye.after = { endCall: reason };
-    this.speak(goodbye, streamOf(line));
+    this.speech.speak(goodbye, streamOf(line));
     return this.ended;
   }
 
@@ -432,7 +401,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     let release!: (used: boolean) => void;
     turn.held = { released: new Promise((resolve) => (release = resolve)), release: (used) => release(used), actions: [] };
     this.early = { turn, words, utterance, restore };
-    this.speak(turn, this.reply(turn, { text: words }));
+    this.speech.speak(turn, this.reply(turn, { text: words }));
   }
 
   /** The turn ended with the words the early reply answers: it is said now. */
@@ -489,7 +458,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     if (!this.survives(err)) return;
     this.interrupted = undefined;
-    this.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), streamOf(ASR_FALLBACK_LINE));
+    this.speech.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), streamOf(ASR_FALLBACK_LINE));
   }
 
   /** A key stops the agent at once (a key press is never a backchannel), and the entry is awaited. */
@@ -511,7 +480,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const now = this.clock.now();
     const turn = this.newTurn({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
     this.setState("thinking");
-    this.speak(turn, this.reply(turn, { keys }));
+    this.speech.speak(turn, this.reply(turn, { keys }));
   }
 
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
@@ -545,36 +514,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const turn = this.newTurn(caller, "reply");
     this.setState("thinking");
-    this.speak(turn, this.reply(turn, { text }));
+    this.speech.speak(turn, this.reply(turn, { text }));
   }
 
   // ---- agent side --------------------------------------------------------------------------
 
   private newTurn(caller: CallerTimings | null, kind: AgentTurn["kind"]): AgentTurn {
-    const id = ++this.turnCounter;
-    return {
-      id,
-      kind,
-      abort: new AbortController(),
-      metrics: {
-        turnId: id,
-        endOfSpeechAt: caller?.endOfSpeechAt ?? null,
-        endpointAt: caller?.endpointAt ?? null,
-        asrFinalAt: caller?.asrFinalAt ?? null,
-        firstTokenAt: null,
-        firstTtsAudioAt: null,
-        firstFrameSentAt: null,
-        voiceToVoiceMs: null,
-        interrupted: false,
-      },
-      sentences: [],
-      queuedFrames: 0,
-      playedFrames: 0,
-      complete: false,
-      textComplete: false,
-      after: "listen",
-      text: "",
-    };
+    return newAgentTurn(++this.turnCounter, caller, kind);
   }
 
   /**
@@ -628,66 +574,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.playout.turn;
   }
 
-  /** Synthesises `sentences` (with `tts` instead of the agent's TTS when given) and queues the audio for paced sending. */
-  private speak(turn: AgentTurn, sentences: AsyncIterable<string>, tts = this.options.providers.tts): void {
-    this.playout.begin(turn);
-    // An early reply's audio waits, unheard, until it is the answer.
-    if (turn.held) this.playout.pause();
-    const outputRate = this.transport.outputSampleRate;
-    const spoken = new AsyncQueue<string>();
-    const tee = async () => {
-      try {
-        for await (const sentence of sentences) {
-          if (turn.abort.signal.aborted) break;
-          turn.metrics.firstTokenAt ??= this.clock.now();
-          this.playout.addSentence(turn, sentence);
-          turn.text = turn.text ? `${turn.text} ${sentence}` : sentence;
-          spoken.push(sentence);
-        }
-        if (!turn.abort.signal.aborted) turn.textComplete = true;
-        spoken.end();
-      } catch (err) {
-        spoken.fail(err);
-      }
-    };
-    const synthesise = async () => {
-      let resampler: Resampler | undefined;
-      let chunker: FrameChunker | undefined;
-      let sentenceIndex = 0;
-      let lastSentences = 0;
-      const voice = turn.kind === "fallback" ? this.fallbackVoice : { tts, voiceId: this.agent.voiceId };
-      for await (const chunk of voice.tts.synthesize(spoken, { voiceId: voice.voiceId, signal: turn.abort.signal })) {
-        if (turn.abort.signal.aborted) break;
-        turn.metrics.firstTtsAudioAt ??= this.clock.now();
-        await this.playout.room(turn, PLAYBACK_LEAD_MS, turn.abort.signal);
-        if (turn.abort.signal.aborted) break;
-        if (!resampler || !chunker) {
-          resampler = new Resampler({ inputRate: chunk.sampleRate, outputRate });
-          chunker = new FrameChunker(outputRate);
-        }
-        // The sentence the chunk says (a TTS that does not say: the newest one queued).
-        if (chunk.piece !== undefined) sentenceIndex = chunk.piece;
-        else if (turn.sentences.length > lastSentences) {
-          sentenceIndex = turn.sentences.length - 1;
-          lastSentences = turn.sentences.length;
-        }
-        for (const samples of chunker.push(resampler.push(chunk.samples))) this.enqueue(turn, samples, sentenceIndex);
-      }
-      if (resampler && chunker && !turn.abort.signal.aborted) {
-        for (const samples of chunker.push(resampler.flush())) this.enqueue(turn, samples, sentenceIndex);
-        for (const samples of chunker.flush()) this.enqueue(turn, samples, sentenceIndex);
-      }
-    };
-    void Promise.all([tee(), synthesise()])
-      .then(() => {
-        turn.complete = true;
-        if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
-        // Everything already played (or nothing to play): the FrameClock will not go idle again.
-        if (this.speaking === turn && !turn.held && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
-      })
-      .catch((err: unknown) => {
-        if (!turn.abort.signal.aborted) this.onTurnFailed(turn, err);
-      });
+  /** All of `turn`'s audio is queued. */
+  private onTurnSynthesized(turn: AgentTurn): void {
+    if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
+    // Everything already played (or nothing to play): the FrameClock will not go idle again.
+    if (this.speaking === turn && !turn.held && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
   }
 
   /**
@@ -716,7 +607,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (!this.speaking) this.setState("listening");
     } else {
       this.dialogue?.truncateLastReply(heard.text);
-      this.speak(this.newTurn(turn.metrics, "fallback"), streamOf(REPLY_FALLBACK_LINE));
+      this.speech.speak(this.newTurn(turn.metrics, "fallback"), streamOf(REPLY_FALLBACK_LINE));
     }
   }
 
@@ -736,12 +627,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     this.emitEvent(this.errorEvent(err, true));
     return true;
-  }
-
-  private enqueue(turn: AgentTurn, samples: Int16Array, sentenceIndex: number): void {
-    if (turn.abort.signal.aborted) return;
-    const starting = !this.playout.playing && !this.playout.paused;
-    if (this.playout.enqueue(turn, { samples, sampleRate: this.transport.outputSampleRate }, sentenceIndex) && starting) this.setState("speaking");
   }
 
   /** One paced agent frame has gone to the caller: into the recording and the turn's metrics. */
@@ -824,7 +709,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const turn = this.newTurn(null, kind);
     turn.after = interrupted.turn.after;
     turn.resumesAfter = interrupted.heard.before;
-    this.speak(turn, streamOf(interrupted.heard.remaining));
+    this.speech.speak(turn, streamOf(interrupted.heard.remaining));
   }
 
   private finishTurn(turn: AgentTurn, spokenText: string): void {
@@ -929,18 +814,6 @@ function callEndReasonOf(dialogueReason: string): CallEndReason {
   return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";
 }
 
-
-/**
- * The agent's own voice when the fallback TTS has it; else its first voice of the agent's
- * voice's gender (a caller should not hear a woman's voice turn into a man's), else its first.
- */
-function fallbackVoice(tts: TtsProvider, agentTts: TtsProvider, agentVoiceId: string): { tts: TtsProvider; voiceId: string } {
-  const voices = tts.voices();
-  const gender = agentTts.voices().find((v) => v.id === agentVoiceId)?.gender;
-  const voiceId = voices.find((v) => v.id === agentVoiceId)?.id ?? voices.find((v) => v.gender === gender)?.id ?? voices[0]?.id;
-  if (voiceId === undefined) throw new Error(`the fallback TTS ${tts.name} offers no voice`);
-  return { tts, voiceId };
-}
 
 /** The recognized parts of a turn as one text. */
 function joinParts(texts: readonly string[]): string {
