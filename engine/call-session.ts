@@ -15,6 +15,7 @@ import { greetingSentences } from "./text/greeting.js";
 import { AgentSpeech } from "./session/agent-speech.js";
 import { newAgentTurn, type AgentTurn, type CallerTimings } from "./session/agent-turn.js";
 import { CallerInput, type CallerFrame } from "./session/caller-input.js";
+import { EarlyReply } from "./session/early-reply.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import { ToolRunner } from "./session/tool-runner.js";
@@ -153,8 +154,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
-  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`), and the way back for the dialogue. */
-  private early: { turn: AgentTurn; words: string; utterance: Utterance; restore: () => void } | undefined;
+  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
+  private readonly early: EarlyReply<Utterance>;
   private turnCounter = 0;
   private readonly keypad: KeypadEntry;
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
@@ -203,6 +204,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       options.preRollMs,
     );
     this.recording = new RecordingTap((event) => this.emitEvent(event));
+    this.early = new EarlyReply(this.playout, (event) => this.emitEvent(event));
     this.keypad = new KeypadEntry(this.clock, {
       isEnding: () => this.ending !== undefined,
       isClosing: () => this.closing,
@@ -271,7 +273,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   hangUpWith(line: string, reason: CallEndReason, withinMs: number): Promise<CallSummary> {
     if (this.ending || this.closing) return this.ended;
     this.closing = true;
-    this.dropEarly();
+    this.early.drop();
     this.closingTimer = this.clock.setTimeout(() => void this.stop(reason), withinMs);
     const turn = this.speaking;
     if (turn) {
@@ -305,7 +307,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
     else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
     // The caller goes on: a reply prepared for their words so far is not the answer.
-    if (signal?.type === "turn_start" || signal?.type === "resume") this.dropEarly();
+    if (signal?.type === "turn_start" || signal?.type === "resume") this.early.drop();
     // Caller speech over the agent: the agent stops at once and waits to know what it is.
     if ((signal?.type === "turn_start" || signal?.type === "resume") && this.speaking && !this.interrupted && !this.closing) this.playout.pause();
     const utterance = this.utterance;
@@ -395,40 +397,23 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * ends with those words; dropped, with the conversation put back, if the caller goes on.
    */
   private replyEarly(utterance: Utterance, words: string): void {
-    if (!this.dialogue?.checkpoint || !words || this.early || this.speaking || this.interrupted || this.closing || this.ending) return;
+    if (!this.dialogue?.checkpoint || !words || this.early.turn || this.speaking || this.interrupted || this.closing || this.ending) return;
     const restore = this.dialogue.checkpoint();
     const turn = this.newTurn(null, "reply");
-    let release!: (used: boolean) => void;
-    turn.held = { released: new Promise((resolve) => (release = resolve)), release: (used) => release(used), actions: [] };
-    this.early = { turn, words, utterance, restore };
+    this.early.hold(turn, utterance, words, restore);
     this.speech.speak(turn, this.reply(turn, { text: words }));
   }
 
   /** The turn ended with the words the early reply answers: it is said now. */
-  private sayEarly(turn: AgentTurn, utterance: Utterance, text: string, caller: CallerTimings): void {
-    const held = turn.held!;
-    turn.held = undefined;
+  private sayEarly({ turn, actions }: { turn: AgentTurn; actions: CallAction[] }, utterance: Utterance, text: string, caller: CallerTimings): void {
     this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
     Object.assign(turn.metrics, caller);
-    this.actions.push(...held.actions);
-    held.release(true);
+    this.actions.push(...actions);
     this.emitEvent({ type: "early_reply", used: true });
     this.setState("thinking");
     this.playout.resume();
     if (this.playout.playing) this.setState("speaking");
     else if (turn.complete && turn.queuedFrames === turn.playedFrames) this.onTurnPlayed(turn);
-  }
-
-  /** The caller went on (or the call is closing): the early reply is dropped unheard and the conversation put back. */
-  private dropEarly(): void {
-    const early = this.early;
-    if (!early) return;
-    this.early = undefined;
-    early.turn.abort.abort();
-    if (this.speaking === early.turn) this.playout.stop({ farEnd: false });
-    early.turn.held?.release(false);
-    early.restore();
-    this.emitEvent({ type: "early_reply", used: false });
   }
 
   private endUtterance(utterance: Utterance): void {
@@ -448,7 +433,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
   private onUtteranceFailed(utterance: Utterance, endpointAt: number, err: unknown): void {
     if (this.ending || this.closing) return;
-    this.dropEarly();
+    this.early.drop();
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
       this.playout.resume();
@@ -463,7 +448,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** A key stops the agent at once (a key press is never a backchannel), and the entry is awaited. */
   private onKeyPressed(atMs: number): void {
-    this.dropEarly();
+    this.early.drop();
     this.lastHeardAt = atMs;
     if (this.speaking) {
       this.interrupt();
@@ -492,12 +477,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // A turn judged complete at a pause had its final before its end.
     const asrFinalAt = utterance.finalAt ?? this.clock.now();
     const caller = { endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt };
-    const early = this.early;
-    if (early?.utterance === utterance && early.words === text && !matchEndCallPhrase(text, this.agent.endCallPhrases)) {
-      this.early = undefined;
-      return this.sayEarly(early.turn, utterance, text, caller);
-    }
-    this.dropEarly();
+    const early = matchEndCallPhrase(text, this.agent.endCallPhrases) ? undefined : this.early.take(utterance, text);
+    if (early) return this.sayEarly(early, utterance, text, caller);
+    this.early.drop();
     const interrupted = this.interrupted;
     if (!text || (this.turnDetector.interruptsAfterFinal(text) === false && (this.speaking || interrupted))) {
       // Noise or a backchannel: the agent goes on where it paused (or says the rest of what was cut off).
@@ -589,7 +571,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private onTurnFailed(turn: AgentTurn, err: unknown): void {
     if (this.ending) return;
     // An early reply that failed is dropped: the turn, when it ends, is answered as usual.
-    if (this.early?.turn === turn) return this.dropEarly();
+    if (this.early.turn === turn) return this.early.drop();
     // The fallback voice failing as well leaves nothing to speak with.
     if (turn.kind === "fallback") return this.fail(err);
     if (!this.survives(err)) return;
@@ -728,7 +710,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private async finish(reason: CallEndReason): Promise<CallSummary> {
     // The call lasted until now: waiting for the caller's last words is not billed.
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
-    this.dropEarly();
+    this.early.drop();
     for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     this.keypad.stop();
     const turn = this.speaking;
