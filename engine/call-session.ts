@@ -43,9 +43,6 @@ export interface CallProviders {
   greetingTts?: TtsProvider;
 }
 
-export { KEYPAD_GAP_MS } from "./session/keypad-entry.js";
-export { TOOL_HOLD_LINE } from "./session/tool-runner.js";
-
 export interface CallSessionOptions {
   callId: string;
   agent: AgentSettings;

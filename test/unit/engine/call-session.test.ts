@@ -1,173 +1,23 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EventEmitter } from "eventemitter3";
 import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../engine/audio/audio-frame.js";
-import type { CallEvent } from "../../../engine/call-events.js";
-import {
-  ASR_FALLBACK_LINE,
-  CallSession,
-  KEYPAD_GAP_MS,
-  LAST_WORDS_WAIT_MS,
-  REPLY_FALLBACK_LINE,
-  SILENCE_TIMEOUT_LINE,
-  TOOL_HOLD_LINE,
-  type CallProviders,
-  type CallSessionOptions,
-  type CallSummary,
-} from "../../../engine/call-session.js";
-import type { ToolExecutor, ToolResult } from "../../../engine/tools.js";
+import { ASR_FALLBACK_LINE, CallSession, LAST_WORDS_WAIT_MS, REPLY_FALLBACK_LINE, SILENCE_TIMEOUT_LINE } from "../../../engine/call-session.js";
 import { AsrError } from "../../../engine/providers/asr/asr-error.js";
 import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-provider.js";
-import type { DialogueProvider, DialogueEvent, DialogueSession } from "../../../engine/providers/llm/dialogue-provider.js";
+import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
 import { ChatCompletionsError } from "../../../engine/providers/llm/openai/chat-completions-error.js";
 import { createRulesDialogueProvider } from "../../../engine/providers/llm/rules/rules-dialogue-provider.js";
 import { FLITE_VOICES } from "../../../engine/providers/tts/flite-voices.js";
 import { OpenAiSpeechError } from "../../../engine/providers/tts/openai/openai-speech-error.js";
 import type { TtsProvider } from "../../../engine/providers/tts/tts-provider.js";
-import type { MediaTransport, TransportEvents } from "../../../engine/transports/transport.js";
-import type { AgentSettings } from "../../../engine/types.js";
-import type { VadFactory } from "../../../engine/vad/vad-factory.js";
 import { testAgent } from "../../helpers/dialogue.js";
-import { withFileSizeLimit } from "../../helpers/file-size-limit.js";
 import { FakeClock } from "../../helpers/fake-clock.js";
+import { RATE, FRAME, RecordingTransport, energyVad, recordingTts, tick, keysAsText, callWhereCallerSays, plannedDialogue, plannedAsr, unavailable, startCall, sessionOn, lengthyTts } from "../../helpers/call-session-harness.js";
 import { COMPLETE_WAIT_MS } from "../../../engine/turn/adaptive-turn-detector.js";
 import { SpeechCache } from "../../../engine/providers/tts/speech-cache.js";
 import { greetingSentences } from "../../../engine/text/greeting.js";
-
-const RATE = 16000;
-const FRAME = RATE / 50;
-
-/** A media connection that records what the session sends. */
-class RecordingTransport extends EventEmitter<TransportEvents> implements MediaTransport {
-  readonly protocol = "test";
-  readonly inputSampleRate = RATE;
-  readonly outputSampleRate = RATE;
-  readonly events: CallEvent[] = [];
-  agentFrames = 0;
-  clears = 0;
-  closedWith: string | null = null;
-  /** Set by a test for a connection that went before the session started. */
-  farEndGone = false;
-
-  get closed(): boolean {
-    return this.farEndGone || this.closedWith !== null;
-  }
-
-  sendAudio(): void {
-    this.agentFrames += 1;
-  }
-  clearAudio(): void {
-    this.clears += 1;
-  }
-  sendMark(): void {}
-  sendEvent(event: CallEvent): void {
-    this.events.push(event);
-  }
-  close(reason: string): void {
-    this.closedWith = reason;
-  }
-}
-
-/** Speech is any frame that is not silent. */
-const energyVad: VadFactory = {
-  name: "webrtc",
-  createVad: () => ({
-    name: "energy",
-    sampleRates: [RATE],
-    process: async (frame: AudioFrame) => (frame.samples.some((s) => s !== 0) ? 1 : 0),
-    reset: () => {},
-    close: async () => {},
-  }),
-  close: async () => {},
-};
-
-/** "Recognises" each caller utterance as the next of `texts`. */
-function scriptedAsr(texts: string[]): AsrProvider {
-  return {
-    name: "scripted",
-    open: async () => ({
-      async *transcribe(audio: AsyncIterable<AudioFrame>): AsyncIterable<AsrResult> {
-        for await (const _ of audio);
-        yield { type: "final", text: texts.shift() ?? "" };
-      },
-      close: async () => {},
-    }),
-  };
-}
-
-/** 100 ms of a constant level per sentence. */
-const levelTts: TtsProvider = {
-  name: "level",
-  voices: () => [],
-  async *synthesize(text: AsyncIterable<string>) {
-    let piece = 0;
-    for await (const _ of text) yield { samples: new Int16Array(RATE / 10).fill(1000), sampleRate: RATE, piece: piece++ };
-  },
-};
-
-/** 100 ms of a constant level per piece of text; notes what it said and in which voice. */
-function recordingTts(voices: TtsProvider["voices"] extends () => infer V ? V : never, fail?: (text: string) => Error | undefined) {
-  const said: Array<{ text: string; voiceId: string }> = [];
-  const tts: TtsProvider = {
-    name: "recording",
-    voices: () => voices,
-    async *synthesize(text, options) {
-      for await (const piece of text) {
-        const error = fail?.(piece);
-        if (error) throw error;
-        said.push({ text: piece, voiceId: options.voiceId });
-        yield { samples: new Int16Array(RATE / 10).fill(1000), sampleRate: RATE };
-      }
-    },
-  };
-  return Object.assign(tts, { said });
-}
-
-function agent(metadata: Record<string, unknown>): AgentSettings {
-  return testAgent({ systemPrompt: "You call patients of a dental practice.", transferMessage: "Please hold.", metadata });
-}
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Test dialogues take keys as the text they spell. */
-const keysAsText = {
-  respondToKeys(this: DialogueSession, keys: string, signal: AbortSignal) {
-    return this.respond(keys, signal);
-  },
-};
-
-/**
- * A call on a fake clock: the caller says one utterance (400 ms of speech, then silence) that
- * the recognizer reads as `heard`; the clock runs until the call ends.
- */
-async function callWhereCallerSays(heard: string, metadata: Record<string, unknown> = {}) {
-  const clock = new FakeClock();
-  const transport = new RecordingTransport();
-  const session = new CallSession({
-    callId: "call_test",
-    agent: agent(metadata),
-    context: {},
-    transport,
-    providers: { vad: energyVad, asr: scriptedAsr([heard]), dialogue: createRulesDialogueProvider(), tts: levelTts, fallbackTts: recordingTts(FLITE_VOICES) },
-    recordingPath: null,
-    maxDurationSec: 60,
-    clock,
-  });
-  let summary: CallSummary | undefined;
-  void session.ended.then((s) => (summary = s));
-  await session.start();
-  for (let i = 0; i < 20; i++) transport.emit("audio", { samples: new Int16Array(FRAME).fill(500), sampleRate: RATE });
-  for (let i = 0; i < 500 && !summary; i++) {
-    transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
-    await tick();
-    clock.advance(20);
-    await tick();
-  }
-  if (!summary) throw new Error("the call did not end");
-  return { summary, transport };
-}
 
 describe("call session: how a dialogue's end of the call is reported", () => {
   it("ends with reason voicemail after leaving the message on an answering machine", async () => {
@@ -227,98 +77,6 @@ describe("call session: what the agent did and how each turn went, for the call'
     expect(call.transport.events.find((e) => e.type === "interruption")).toMatchObject({ turnId: 2 });
   });
 });
-
-/** A dialogue whose turns go as `plan` says, in order: a reply "Reply <n>.", or the error thrown. */
-function plannedDialogue(plan: Array<"ok" | Error>): DialogueProvider {
-  let turn = 0;
-  return {
-    name: "planned",
-    open: () => ({
-      async *respond(): AsyncIterable<DialogueEvent> {
-        const step = plan[turn++] ?? "ok";
-        if (step !== "ok") throw step;
-        yield { type: "text", text: `Reply ${turn}.` };
-      },
-      truncateLastReply: () => {},
-        ...keysAsText,
-    }),
-  };
-}
-
-/** Each utterance is recognised as the next of `results`, or fails with it. */
-function plannedAsr(results: Array<string | Error>): AsrProvider {
-  return {
-    name: "planned",
-    open: async () => ({
-      async *transcribe(audio: AsyncIterable<AudioFrame>): AsyncIterable<AsrResult> {
-        for await (const _ of audio);
-        const result = results.shift() ?? "";
-        if (typeof result !== "string") throw result;
-        yield { type: "final", text: result };
-      },
-      close: async () => {},
-    }),
-  };
-}
-
-const unavailable = () => new ChatCompletionsError("http_status", "chat completions request failed with HTTP 503", { status: 503, retryable: true });
-
-/** A call on a fake clock that the test drives utterance by utterance. */
-async function startCall(providers: Partial<CallProviders>, settings: Partial<AgentSettings> = {}, options: Pick<CallSessionOptions, "silenceTimeoutMs" | "tools"> = {}) {
-  const clock = new FakeClock();
-  const transport = new RecordingTransport();
-  const fallbackTts = recordingTts(FLITE_VOICES);
-  const session = new CallSession({
-    callId: "call_test",
-    agent: testAgent({ voiceId: "openai-alloy", ...settings }),
-    context: {},
-    transport,
-    providers: { vad: energyVad, asr: plannedAsr([]), dialogue: plannedDialogue([]), tts: levelTts, fallbackTts, ...providers },
-    recordingPath: null,
-    maxDurationSec: 600,
-    clock,
-    ...options,
-  });
-  let summary: CallSummary | undefined;
-  void session.ended.then((s) => (summary = s));
-  const agentLines = () => transport.events.filter((e) => e.type === "transcript" && e.segment.role === "agent").length;
-  const lastState = () => transport.events.findLast((e) => e.type === "state");
-  /** Silence until the agent has said `lines` lines in all and listens again, or the call ended. */
-  const untilAgentLines = async (lines: number) => {
-    for (let i = 0; i < 500 && !summary && !(agentLines() >= lines && lastState()?.type === "state" && lastState()?.state === "listening"); i++) {
-      transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
-      await tick();
-      clock.advance(20);
-      await tick();
-    }
-  };
-  await session.start();
-  return {
-    session,
-    transport,
-    clock,
-    fallbackTts,
-    summary: () => summary,
-    untilAgentLines,
-    /** `ms` of caller audio, 20 ms at a time (voiced or silent), the clock keeping pace; stops when the call ends. */
-    caller: async (ms: number, level = 0) => {
-      for (let t = 0; t < ms && !summary; t += 20) {
-        transport.emit("audio", { samples: new Int16Array(FRAME).fill(level), sampleRate: RATE });
-        await tick();
-        clock.advance(20);
-        await tick();
-      }
-    },
-    /** The caller speaks 400 ms, then waits until the agent has answered (its next line). */
-    say: async () => {
-      const before = agentLines();
-      for (let i = 0; i < 20; i++) transport.emit("audio", { samples: new Int16Array(FRAME).fill(500), sampleRate: RATE });
-      await untilAgentLines(before + 1);
-    },
-    transcript: () => transport.events.flatMap((e) => (e.type === "transcript" ? [`${e.segment.role}: ${e.segment.content}`] : [])),
-    errors: () => transport.events.flatMap((e) => (e.type === "error" ? [e.recovered] : [])),
-  };
-}
 
 describe("call session: a provider failing a turn", () => {
   it("answers a dialogue failure with the fallback line in the fallback voice, and the next turn works", async () => {
@@ -441,88 +199,6 @@ describe("call session: a provider failing a turn", () => {
   });
 });
 
-/** A session on a fake clock with a greeting and no scripted caller, for tests that drive the caller frame by frame. */
-function sessionOn(options: { recordingPath?: string | null; vad?: VadFactory } = {}) {
-  const clock = new FakeClock();
-  const transport = new RecordingTransport();
-  const session = new CallSession({
-    callId: "call_test",
-    agent: testAgent({ firstMessage: "Hello." }),
-    context: {},
-    transport,
-    providers: { vad: options.vad ?? energyVad, asr: plannedAsr([]), dialogue: plannedDialogue([]), tts: levelTts, fallbackTts: recordingTts(FLITE_VOICES) },
-    recordingPath: options.recordingPath ?? null,
-    maxDurationSec: 600,
-    clock,
-  });
-  let summary: CallSummary | undefined;
-  void session.ended.then((s) => (summary = s));
-  return {
-    session,
-    clock,
-    transport,
-    summary: () => summary,
-    /** Runs the clock in 20 ms steps, sending `framesPerStep` silent caller frames each step, until the call ends or `ms` have passed. */
-    run: async (ms: number, framesPerStep = 1) => {
-      for (let t = 0; t < ms && !summary; t += 20) {
-        for (let i = 0; i < framesPerStep; i++) transport.emit("audio", { samples: new Int16Array(FRAME), sampleRate: RATE });
-        await tick();
-        clock.advance(20);
-        await tick();
-      }
-    },
-  };
-}
-
-describe("call session: a full disk loses the recording, not the call", () => {
-  it("a recording file that cannot even be created (its path is /dev/full: ENOSPC) leaves the call going, unrecorded", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-session-"));
-    try {
-      const file = path.join(dir, "call.wav");
-      symlinkSync("/dev/full", file);
-      const call = sessionOn({ recordingPath: file });
-      await call.session.start();
-      await call.run(3000);
-      expect(call.summary()).toBeUndefined();
-      const summary = await call.session.stop("caller_hangup");
-      expect(summary.reason).toBe("caller_hangup");
-      expect(summary.recording).toBeNull();
-      expect(summary.transcript.map((s) => s.content)).toEqual(["Hello."]);
-      expect(call.transport.events.filter((e) => e.type === "recording_failed")).toEqual([{ type: "recording_failed", message: expect.stringContaining("ENOSPC"), code: "ENOSPC" }]);
-      expect(call.transport.events.filter((e) => e.type === "error" || e.type === "recording")).toEqual([]);
-      // Nothing is left where the recording was to go.
-      expect(readdirSync(dir)).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it("a write that fails during the call (EFBIG past the file size limit) stops the recording, deletes its file, and the call goes on to its end", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-session-"));
-    try {
-      const file = path.join(dir, "call.wav");
-      const summary = await withFileSizeLimit(16 * 1024, async () => {
-        const call = sessionOn({ recordingPath: file });
-        await call.session.start();
-        // 3 s of stereo 16 kHz audio is ~190 KB: the limit is passed a quarter of a second in.
-        await call.run(3000);
-        expect(call.summary()).toBeUndefined();
-        const ended = await call.session.stop("caller_hangup");
-        expect(call.transport.events.filter((e) => e.type === "recording_failed")).toEqual([{ type: "recording_failed", message: expect.any(String), code: "EFBIG" }]);
-        expect(call.transport.closedWith).toBe("caller_hangup");
-        return ended;
-      });
-      expect(summary.reason).toBe("caller_hangup");
-      expect(summary.durationMs).toBeGreaterThanOrEqual(3000);
-      expect(summary.recording).toBeNull();
-      expect(summary.transcript.map((s) => s.content)).toEqual(["Hello."]);
-      expect(existsSync(file)).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
 describe("call session: the far end hanging up during set-up", () => {
   it("ends at once when the caller hangs up while the recording file is being opened", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "parley-session-"));
@@ -559,83 +235,6 @@ describe("call session: the far end hanging up during set-up", () => {
     expect(call.clock.pendingTimers).toBe(0);
   });
 });
-
-describe("call session: caller audio faster than real time", () => {
-  it("ends with reason audio_overrun when the caller sends audio 10x faster than real time", async () => {
-    const call = sessionOn();
-    await call.session.start();
-    await call.run(20_000, 10);
-    expect(call.summary()?.reason).toBe("audio_overrun");
-    expect(call.transport.closedWith).toBe("audio_overrun");
-    expect(call.transport.events.find((e) => e.type === "ended")).toMatchObject({ reason: "audio_overrun" });
-    // Closed within the allowance (2x the wall clock plus 5 s of burst), not minutes later.
-    expect(call.summary()!.durationMs).toBeLessThan(2000);
-  });
-
-  it("keeps a caller whose audio arrives in bursts (a stall, then catching up) but on average in real time", async () => {
-    const call = sessionOn();
-    await call.session.start();
-    await call.run(2000);
-    // The network stalls 3 s, then the 3 s of audio arrive at once.
-    call.clock.advance(3000);
-    await call.run(20, 150);
-    await call.run(10_000);
-    expect(call.summary()).toBeUndefined();
-    expect((await call.session.stop()).reason).toBe("stopped");
-  });
-
-  it("bounds the caller audio waiting for a VAD that has fallen behind, and goes on once it catches up", async () => {
-    const pending: Array<() => void> = [];
-    let processed = 0;
-    const stuckVad: VadFactory = {
-      name: "webrtc",
-      createVad: () => ({
-        name: "stuck",
-        sampleRates: [RATE],
-        process: () =>
-          new Promise<number>((resolve) => {
-            processed += 1;
-            pending.push(() => resolve(0));
-          }),
-        reset: () => {},
-        close: async () => {},
-      }),
-      close: async () => {},
-    };
-    const call = sessionOn({ vad: stuckVad });
-    await call.session.start();
-    // 20 s of audio in real time while the VAD answers nothing.
-    await call.run(20_000);
-    expect(call.summary()).toBeUndefined();
-    // At most ~3 s of audio (150 frames) was queued for it; the rest was dropped, and said so once.
-    expect(processed).toBeLessThanOrEqual(151);
-    expect(processed).toBeGreaterThan(100);
-    expect(call.transport.events.filter((e) => e.type === "error")).toEqual([{ type: "error", message: expect.stringMatching(/caller audio dropped/), recovered: true }]);
-    for (const resolve of pending.splice(0)) resolve();
-    await tick();
-    const before = processed;
-    await call.run(1000);
-    expect(processed - before).toBe(50);
-    expect(call.summary()).toBeUndefined();
-  });
-});
-
-/** 100 ms of audio per piece of text, except those in `lengths` (ms); notes what it was asked to say. */
-function lengthyTts(lengths: Record<string, number>) {
-  const asked: string[] = [];
-  const tts: TtsProvider = {
-    name: "lengthy",
-    voices: () => [],
-    async *synthesize(text) {
-      let index = 0;
-      for await (const piece of text) {
-        asked.push(piece);
-        yield { samples: new Int16Array(((lengths[piece] ?? 100) * RATE) / 1000).fill(1000), sampleRate: RATE, piece: index++ };
-      }
-    },
-  };
-  return Object.assign(tts, { asked });
-}
 
 describe("call session: ending calls nobody speaks in, and ending them politely", () => {
   it("says goodbye and hangs up after the silence timeout when nobody speaks after the greeting", async () => {
@@ -699,70 +298,6 @@ describe("call session: ending calls nobody speaks in, and ending them politely"
   });
 });
 
-describe("call session: keys the caller presses", () => {
-  /** Answers speech with "Said <text>." and keys with a long reply naming them. */
-  const keyed: DialogueProvider = {
-    name: "keyed",
-    open: () => ({
-      async *respond(text: string): AsyncIterable<DialogueEvent> {
-        for (let i = 1; i <= 20; i++) yield { type: "text", text: ` Said ${text} ${i}.` };
-      },
-      async *respondToKeys(keys: string): AsyncIterable<DialogueEvent> {
-        yield { type: "text", text: `You pressed ${keys}.` };
-      },
-      truncateLastReply: () => {},
-    }),
-  };
-  const press = (call: Awaited<ReturnType<typeof startCall>>, digit: string) => call.transport.emit("dtmf", digit);
-
-  it("gives keys pressed within KEYPAD_GAP_MS of each other to the dialogue as one entry, after the pause; # ends an entry at once", async () => {
-    const call = await startCall({ dialogue: keyed });
-    press(call, "4");
-    await call.caller(300);
-    press(call, "2");
-    await call.caller(KEYPAD_GAP_MS - 100);
-    expect(call.transcript()).toEqual([]);
-    await call.caller(400);
-    expect(call.transcript()).toEqual(["user: [pressed 42]", "agent: You pressed 42."]);
-    press(call, "7");
-    press(call, "#");
-    await call.caller(200);
-    expect(call.transcript().slice(2)).toEqual(["user: [pressed 7]", "agent: You pressed 7."]);
-    // "#" alone is no entry.
-    press(call, "#");
-    await call.caller(KEYPAD_GAP_MS + 200);
-    expect(call.transcript()).toHaveLength(4);
-    expect(call.transport.events.filter((e) => e.type === "dtmf").map((e) => (e.type === "dtmf" ? e.digit : ""))).toEqual(["4", "2", "7", "#", "#"]);
-  });
-
-  it("drops keys past 20 a second, so a flood of key events makes one entry, not a turn per key", async () => {
-    const call = await startCall({ dialogue: keyed });
-    for (let i = 0; i < 500; i++) press(call, String(i % 10));
-    await call.caller(KEYPAD_GAP_MS + 200);
-    expect(call.transcript()).toEqual(["user: [pressed 01234567890123456789]", "agent: You pressed 01234567890123456789."]);
-    expect(call.transport.events.filter((e) => e.type === "dtmf")).toHaveLength(20);
-    expect(call.errors()).toEqual([true]);
-    // A second later keys count again.
-    press(call, "5");
-    await call.caller(KEYPAD_GAP_MS + 200);
-    expect(call.transcript().slice(2)).toEqual(["user: [pressed 5]", "agent: You pressed 5."]);
-  });
-
-  it("stops the agent at the first key, a turn cut short like a barge-in", async () => {
-    const call = await startCall({ asr: plannedAsr(["tell me"]), dialogue: keyed });
-    await call.caller(400, 500);
-    await call.caller(800);
-    // The 2 s reply is playing.
-    expect(call.transport.events.some((e) => e.type === "state" && e.state === "speaking")).toBe(true);
-    press(call, "1");
-    expect(call.transport.events.find((e) => e.type === "interruption")).toMatchObject({ turnId: 1 });
-    await call.caller(KEYPAD_GAP_MS + 400);
-    expect(call.transcript().slice(-2)).toEqual(["user: [pressed 1]", "agent: You pressed 1."]);
-    await call.session.stop();
-    expect(call.summary()!.turns.map((t) => t.interrupted)).toEqual([true, false]);
-  });
-});
-
 describe("call session: the caller's last words when the call ends", () => {
   it("keeps in the transcript, unanswered, words the caller said just before hanging up", async () => {
     const call = await startCall({ asr: plannedAsr(["please call me back tomorrow"]), dialogue: plannedDialogue(["ok"]) });
@@ -771,15 +306,6 @@ describe("call session: the caller's last words when the call ends", () => {
     const summary = await call.session.ended;
     expect(summary.transcript.map((s) => `${s.role}: ${s.content}`)).toEqual(["user: please call me back tomorrow"]);
     expect(summary.reason).toBe("caller_hangup");
-  });
-
-  it("keeps keys pressed within the entry gap before the hang-up", async () => {
-    const call = await startCall({});
-    call.transport.emit("dtmf", "4");
-    call.transport.emit("dtmf", "2");
-    await call.caller(200);
-    call.transport.emit("hangup", "bye");
-    expect((await call.session.ended).transcript.map((s) => s.content)).toEqual(["[pressed 42]"]);
   });
 
   it("ends the call after LAST_WORDS_WAIT_MS when the recognizer never gives the final", async () => {
@@ -805,59 +331,6 @@ describe("call session: the caller's last words when the call ends", () => {
     expect(summary.transcript).toEqual([]);
     // The call lasted until the hang-up: the wait is not part of it.
     expect(summary.durationMs).toBe(400);
-  });
-});
-
-describe("call session: tools the dialogue waits for", () => {
-  /** Runs `tool` for every caller turn and says what it came to. */
-  const toolUser: DialogueProvider = {
-    name: "tool-user",
-    open: ({ tools }) => ({
-      async *respond(_text: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
-        const result = await tools.execute("book_appointment", { date: "2025-03-04" }, signal);
-        yield { type: "text", text: result.ok ? "You're booked." : "Sorry, I couldn't book that." };
-      },
-      truncateLastReply: () => {},
-        ...keysAsText,
-    }),
-  };
-  const answerAfter = (ms: number, result: ToolResult, clockOf: () => FakeClock): ToolExecutor => ({
-    definitions: [],
-    execute: () => new Promise((resolve) => clockOf().setTimeout(() => resolve(result), ms)),
-  });
-
-  it("says nothing extra for a quick tool, and reports it with its result", async () => {
-    let call: Awaited<ReturnType<typeof startCall>> | undefined;
-    const tools = answerAfter(200, { ok: true, data: { status: "booked" } }, () => call!.clock);
-    call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools });
-    await call.say();
-    expect(call.transcript()).toEqual(["user: book it", "agent: You're booked."]);
-    expect(call.transport.events.find((e) => e.type === "tool_call")).toEqual({
-      type: "tool_call",
-      name: "book_appointment",
-      arguments: { date: "2025-03-04" },
-      result: { ok: true, data: { status: "booked" } },
-    });
-    await call.session.stop();
-    expect(call.summary()!.actions).toEqual([{ type: "tool_call", name: "book_appointment", arguments: { date: "2025-03-04" }, result: { ok: true, data: { status: "booked" } } }]);
-  });
-
-  it("says 'one moment' while a tool takes longer than 700 ms, then what it came to", async () => {
-    let call: Awaited<ReturnType<typeof startCall>> | undefined;
-    const tools = answerAfter(2000, { ok: true, data: { status: "booked" } }, () => call!.clock);
-    call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools });
-    await call.say();
-    expect(call.transcript()).toEqual(["user: book it", `agent: ${TOOL_HOLD_LINE} You're booked.`]);
-  });
-
-  it("gives up on a tool that does not answer within 10 s and lets the dialogue say so", async () => {
-    const never: ToolExecutor = { definitions: [], execute: () => new Promise(() => {}) };
-    const call = await startCall({ asr: plannedAsr(["book it"]), dialogue: toolUser }, {}, { tools: never });
-    await call.say();
-    await call.caller(11_000);
-    expect(call.transcript()).toEqual(["user: book it", `agent: ${TOOL_HOLD_LINE} Sorry, I couldn't book that.`]);
-    const reported = call.transport.events.find((e) => e.type === "tool_call");
-    expect(reported).toMatchObject({ result: { ok: false, error: "book_appointment did not answer within 10 s" } });
   });
 });
 
@@ -1028,69 +501,5 @@ describe("call session: the greeting", () => {
     const summary = await session.stop();
     expect(tts.asked).toHaveLength(2);
     expect(summary.transcript).toMatchObject([{ role: "agent", content: "Hello Ann. This is Acme Dental." }]);
-  });
-});
-
-describe("call session: early replies (adaptive endpointing)", () => {
-  const adaptive = { endpointingMode: "adaptive", endpointingMs: 1500 } as const;
-  const earlyEvents = (call: Awaited<ReturnType<typeof startCall>>) => call.transport.events.flatMap((e) => (e.type === "early_reply" ? [e.used] : []));
-
-  it("prepares the reply to words the dialogue cannot judge while the turn waits, and says it when the turn ends with them", async () => {
-    const call = await startCall({ asr: plannedAsr(["purple elephants sing"]), dialogue: createRulesDialogueProvider() }, adaptive);
-    await call.say();
-    await call.session.stop();
-    expect(earlyEvents(call)).toEqual([true]);
-    expect(call.transcript()[0]).toBe("user: purple elephants sing");
-    expect(call.transcript()[1]).toMatch(/^agent: Sorry/);
-    const [turn] = call.summary()!.turns;
-    // The reply's text was ready before the turn was declared over (UNKNOWN_WAIT_MS after the last word).
-    expect(turn!.firstTokenAt!).toBeLessThan(turn!.endpointAt!);
-    expect(turn!.endpointAt! - turn!.endOfSpeechAt!).toBeGreaterThanOrEqual(580);
-  });
-
-  it("drops the early reply unheard when the caller goes on, and the conversation is as if it had never been asked", async () => {
-    const call = await startCall({ asr: plannedAsr(["purple elephants", "sing loudly"]), dialogue: createRulesDialogueProvider() }, adaptive);
-    await call.caller(400, 500);
-    await call.caller(400);
-    await call.caller(400, 500);
-    await call.untilAgentLines(1);
-    await call.session.stop();
-    expect(earlyEvents(call)).toEqual([false, true]);
-    expect(call.transcript()[0]).toBe("user: purple elephants sing loudly");
-    // The first misunderstanding of the call (the dropped reply was not counted as one).
-    const first = await startCall({ asr: plannedAsr(["purple elephants sing loudly"]), dialogue: createRulesDialogueProvider() }, adaptive);
-    await first.say();
-    await first.session.stop();
-    expect(call.transcript()[1]).toBe(first.transcript()[1]);
-    expect(call.transcript().filter((l) => l.startsWith("agent:"))).toHaveLength(1);
-  });
-
-  it("runs an early reply's tools only once it is the answer", async () => {
-    const ran: string[] = [];
-    const tools: ToolExecutor = { definitions: [], execute: async (name) => (ran.push(name), { ok: true, data: {} }) };
-    const booking: DialogueProvider = {
-      name: "booking",
-      open: ({ tools: callTools }) => ({
-        async *respond(text: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
-          const result = await callTools.execute("book_appointment", { text }, signal);
-          yield { type: "text", text: result.ok ? "Booked." : "Not booked." };
-        },
-        truncateLastReply: () => {},
-        judgeTurn: () => "unknown",
-        checkpoint: () => () => {},
-        ...keysAsText,
-      }),
-    };
-    const call = await startCall({ asr: plannedAsr(["book it", "for tuesday"]), dialogue: booking }, adaptive, { tools });
-    await call.caller(400, 500);
-    await call.caller(400);
-    // The first early reply was dropped: its booking never ran.
-    expect(ran).toEqual([]);
-    await call.caller(400, 500);
-    await call.untilAgentLines(1);
-    await call.session.stop();
-    expect(ran).toEqual(["book_appointment"]);
-    expect(call.transcript()).toEqual(["user: book it for tuesday", "agent: Booked."]);
-    expect(call.summary()!.actions).toEqual([{ type: "tool_call", name: "book_appointment", arguments: { text: "book it for tuesday" }, result: { ok: true, data: {} } }]);
   });
 });
