@@ -2,10 +2,10 @@ import { integer, UsageError } from "../../src/cli/args.js";
 import { DEFAULT_STANDIN_REPLY } from "../standins/openai-chat-standin.js";
 import type { StandinDelays } from "../standins/standin-server.js";
 import type { LevelResult } from "./bench-result.js";
-import type { EndpointingMode } from "./conversation.js";
+import type { Conversation, EndpointingMode } from "./conversation.js";
 import { summarize } from "./percentiles.js";
 import type { Protocol } from "./play-conversation.js";
-import { samplesOf } from "./summarize-calls.js";
+import { samplesOf, timedSteps } from "./summarize-calls.js";
 
 /**
  * The capacity search (`--find-capacity`): which levels it tries, the bounds a level must keep,
@@ -87,6 +87,19 @@ export function capacityLevels(s: CapacitySearch): number[] {
   const levels: number[] = [];
   for (let n = s.from; n <= s.max; n += s.step) levels.push(n);
   return levels;
+}
+
+/**
+ * The conversations a search plays: those with a caller turn to time. It judges voice-to-voice,
+ * and a small level plays only a few conversations (one per lane): each must give a sample.
+ */
+export function searchConversations(conversations: readonly Conversation[]): Conversation[] {
+  const timed = conversations.filter((c) => timedSteps(c) > 0);
+  if (timed.length === 0) {
+    const names = conversations.map((c) => c.name);
+    throw new UsageError(`--find-capacity judges voice-to-voice, and ${names.join(", ")} ${names.length > 1 ? "have" : "has"} no caller turn to time (a say step while the agent is quiet)`);
+  }
+  return timed;
 }
 
 /** Tokens the chat stand-in streams before its canned reply's first sentence is complete (TTS starts on it). */

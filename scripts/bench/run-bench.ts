@@ -34,6 +34,7 @@ import {
   judgeLevel,
   levelFigures,
   parseCapacitySearch,
+  searchConversations,
   STANDIN_V2V_HEADROOM_MS,
   standinV2vFloorMs,
   type CapacityLevel,
@@ -70,14 +71,21 @@ starts \`parley serve\` as a child process with a temporary data directory. With
   --protocol native --endpointing fixed --api-load.
 --find-capacity: instead of fixed levels, raises the concurrent calls per protocol and
   endpointing mode (default --endpointing fixed for the search) from --from in steps of --step
-  up to --max (embedded: ${CAPACITY_SEARCH_DEFAULTS.embedded.full.from}, ${CAPACITY_SEARCH_DEFAULTS.embedded.full.step}, ${CAPACITY_SEARCH_DEFAULTS.embedded.full.max}; stand-ins: ${CAPACITY_SEARCH_DEFAULTS.standin.full.from}, ${CAPACITY_SEARCH_DEFAULTS.standin.full.step}, ${CAPACITY_SEARCH_DEFAULTS.standin.full.max}; --quick: ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.from}, ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.step}, ${CAPACITY_SEARCH_DEFAULTS.embedded.quick.max}
-  and ${CAPACITY_SEARCH_DEFAULTS.standin.quick.from}, ${CAPACITY_SEARCH_DEFAULTS.standin.quick.step}, ${CAPACITY_SEARCH_DEFAULTS.standin.quick.max}; --max at most ${CAPACITY_MAX_LEVEL}), each lane playing one conversation per level,
-  and stops at the first level that does not hold. A level holds when no call failed,
-  voice-to-voice p95 is at most --v2v-p95-ms (embedded: ${DEFAULT_EMBEDDED_V2V_P95_MS}; stand-ins: their delays
-  and the endpointing wait + ${STANDIN_V2V_HEADROOM_MS}, ${standinV2vFloorMs(DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS.fixed) + STANDIN_V2V_HEADROOM_MS} in fixed mode) and frame jitter p95 at most
-  --jitter-p95-ms (${DEFAULT_JITTER_P95_MS}). Reports the largest level that held, why the search stopped,
-  CPU and memory per call (bench.json "capacity", a chart each in bench.html). Exits 0 when
-  the search ran, whatever it found.`;
+  up to --max (at most ${CAPACITY_MAX_LEVEL}), each lane playing one conversation per level, and stops
+  at the first level that does not hold: a level holds when no call failed, voice-to-voice
+  p95 is at most --v2v-p95-ms (embedded: ${DEFAULT_EMBEDDED_V2V_P95_MS}; stand-ins: their delays and the
+  endpointing wait + ${STANDIN_V2V_HEADROOM_MS}, ${standinV2vFloorMs(DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS.fixed) + STANDIN_V2V_HEADROOM_MS} in fixed mode) and frame jitter p95 at most
+  --jitter-p95-ms (${DEFAULT_JITTER_P95_MS}). It plays only conversations with a caller turn to time (not
+  backchannel(s), barge-in, dtmf, silence, voicemail). Reports the largest level that held,
+  why the search stopped, CPU and memory per call (bench.json "capacity", a chart each in
+  bench.html); exits 0 when the search ran, whatever it found. Levels: ${searchText("embedded", "full")}
+  embedded, ${searchText("standin", "full")} with stand-ins; with --quick ${searchText("embedded", "quick")}
+  and ${searchText("standin", "quick")}.`;
+
+function searchText(providers: Providers, kind: "full" | "quick"): string {
+  const d = CAPACITY_SEARCH_DEFAULTS[providers][kind];
+  return `--from ${d.from} --step ${d.step} --max ${d.max}`;
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const FIXTURES = path.join(ROOT, "fixtures");
@@ -182,12 +190,15 @@ export async function bench(argv: string[]): Promise<number> {
     if (unknown.length) throw new UsageError(`unknown conversations: ${unknown.join(", ")}`);
     conversations = conversations.filter((c) => wanted.includes(c.name));
   } else if (quick) conversations = conversations.filter((c) => c.quick);
+  const leftOut = search ? conversations.filter((c) => !searchConversations(conversations).includes(c)) : [];
+  if (search) conversations = searchConversations(conversations);
 
   const lines = new Set(conversations.flatMap(linesOf));
   const audio = { 8: new Map<string, Int16Array>(), 16: new Map<string, Int16Array>() };
   for (const line of lines) for (const rate of [8, 16] as const) audio[rate].set(line, loadLine(line, rate));
 
   const progress = (text: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+  if (leftOut.length) progress(`left out of the capacity search (no voice-to-voice turn to judge): ${leftOut.map((c) => c.name).join(", ")}`);
   const maxLevel = Math.max(...levels);
   let server: BenchServer | undefined;
   let standins: StandinProcess | undefined;

@@ -30,6 +30,11 @@ export function multiLineSteps(conversation: Conversation): number {
   return conversation.steps.filter((s) => "say" in s && s.over_agent_ms === undefined && s.say.length > 1).length;
 }
 
+/** `say` steps spoken while the agent is quiet and timed: each one answered gives a voice-to-voice sample. */
+export function timedSteps(conversation: Conversation): number {
+  return conversation.steps.filter((s) => "say" in s && s.over_agent_ms === undefined && !("timed" in s && s.timed === false)).length;
+}
+
 /** The figures of one endpointing mode from its calls (`conversations`: the ones the run played). */
 export function modeResult(mode: EndpointingMode, endpointingMs: number, calls: readonly CallResult[], conversations: readonly Conversation[]): ModeResult {
   const own = calls.filter((c) => c.endpointing_mode === mode);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../src/cli/args.js";
 import type { BenchResult } from "../../../scripts/bench/bench-result.js";
@@ -9,6 +10,7 @@ import {
   firstSentenceTokens,
   judgeLevel,
   parseCapacitySearch,
+  searchConversations,
   standinV2vFloorMs,
   type CapacityBounds,
   type CapacityLevel,
@@ -17,7 +19,9 @@ import {
 } from "../../../scripts/bench/capacity.js";
 import { renderHtmlReport } from "../../../scripts/bench/report-html.js";
 import { renderTextSummary } from "../../../scripts/bench/report-text.js";
+import { loadConversations } from "../../../scripts/bench/conversation.js";
 import { bench } from "../../../scripts/bench/run-bench.js";
+import { timedSteps } from "../../../scripts/bench/summarize-calls.js";
 import { DEFAULT_STANDIN_DELAYS } from "../../../scripts/standins/standin-server.js";
 
 const BOUNDS: CapacityBounds = { v2v_p95_ms: 1000, jitter_p95_ms: 20 };
@@ -183,5 +187,22 @@ describe("bench --find-capacity options", () => {
     await expect(bench(["--find-capacity", "--concurrency", "4"])).rejects.toThrow(/not with --concurrency/);
     await expect(bench(["--find-capacity", "--max", "2000"])).rejects.toThrow(UsageError);
     await expect(bench(["--find-capacity", "--jitter-p95-ms", "0"])).rejects.toThrow(/--jitter-p95-ms must be an integer >= 1/);
+  });
+
+  it("plays only conversations with a caller turn to time, and refuses a set without any: a level of them could not be judged", () => {
+    const shipped = loadConversations(path.resolve(import.meta.dirname, "../../../fixtures/conversations"));
+    const some = (...names: string[]) => shipped.filter((c) => names.includes(c.name));
+    expect(() => searchConversations(some("backchannel", "silence"))).toThrow(/--find-capacity judges voice-to-voice, and backchannel, silence have no caller turn to time/);
+    expect(searchConversations(some("backchannel", "faq", "silence", "booking")).map((c) => c.name)).toEqual(["booking", "faq"]);
+  });
+});
+
+describe("timedSteps", () => {
+  it("counts the say steps spoken while the agent is quiet and timed: the shipped conversations the search plays", () => {
+    const shipped = loadConversations(path.resolve(import.meta.dirname, "../../../fixtures/conversations"));
+    const timed = Object.fromEntries(shipped.map((c) => [c.name, timedSteps(c)]));
+    expect(timed).toMatchObject({ booking: 5, faq: 2, hesitation: 1, transfer: 1, "noisy-line": 1 });
+    // Over the agent (backchannels, barge-in), no speech (dtmf, silence), untimed (voicemail's beep).
+    for (const name of ["backchannel", "backchannels", "barge-in", "dtmf", "silence", "voicemail"]) expect(timed[name], name).toBe(0);
   });
 });
