@@ -2,17 +2,17 @@ import { EventEmitter } from "eventemitter3";
 import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
-import type { AsrProvider, AsrSession } from "./providers/asr/asr-provider.js";
-import type { DialogueProvider, DialogueSession } from "./providers/llm/dialogue-provider.js";
+import type { AsrSession } from "./providers/asr/asr-provider.js";
+import type { DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { isRetryable, ProviderError } from "./providers/provider-error.js";
-import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
 import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
-import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { greetingSentences } from "./text/greeting.js";
 import { AgentSpeech } from "./session/agent-speech.js";
+import type { CallSessionEvents, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
+import { dialogueReply } from "./session/dialogue-reply.js";
 import { newAgentTurn, type AgentTurn, type CallerTimings } from "./session/agent-turn.js";
 import { CallerInput, type CallerFrame } from "./session/caller-input.js";
 import { EarlyReply } from "./session/early-reply.js";
@@ -25,66 +25,10 @@ import { isBackchannel } from "./turn/backchannel.js";
 import { transcriptCompleteness, type TurnCompleteness } from "./turn/turn-completeness.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
-import { NO_TOOLS, type ToolExecutor } from "./tools.js";
+import { NO_TOOLS } from "./tools.js";
 import type { AgentSettings } from "./types.js";
-import type { VadFactory } from "./vad/vad-factory.js";
 
-export interface CallProviders {
-  vad: VadFactory;
-  asr: AsrProvider;
-  dialogue: DialogueProvider;
-  tts: TtsProvider;
-  /**
-   * Says the fallback line when a provider fails a turn: a TTS that needs no network (the
-   * embedded Flite). It speaks in the agent's voice when it has it, else in its first voice.
-   */
-  fallbackTts: TtsProvider;
-  /** Says greetings rendered before (by `tts`, kept per voice and sentence). Default: `tts`. */
-  greetingTts?: TtsProvider;
-}
-
-export interface CallSessionOptions {
-  callId: string;
-  agent: AgentSettings;
-  /** Values for `{{placeholders}}` and for the dialogue (customer name, purpose, ...). */
-  context: Record<string, unknown>;
-  transport: MediaTransport;
-  providers: CallProviders;
-  /** Where to write the stereo WAV recording; null when the call is not recorded. */
-  recordingPath: string | null;
-  maxDurationSec: number;
-  /**
-   * Silence on both sides (no caller speech, no agent audio) this long ends the call: the agent
-   * says SILENCE_TIMEOUT_LINE and hangs up (`silence_timeout`). 0 or absent: never. A caller who
-   * is gone, or a socket held open and mute, must not keep a recognizer and a slot for an hour.
-   */
-  silenceTimeoutMs?: number;
-  /** Caller audio kept from before speech is detected, so the recognizer hears the first word whole. */
-  preRollMs?: number;
-  /** Drives pacing and metrics (tests use a fake one). */
-  clock?: Clock;
-  /** What the agent may do on this call (booking, transfer, ...), run by the control plane. Default: nothing. */
-  tools?: ToolExecutor;
-  /** Decides the caller's turns and barge-in. Default: the one of the agent's `endpointing_mode` (`turnDetectorFor`). */
-  turnDetector?: TurnDetector;
-}
-
-export interface CallSessionEvents {
-  event: (event: CallEvent) => void;
-}
-
-/** Everything a call produced, once it has ended. */
-export interface CallSummary {
-  reason: CallEndReason;
-  durationMs: number;
-  transcript: TranscriptSegment[];
-  recording: { path: string; durationMs: number } | null;
-  turns: TurnMetrics[];
-  /** When the call started, on the clock of `turns`' timings. */
-  startedAt: number;
-  /** What the agent did, in order (tools and their results, answers, hand-off, its end decision). */
-  actions: CallAction[];
-}
+export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
 
 /**
  * The caller's turn from its start to its end: one part, or several when the turn detector
@@ -502,39 +446,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return newAgentTurn(++this.turnCounter, caller, kind);
   }
 
-  /**
-   * Streams the dialogue's reply as sentences, noting end decisions. While a tool the dialogue
-   * waits for runs longer than TOOL_HOLD_AFTER_MS, the caller hears TOOL_HOLD_LINE.
-   */
+  /** The dialogue's reply to the caller's words or keys, as sentences (see `dialogueReply`). */
   private reply(turn: AgentTurn, input: { text: string } | { keys: string }): AsyncIterable<string> {
-    const out = new AsyncQueue<string>();
-    const splitter = new SentenceSplitter();
     this.replying = turn;
-    turn.hold = (line) => {
-      for (const sentence of splitter.flush()) out.push(sentence);
-      out.push(line);
-    };
-    const pump = async () => {
-      const signal = turn.abort.signal;
-      const events = "keys" in input ? this.dialogue!.respondToKeys(input.keys, signal) : this.dialogue!.respond(input.text, signal);
-      for await (const event of events) {
-        if (turn.abort.signal.aborted) return;
-        if (event.type === "text") {
-          turn.metrics.firstTokenAt ??= this.clock.now();
-          for (const sentence of splitter.push(event.text)) out.push(sentence);
-          continue;
-        }
-        (turn.held?.actions ?? this.actions).push(event.type === "transfer" ? { type: "transfer" } : event);
-        if (event.type === "transfer") turn.after = "transfer";
-        else if (event.type === "end_call") turn.after = { endCall: callEndReasonOf(event.reason) };
-      }
-      for (const sentence of splitter.flush()) out.push(sentence);
-    };
-    pump().then(
-      () => out.end(),
-      (err: unknown) => out.fail(err),
-    );
-    return out;
+    const dialogue = this.dialogue!;
+    return dialogueReply(turn, (signal) => ("keys" in input ? dialogue.respondToKeys(input.keys, signal) : dialogue.respond(input.text, signal)), this.clock, this.actions);
   }
 
   /** The control plane's tools as the dialogue uses them: bounded, with a hold line, each run reported. */
@@ -785,14 +701,6 @@ const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["clie
 function hangupEndReason(reason: string): CallEndReason {
   return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
 }
-
-/** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */
-const DIALOGUE_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["voicemail", "do_not_call"]);
-
-function callEndReasonOf(dialogueReason: string): CallEndReason {
-  return DIALOGUE_END_REASONS.has(dialogueReason) ? (dialogueReason as CallEndReason) : "agent_ended";
-}
-
 
 /** The recognized parts of a turn as one text. */
 function joinParts(texts: readonly string[]): string {
