@@ -69,14 +69,24 @@ const MAX_FAILED_TURNS = 3;
  * paced agent audio, with barge-in, recording, transcript and per-turn metrics. Nothing runs
  * until `start()`; `stop()` (or the far end hanging up, an end-call phrase, the dialogue's
  * decision, `max_duration`) ends it and resolves `ended`.
+ *
+ * The session conducts the turns (who speaks, barge-in, failures, the end); its jobs are played
+ * by collaborators in engine/session/: caller input, keypad entry, tool runner, agent speech,
+ * early reply, recording tap.
  */
 export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly clock: Clock;
   private readonly playout: AgentPlayout<AgentTurn>;
   private readonly transport: MediaTransport;
   private readonly agent: AgentSettings;
-  private readonly speech: AgentSpeech;
   private readonly turnDetector: TurnDetector;
+  // The session's collaborators (engine/session/): each owns its state and reports back through the callbacks given here.
+  private readonly recording: RecordingTap;
+  private readonly callerInput: CallerInput;
+  private readonly keypad: KeypadEntry;
+  private readonly speech: AgentSpeech;
+  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
+  private readonly early: EarlyReply<Utterance>;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
   private readonly actions: CallAction[] = [];
@@ -84,9 +94,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
-  private readonly recording: RecordingTap;
   private startedAt = 0;
-  private readonly callerInput: CallerInput;
   private utterance: Utterance | undefined;
   /** Caller turns that have ended and wait for their final (see `endUtterance`). */
   private readonly recognizing = new Set<Promise<void>>();
@@ -95,10 +103,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
-  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
-  private readonly early: EarlyReply<Utterance>;
   private turnCounter = 0;
-  private readonly keypad: KeypadEntry;
   /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
   private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
@@ -123,6 +128,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport = options.transport;
     this.agent = options.agent;
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
+    this.recording = new RecordingTap((event) => this.emitEvent(event));
     this.speech = new AgentSpeech(
       { clock: this.clock, playout: this.playout, transport: options.transport, voice: { tts: options.providers.tts, voiceId: options.agent.voiceId }, fallbackTts: options.providers.fallbackTts },
       {
@@ -144,7 +150,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       },
       options.preRollMs,
     );
-    this.recording = new RecordingTap((event) => this.emitEvent(event));
     this.early = new EarlyReply(this.playout, (event) => this.emitEvent(event));
     this.keypad = new KeypadEntry(this.clock, {
       isEnding: () => this.ending !== undefined,
