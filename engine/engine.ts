@@ -1,4 +1,4 @@
-import { defaultCallCapacity } from "./call-capacity.js";
+import type { LiveCall, LiveCallOptions } from "./live-call.js";
 import { CallSession, type CallProviders, type CallSessionOptions } from "./call-session.js";
 import type { AsrProvider } from "./providers/asr/asr-provider.js";
 import { DeepgramProvider, type DeepgramConfig } from "./providers/asr/deepgram/deepgram-provider.js";
@@ -24,6 +24,8 @@ export interface EngineOptions {
   vad?: VadName;
   /** Calls the engine carries at once; default from the cores and the recognizer in use (`defaultCallCapacity`). */
   callCapacity?: number;
+  /** Threads that run calls (each with its own providers); default one per core. */
+  sessionWorkers?: number;
   /** Pocketsphinx recognizer processes (each ~100 MB, leased while a caller speaks); default from cores and memory. All load at start-up. */
   asrRecognizers?: number;
   /** Flite worker threads. */
@@ -47,8 +49,8 @@ export interface EngineUsage {
 }
 
 /**
- * The engine with its providers loaded once per process: VAD model, recognizer pool, TTS
- * workers, dialogue. `createEngine` loads them; `startCall` runs a call on a transport.
+ * The engine the control plane holds: calls run on session workers (see SessionWorkerPool),
+ * each with its own providers; this thread keeps the media sockets and the tools.
  */
 export interface Engine {
   readonly voices: readonly VoiceInfo[];
@@ -57,22 +59,49 @@ export interface Engine {
    * the control plane admits calls against it, so a call past it is refused before it starts.
    */
   readonly capacity: number;
-  /** A new call session (not started: call `start()`). */
-  createCall(options: Omit<CallSessionOptions, "providers">): CallSession;
+  /** A new call (not started: call `start()`). */
+  createCall(options: LiveCallOptions): LiveCall;
   /**
    * Renders the agent's greeting for a call with `context` ahead of time (an outbound call
    * while it rings), so the call says it at once; resolves once it is kept. Greetings are kept
    * per voice and sentence as calls say them, so an agent's calls after its first start at once
-   * anyway; this is for the first, and for greetings with placeholders.
+   * anyway; this is for the first, and for greetings with placeholders. With `callId`, the
+   * call of that id later runs where its greeting was rendered.
    */
+  prepareGreeting(agent: AgentSettings, context: Record<string, unknown>, signal: AbortSignal, callId?: string): Promise<void>;
+  /** The recognizer pools' and the TTS workers' use now (as last reported by the session workers). */
+  usage(): EngineUsage;
+  /** The threads that run calls. */
+  readonly workers: SessionWorkers;
+  /** Ends the session workers and their providers; live calls should be stopped first. */
+  close(): Promise<void>;
+}
+
+/** The session worker threads, for operations and tests. */
+export interface SessionWorkers {
+  /** The thread ids of the workers running now. */
+  readonly threadIds: number[];
+  /** The thread that runs `callId`, while it is live. */
+  threadOf(callId: string): number | undefined;
+  /** Ends one worker at once, as a crash would: its calls end (`error`), a new worker takes its place. */
+  terminate(threadId: number): Promise<void>;
+}
+
+/**
+ * The providers loaded in one thread (VAD model, recognizer pool, TTS workers, dialogue) and
+ * the calls run on them: what each session worker holds. `createLocalEngine` loads them.
+ */
+export interface LocalEngine {
+  readonly voices: readonly VoiceInfo[];
+  /** A new call session on this thread (not started: call `start()`). */
+  createCall(options: Omit<CallSessionOptions, "providers">): CallSession;
   prepareGreeting(agent: AgentSettings, context: Record<string, unknown>, signal: AbortSignal): Promise<void>;
-  /** The recognizer pool's and the TTS workers' use now. */
   usage(): EngineUsage;
   /** Releases every provider; live calls should be stopped first. */
   close(): Promise<void>;
 }
 
-export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
+export async function createLocalEngine(given: EngineOptions = {}): Promise<LocalEngine> {
   const options = withRetryCounting(given);
   const flite = new FliteTts({ workers: options.ttsWorkers ?? 2 });
   const asr = createAsr(options);
@@ -87,7 +116,6 @@ export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
   const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite, greetingTts };
   return {
     voices: tts.voices(),
-    capacity: options.callCapacity ?? defaultCallCapacity(!(asr instanceof PocketsphinxProvider)),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     prepareGreeting: (agent, context, signal) => greetingTts.prepare(agent.voiceId, greetingSentences(agent, context), signal),
     usage: () => {

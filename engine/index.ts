@@ -21,9 +21,11 @@ export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analys
 export { REMINDER_PURPOSE } from "./providers/llm/rules/reminder-conversation.js";
 export { spokenDate, spokenTime } from "./providers/llm/rules/spoken-date-time.js";
 export { readServices } from "./providers/llm/rules/agent-profile.js";
-export type { CallSession, CallSummary } from "./call-session.js";
+export type { CallSummary } from "./call-session.js";
+export type { LiveCall, LiveCallOptions } from "./live-call.js";
 export { callLatency, turnLatency, type CallLatency, type TurnLatency } from "./call-latency.js";
-export { createEngine, engineVoices, type Engine, type EngineOptions, type EngineUsage } from "./engine.js";
+export { engineVoices, type Engine, type EngineOptions, type EngineUsage } from "./engine.js";
+export { createEngine } from "./workers/session-worker-pool.js";
 export { PROVIDER_STAGES, type ProviderStage } from "./providers/provider-error.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";

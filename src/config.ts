@@ -83,6 +83,8 @@ export interface Config {
     vad: VadName;
     /** Calls the box carries at once (admission control: past it a call is refused before it starts); 0: from the cores and the recognizer in use. */
     callCapacity: number;
+    /** Threads that run calls, each with its own providers; 0: one per core. */
+    sessionWorkers: number;
     /** Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory. */
     asrRecognizers: number;
     /** Flite worker threads. */
@@ -232,6 +234,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
   { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
   { key: "engine.callCapacity", env: "PARLEY_CALL_CAPACITY", kind: "int", min: 0, max: 100_000 },
+  { key: "engine.sessionWorkers", env: "PARLEY_SESSION_WORKERS", kind: "int", min: 0, max: 64 },
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 0, max: 64 },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
@@ -318,6 +321,7 @@ function defaults(): Config {
       enabled: true,
       vad: "silero",
       callCapacity: 0,
+      sessionWorkers: 0,
       asrRecognizers: 0,
       ttsWorkers: 2,
       silenceTimeoutMs: 30_000,

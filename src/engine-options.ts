@@ -9,6 +9,7 @@ export function engineOptions(config: Config): EngineOptions {
     vad: engine.vad,
     // 0: the engine derives them from the machine.
     callCapacity: engine.callCapacity || undefined,
+    sessionWorkers: engine.sessionWorkers || undefined,
     asrRecognizers: engine.asrRecognizers || undefined,
     ttsWorkers: engine.ttsWorkers,
     asr: engine.asr.provider === "deepgram" ? { provider: "deepgram", url: engine.asr.url, apiKey: key(engine.asr.apiKey), model: engine.asr.model } : { provider: "pocketsphinx" },

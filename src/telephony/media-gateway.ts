@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { callLatency, type CallEndReason, type CallSession, type Engine, type MediaTransport } from "../../engine/index.js";
+import { callLatency, type CallEndReason, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { clientAddressKey } from "../core/client-address-key.js";
 import { FixedWindowRateLimiter, rateLimitExceeded } from "../http/middleware/rate-limiter.js";
@@ -37,7 +37,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   private readonly upgrades = new FixedWindowRateLimiter();
   private readonly endpoints: ReadonlyMap<string, MediaEndpoint>;
   /** Live calls: the session and the promise that settles once its end is stored. */
-  private readonly live = new Map<string, { session: CallSession; stored: Promise<void> }>();
+  private readonly live = new Map<string, { session: LiveCall; stored: Promise<void> }>();
   /** Marks live calls alive in the database, with their transcript so far, so a crash leaves their last moment and words known (see LiveCallsService.recoverInterrupted). */
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
@@ -192,7 +192,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   async prepareGreeting(call: CallRecord, agentRecord: AgentRecord, signal: AbortSignal): Promise<void> {
     try {
       const { agent, context } = await this.callAgent(call, agentRecord, call.context);
-      await this.engine.prepareGreeting(agent, context, signal);
+      await this.engine.prepareGreeting(agent, context, signal, call.id);
     } catch (err) {
       if (!signal.aborted) this.logger.warn({ err, call_id: call.id, account_id: call.account_id }, "greeting not rendered ahead");
     }
@@ -208,7 +208,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     return { agent, context, appointment };
   }
 
-  private async createSession(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, log: Logger): Promise<CallSession> {
+  private async createSession(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, log: Logger): Promise<LiveCall> {
     const { agent, context, appointment } = await this.callAgent(call, setup.agent, setup.context);
     if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
       // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.

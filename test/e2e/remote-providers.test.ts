@@ -19,7 +19,10 @@ const GREETING = "Hello, thanks for calling Acme Dental.";
 let standins: StandinServer;
 let app: TestApp;
 let acct: TestAccount;
-/** Chat requests still to be answered 503, as an overloaded service does. */
+/**
+ * Conversation requests still to be answered 503, as an overloaded service does. The post-call
+ * analyses (structured output) are left alone: the previous test's may come at any moment.
+ */
 let chatFailures = 0;
 /** When set, the chat model's answer (a test that scripts tool calls). */
 let scriptedReply: ((request: ChatRequest) => StandinReply) | null = null;
@@ -28,7 +31,7 @@ beforeAll(async () => {
   standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, {
     chatReply: (request) => {
       if (scriptedReply) return scriptedReply(request);
-      return chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY };
+      return !request.response_format && chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY };
     },
   });
   app = await startTestApp(

@@ -1,8 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { EventEmitter } from "eventemitter3";
+import { packageRoot } from "../../../package-root.js";
 import { AsrError } from "../asr-error.js";
 import { encodeRequest, parseReply, REQUEST, type RecognizerReply } from "./recognizer-protocol.js";
 
@@ -11,13 +11,7 @@ const BINARY_IN_PACKAGE = "dist/native/pocketsphinx-recognizer";
 
 /** The built recognizer: found from this module's folder up to the package root (source or dist/). */
 export function defaultRecognizerPath(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, "package.json"))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-  return path.join(dir, BINARY_IN_PACKAGE);
+  return path.join(packageRoot(), BINARY_IN_PACKAGE);
 }
 
 export interface RecognizerProcessConfig {
