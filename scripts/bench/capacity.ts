@@ -3,7 +3,7 @@ import { DEFAULT_STANDIN_REPLY } from "../standins/openai-chat-standin.js";
 import type { StandinDelays } from "../standins/standin-server.js";
 import type { LevelResult } from "./bench-result.js";
 import type { Conversation, EndpointingMode } from "./conversation.js";
-import { summarize } from "./percentiles.js";
+import { round, summarize } from "./percentiles.js";
 import type { Protocol } from "./play-conversation.js";
 import { samplesOf, timedSteps } from "./summarize-calls.js";
 
@@ -46,6 +46,11 @@ export interface CapacityLevel {
   /** Calls whose conversation's required outcome was not met: reported, not judged. */
   outcomes_not_met: number;
   server_cpu_percent_per_call: number | null;
+  /**
+   * The level's peak resident memory above the idle server (measured before the search's first
+   * level), per call: unlike the levels table's figure (above the level's own start), memory the
+   * server kept from earlier levels counts, since these calls need it too.
+   */
   server_rss_mb_per_call: number | null;
 }
 
@@ -134,8 +139,8 @@ export function capacityBounds(
 /** What a level measured, as the judge needs it. */
 export type LevelFigures = Omit<CapacityLevel, "holds" | "crossed">;
 
-/** The figures a level is judged by, from its calls and resource use. */
-export function levelFigures(level: LevelResult): LevelFigures {
+/** The figures a level is judged by, from its calls and resource use (`idleRssMb`: the server's before the search; null against --url). */
+export function levelFigures(level: LevelResult, idleRssMb: number | null): LevelFigures {
   return {
     concurrency: level.concurrency,
     v2v_p95_ms: summarize(samplesOf(level.calls, "voice_to_voice_ms")).p95,
@@ -143,7 +148,7 @@ export function levelFigures(level: LevelResult): LevelFigures {
     failed_calls: level.calls.filter((c) => c.error !== null).length,
     outcomes_not_met: level.calls.filter((c) => c.outcome !== null && c.outcome.required && !c.outcome.passed).length,
     server_cpu_percent_per_call: level.server_cpu_percent_per_call,
-    server_rss_mb_per_call: level.server_rss_mb_per_call,
+    server_rss_mb_per_call: idleRssMb === null || level.server_peak_rss_mb === null ? null : round((level.server_peak_rss_mb - idleRssMb) / level.concurrency),
   };
 }
 

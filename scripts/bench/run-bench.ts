@@ -245,6 +245,9 @@ export async function bench(argv: string[]): Promise<number> {
 
     const levelResults: LevelResult[] = [];
     const capacity: CapacityResult[] = [];
+    // The search's memory per call counts from the idle server, not from each level's start.
+    const idle = server ? processTreeUsage(server.pid) : null;
+    const idleRssMb = idle ? round(idle.rssBytes / 1048576) : null;
     for (const mode of modes) {
       const agentOf = (c: Conversation) => agents.get(mode)!.get(c.name)!;
       for (const protocol of protocols) {
@@ -272,7 +275,7 @@ export async function bench(argv: string[]): Promise<number> {
           const levelResult = await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress, load);
           levelResults.push(levelResult);
           if (!bounds) continue;
-          const verdict = judgeLevel(levelFigures(levelResult), bounds);
+          const verdict = judgeLevel(levelFigures(levelResult, idleRssMb), bounds);
           judged.push(verdict);
           progress(`  [${mode}] ${protocol} x${level}: ${verdict.holds ? "holds" : `crossed ${verdict.crossed.join(", ")}`} (v2v p95 ${verdict.v2v_p95_ms ?? "-"} ms, jitter p95 ${verdict.jitter_p95_ms ?? "-"} ms, ${verdict.failed_calls} failed)`);
           if (!verdict.holds) break;

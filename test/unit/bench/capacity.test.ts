@@ -9,6 +9,7 @@ import {
   capacityOutcome,
   firstSentenceTokens,
   judgeLevel,
+  levelFigures,
   parseCapacitySearch,
   searchConversations,
   standinV2vFloorMs,
@@ -22,6 +23,8 @@ import { renderTextSummary } from "../../../scripts/bench/report-text.js";
 import { loadConversations } from "../../../scripts/bench/conversation.js";
 import { bench } from "../../../scripts/bench/run-bench.js";
 import { timedSteps } from "../../../scripts/bench/summarize-calls.js";
+import { emptyCallResult, type CallResult } from "../../../scripts/bench/play-conversation.js";
+import type { LevelResult } from "../../../scripts/bench/bench-result.js";
 import { DEFAULT_STANDIN_DELAYS } from "../../../scripts/standins/standin-server.js";
 
 const BOUNDS: CapacityBounds = { v2v_p95_ms: 1000, jitter_p95_ms: 20 };
@@ -63,6 +66,46 @@ describe("capacity levels and their defaults", () => {
     expect(capacityBounds({}, "standin", DEFAULT_STANDIN_DELAYS, 500)).toEqual({ v2v_p95_ms: 1340, jitter_p95_ms: 20 });
     expect(capacityBounds({}, "embedded", DEFAULT_STANDIN_DELAYS, 500)).toEqual({ v2v_p95_ms: 1000, jitter_p95_ms: 20 });
     expect(capacityBounds({ v2vP95Ms: 700, jitterP95Ms: 10 }, "standin", DEFAULT_STANDIN_DELAYS, 500)).toEqual({ v2v_p95_ms: 700, jitter_p95_ms: 10 });
+  });
+});
+
+describe("levelFigures", () => {
+  const call = (fields: Partial<CallResult>): CallResult => ({ ...emptyCallResult("faq", { protocol: "native", endpointing_mode: "fixed", concurrency: 4, lane: 0 }), ...fields });
+  const turn = (ms: number) => ({ voice_to_voice_ms: ms, server: null });
+  const level = {
+    protocol: "native",
+    endpointing_mode: "fixed",
+    concurrency: 4,
+    wall_ms: 60_000,
+    server_cpu_percent: 40,
+    server_cpu_percent_per_call: 10,
+    server_peak_rss_mb: 900,
+    server_rss_mb_per_call: 5,
+    server_peak_processes: 5,
+    client_cpu_percent: 5,
+    client_loop_delay_p99_ms: 2,
+    standin_cpu_percent: null,
+    api_load: null,
+    calls: [
+      call({ turns: [turn(600), turn(700)], jitter_ms: [1, 2, 3] }),
+      call({ turns: [turn(900)], jitter_ms: [4], outcome: { passed: false, failures: ["x"], required: true } }),
+      call({ outcome: { passed: false, failures: ["y"], required: false } }),
+      call({ error: "connect ECONNREFUSED" }),
+    ],
+  } satisfies LevelResult;
+
+  it("takes p95s over every turn and frame of the level, counts errored calls and required outcomes missed", () => {
+    expect(levelFigures(level, 500)).toEqual({
+      concurrency: 4,
+      v2v_p95_ms: 900,
+      jitter_p95_ms: 4,
+      failed_calls: 1,
+      outcomes_not_met: 1,
+      server_cpu_percent_per_call: 10,
+      // (900 - 500) / 4: memory kept from earlier levels counts, unlike the level table's 5 MB.
+      server_rss_mb_per_call: 100,
+    });
+    expect(levelFigures({ ...level, server_peak_rss_mb: null, server_cpu_percent_per_call: null }, null)).toMatchObject({ server_cpu_percent_per_call: null, server_rss_mb_per_call: null });
   });
 });
 
