@@ -28,7 +28,7 @@ export interface EngineOptions {
   sessionWorkers?: number;
   /** Pocketsphinx recognizer processes (each ~100 MB, leased while a caller speaks); default from cores and memory. All load at start-up. */
   asrRecognizers?: number;
-  /** Flite worker threads. */
+  /** Flite worker threads (warmed up at start); default one per core, at least two. */
   ttsWorkers?: number;
   /** Speech recognition: the embedded pocketsphinx (default) or a Deepgram-compatible service. */
   asr?: { provider: "pocketsphinx" } | ({ provider: "deepgram" } & DeepgramConfig);
@@ -103,7 +103,7 @@ export interface LocalEngine {
 
 export async function createLocalEngine(given: EngineOptions = {}): Promise<LocalEngine> {
   const options = withRetryCounting(given);
-  const flite = new FliteTts({ workers: options.ttsWorkers ?? 2 });
+  const flite = new FliteTts({ workers: options.ttsWorkers });
   const asr = createAsr(options);
   // Every recognizer loads now: the first callers must not wait for the model (one that cannot
   // load at all is reported by each call that starts, as recognizer_unavailable).
@@ -123,7 +123,7 @@ export async function createLocalEngine(given: EngineOptions = {}): Promise<Loca
       const tts = flite.stats();
       return {
         recognizers: recognizers && { inUse: recognizers.leased, capacity: recognizers.max, queued: recognizers.waiting },
-        ttsWorkers: { inUse: tts.busy, capacity: options.ttsWorkers ?? 2, queued: tts.queued },
+        ttsWorkers: { inUse: tts.busy, capacity: tts.workers, queued: tts.queued },
       };
     },
     close: async () => {

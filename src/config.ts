@@ -87,7 +87,7 @@ export interface Config {
     sessionWorkers: number;
     /** Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory. */
     asrRecognizers: number;
-    /** Flite worker threads. */
+    /** Flite worker threads, shared out among the session workers; 0: one per core, at least 2. */
     ttsWorkers: number;
     /** Silence on both sides this long ends a call (after a goodbye); 0: never. */
     silenceTimeoutMs: number;
@@ -236,7 +236,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "engine.callCapacity", env: "PARLEY_CALL_CAPACITY", kind: "int", min: 0, max: 100_000 },
   { key: "engine.sessionWorkers", env: "PARLEY_SESSION_WORKERS", kind: "int", min: 0, max: 64 },
   { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 0, max: 64 },
-  { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 1, max: 16 },
+  { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 0, max: 64 },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "engine.heartbeatMs", env: "PARLEY_CALL_HEARTBEAT_MS", kind: "int", min: 1_000, max: 300_000 },
   { key: "engine.accountSharePercent", env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT", kind: "int", min: 1, max: 100 },
@@ -323,7 +323,7 @@ function defaults(): Config {
       callCapacity: 0,
       sessionWorkers: 0,
       asrRecognizers: 0,
-      ttsWorkers: 2,
+      ttsWorkers: 0,
       silenceTimeoutMs: 30_000,
       heartbeatMs: 15_000,
       accountSharePercent: 50,

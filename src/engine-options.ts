@@ -11,7 +11,7 @@ export function engineOptions(config: Config): EngineOptions {
     callCapacity: engine.callCapacity || undefined,
     sessionWorkers: engine.sessionWorkers || undefined,
     asrRecognizers: engine.asrRecognizers || undefined,
-    ttsWorkers: engine.ttsWorkers,
+    ttsWorkers: engine.ttsWorkers || undefined,
     asr: engine.asr.provider === "deepgram" ? { provider: "deepgram", url: engine.asr.url, apiKey: key(engine.asr.apiKey), model: engine.asr.model } : { provider: "pocketsphinx" },
     dialogue:
       engine.llm.provider === "openai"

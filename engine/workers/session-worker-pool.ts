@@ -8,6 +8,7 @@ import { engineVoices, type Engine, type EngineOptions, type EngineUsage, type S
 import type { LiveCall, LiveCallOptions } from "../live-call.js";
 import { packageRoot } from "../package-root.js";
 import { defaultRecognizerCount } from "../providers/asr/pocketsphinx/pocketsphinx-provider.js";
+import { defaultFliteWorkers } from "../providers/tts/flite-tts.js";
 import type { AgentSettings } from "../types.js";
 import { RemoteCall } from "./remote-call.js";
 import { MessageBatch } from "./message-batch.js";
@@ -33,7 +34,7 @@ export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
   const workerOptions: EngineOptions = {
     ...options,
     asrRecognizers: Math.max(1, Math.ceil(recognizers / workers)),
-    ttsWorkers: Math.max(1, Math.ceil((options.ttsWorkers ?? 2) / workers)),
+    ttsWorkers: Math.max(1, Math.ceil((options.ttsWorkers ?? defaultFliteWorkers()) / workers)),
   };
   const pool = new SessionWorkerPool(workers, workerOptions, onProviderRetry);
   await pool.start();

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { defaultCallCapacity } from "../../engine/call-capacity.js";
+import { defaultFliteWorkers } from "../../engine/providers/tts/flite-tts.js";
 import { defaultRecognizerCount } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { openDatabase } from "../../src/db/database.js";
 import { databaseFile } from "../../src/main.js";
@@ -162,7 +163,7 @@ describe("metrics after the booking calls", () => {
     }
     // PARLEY_ASR_RECOGNIZERS and PARLEY_CALL_CAPACITY are 0 by default: derived from this machine.
     expect(m.value("parley_pool_capacity", { pool: "recognizers" })).toBe(defaultRecognizerCount());
-    expect(m.value("parley_pool_capacity", { pool: "tts_workers" })).toBe(app.config.engine.ttsWorkers);
+    expect(m.value("parley_pool_capacity", { pool: "tts_workers" })).toBe(defaultFliteWorkers());
     expect(m.value("parley_pool_capacity", { pool: "call_slots" })).toBe(defaultCallCapacity(false));
     for (const pool of ["recognizers", "tts_workers", "call_slots"]) expect(m.value("parley_pool_in_use", { pool }), pool).toBe(0);
     expect(m.value("parley_barge_ins_total", { transport: "native" })).toBe(0);

