@@ -7,46 +7,27 @@ import type { DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { isRetryable, ProviderError } from "./providers/provider-error.js";
 import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
-import { AsyncQueue } from "./stream/async-queue.js";
 import { streamOf } from "./stream/stream-of.js";
 import { greetingSentences } from "./text/greeting.js";
 import { AgentSpeech } from "./session/agent-speech.js";
 import type { CallSessionEvents, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
 import { dialogueReply } from "./session/dialogue-reply.js";
 import { newAgentTurn, type AgentTurn, type CallerTimings } from "./session/agent-turn.js";
-import { CallerInput, type CallerFrame } from "./session/caller-input.js";
+import { CallerInput } from "./session/caller-input.js";
+import { CallerTurn, LAST_WORDS_WAIT_MS, type Utterance } from "./session/caller-turn.js";
 import { EarlyReply } from "./session/early-reply.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import { ToolRunner } from "./session/tool-runner.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
-import { isBackchannel } from "./turn/backchannel.js";
-import { transcriptCompleteness, type TurnCompleteness } from "./turn/turn-completeness.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
-
-/**
- * The caller's turn from its start to its end: one part, or several when the turn detector
- * paused it (each part is recognized on its own, finished at its pause).
- */
-interface Utterance {
-  /** The audio of the part being spoken; undefined during a pause. */
-  audio: AsyncQueue<AudioFrame> | undefined;
-  /** Each part's final text, in order. */
-  parts: Array<Promise<string>>;
-  /** The finals of the parts before, then the partial of the one being spoken. */
-  partial: string;
-  startMs: number;
-  /** Wall time the last voiced frame arrived. */
-  lastVoicedAt: number;
-  /** Wall time the last part's final came. */
-  finalAt: number | null;
-}
+export { LAST_WORDS_WAIT_MS } from "./session/caller-turn.js";
 
 /** Said in the fallback voice when the dialogue or the TTS failed a reply. */
 export const REPLY_FALLBACK_LINE = "Sorry, I'm having trouble hearing you right now. Could you say that again?";
@@ -56,11 +37,6 @@ export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
 export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
 /** How long the silence goodbye may take before the call is hung up anyway. */
 const SILENCE_GOODBYE_MAX_MS = 10_000;
-/**
- * How long an ending call waits for the recognizer's final of the caller's last words (a caller
- * who speaks, then hangs up): they go into the transcript, unanswered.
- */
-export const LAST_WORDS_WAIT_MS = 2_000;
 /** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
 const MAX_FAILED_TURNS = 3;
 
@@ -83,6 +59,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   // The session's collaborators (engine/session/): each owns its state and reports back through the callbacks given here.
   private readonly recording: RecordingTap;
   private readonly callerInput: CallerInput;
+  private readonly callerTurn: CallerTurn;
   private readonly keypad: KeypadEntry;
   private readonly speech: AgentSpeech;
   /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
@@ -95,9 +72,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private startedAt = 0;
-  private utterance: Utterance | undefined;
-  /** Caller turns that have ended and wait for their final (see `endUtterance`). */
-  private readonly recognizing = new Set<Promise<void>>();
   /** Set once the call's transcript is final: words recognized after that are lost with the call. */
   private transcriptClosed = false;
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
@@ -145,10 +119,28 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         overrun: () => void this.stop("audio_overrun"),
         report: (event) => this.emitEvent(event),
         record: (frame, atMs) => this.recording.record("caller", frame, atMs),
-        heard: (frame) => this.onCallerFrame(frame),
+        heard: (frame) => this.callerTurn.hear(frame),
         failed: (err) => this.fail(err),
       },
       options.preRollMs,
+    );
+    this.callerTurn = new CallerTurn(
+      { clock: this.clock, turnDetector: this.turnDetector, input: this.callerInput, signal: this.lifetime.signal },
+      {
+        isEnding: () => this.ending !== undefined,
+        recognizer: () => this.asr,
+        recognizerOpening: () => this.asrReady,
+        report: (event) => this.emitEvent(event),
+        spoke: () => this.onCallerSpoke(),
+        voiced: (atMs) => (this.lastHeardAt = atMs),
+        heard: (words) => this.bargeIn(words),
+        isAgentSpeaking: () => this.speaking !== undefined,
+        judgeTurn: (words) => this.dialogue?.judgeTurn?.(words),
+        mayEnd: (utterance, words) => this.replyEarly(utterance, words),
+        ended: (utterance, text, endpointAt) => this.onCallerTurn(utterance, text, endpointAt),
+        failed: (utterance, endpointAt, err) => this.onUtteranceFailed(utterance, endpointAt, err),
+        broken: (err) => this.fail(err),
+      },
     );
     this.early = new EarlyReply(this.playout, (event) => this.emitEvent(event));
     this.keypad = new KeypadEntry(this.clock, {
@@ -248,92 +240,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   // ---- caller side -------------------------------------------------------------------------
 
-  /** One caller frame, judged by the VAD and the turn detector: true when the turn being spoken took it. */
-  private onCallerFrame({ frame, signal, endMs }: CallerFrame): boolean {
-    if (signal?.type === "turn_start") this.beginUtterance(signal.atMs);
-    else if (signal?.type === "resume" && this.utterance) this.openPart(this.utterance);
-    // The caller goes on: a reply prepared for their words so far is not the answer.
-    if (signal?.type === "turn_start" || signal?.type === "resume") this.early.drop();
-    // Caller speech over the agent: the agent stops at once and waits to know what it is.
-    if ((signal?.type === "turn_start" || signal?.type === "resume") && this.speaking && !this.interrupted && !this.closing) this.playout.pause();
-    const utterance = this.utterance;
-    const audio = utterance?.audio;
-    if (utterance && audio) {
-      audio.push(frame);
-      if (this.turnDetector.lastSpeechEndMs === endMs) utterance.lastVoicedAt = this.lastHeardAt = this.clock.now();
-      if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(utterance.partial)) this.interrupt();
-    }
-    if (signal?.type === "pause" && utterance) this.pausePart(utterance, signal.pause);
-    else if (signal?.type === "turn_end" && utterance) this.endUtterance(utterance);
-    return audio !== undefined;
+  /** The caller starts or resumes speaking: a reply prepared for their words so far is not the answer, and the agent waits to know what it is. */
+  private onCallerSpoke(): void {
+    this.early.drop();
+    if (this.speaking && !this.interrupted && !this.closing) this.playout.pause();
   }
 
-  private beginUtterance(atMs: number): void {
-    const utterance: Utterance = { audio: undefined, parts: [], partial: "", startMs: atMs, lastVoicedAt: this.clock.now(), finalAt: null };
-    this.utterance = utterance;
-    this.openPart(utterance);
-  }
-
-  /** Recognizes the caller's speech from now (and the pre-roll before it) as the next part of `utterance`. */
-  private openPart(utterance: Utterance): void {
-    const audio = new AsyncQueue<AudioFrame>();
-    for (const frame of this.callerInput.takePreRoll()) audio.push(frame);
-    utterance.audio = audio;
-    const before = utterance.parts.slice();
-    const part = this.recognise(utterance, audio, before);
-    // A part still open when the call ends is abandoned with the recognizer's abort.
-    part.catch(() => undefined);
-    utterance.parts.push(part);
-  }
-
-  /**
-   * The caller paused: the part is recognized to its end now ("finish now": its audio ends), and
-   * the turn's words so far are judged, unless the caller has spoken again by then.
-   */
-  private pausePart(utterance: Utterance, pause: number): void {
-    utterance.audio?.end();
-    utterance.audio = undefined;
-    const parts = utterance.parts.length;
-    Promise.all(utterance.parts).then(
-      (texts) => {
-        if (this.ending || this.utterance !== utterance || utterance.parts.length !== parts) return;
-        const words = joinParts(texts);
-        const completeness = this.judgeWords(words);
-        if (this.turnDetector.judge(pause, completeness, this.callerInput.inputMs)?.type === "turn_end") this.endUtterance(utterance);
-        else if (completeness !== "incomplete") this.replyEarly(utterance, words);
-      },
-      // A failed part fails the turn when it ends (see endUtterance).
-      () => undefined,
-    );
-  }
-
-  /** One part's final text; its partials (after the parts `before`) are the utterance's partial meanwhile. */
-  private async recognise(utterance: Utterance, audio: AsyncQueue<AudioFrame>, before: Array<Promise<string>>): Promise<string> {
-    const asr = this.asr ?? (await this.asrReady);
-    if (!asr || this.ending) return "";
-    const earlier = joinParts(await Promise.all(before));
-    let final = "";
-    for await (const result of asr.transcribe(audio, this.lifetime.signal)) {
-      if (result.type === "partial") {
-        utterance.partial = joinParts([earlier, result.text]);
-        this.emitEvent({ type: "partial_transcript", text: utterance.partial });
-        if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(utterance.partial)) this.interrupt();
-      } else {
-        final = result.text.trim();
-      }
-    }
-    utterance.partial = joinParts([earlier, final]);
-    utterance.finalAt = this.clock.now();
-    return final;
-  }
-
-  /**
-   * Whether the caller's words so far make a whole turn. No words (a noise) and a backchannel
-   * over the agent end it at once: the agent, paused for them, goes on without a long wait.
-   */
-  private judgeWords(words: string): TurnCompleteness {
-    if (words === "" || (this.speaking && isBackchannel(words))) return "complete";
-    return this.dialogue?.judgeTurn?.(words) ?? transcriptCompleteness(words);
+  /** Caller speech over the agent, recognized so far as `words`: the agent stops when it interrupts. */
+  private bargeIn(words: string): void {
+    if (this.speaking && !this.interrupted && !this.closing && this.turnDetector.interrupts(words)) this.interrupt();
   }
 
   /**
@@ -360,20 +275,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.playout.resume();
     if (this.playout.playing) this.setState("speaking");
     else if (turn.complete && turn.queuedFrames === turn.playedFrames) this.onTurnPlayed(turn);
-  }
-
-  private endUtterance(utterance: Utterance): void {
-    this.utterance = undefined;
-    const endpointAt = this.clock.now();
-    utterance.audio?.end();
-    const recognized = Promise.all(utterance.parts)
-      .then(
-        (texts) => this.onCallerTurn(utterance, joinParts(texts), endpointAt),
-        (err: unknown) => this.onUtteranceFailed(utterance, endpointAt, err),
-      )
-      .catch((err: unknown) => this.fail(err));
-    this.recognizing.add(recognized);
-    void recognized.finally(() => this.recognizing.delete(recognized));
   }
 
   /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
@@ -595,7 +496,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.silenceTimer = this.clock.setTimeout(() => {
       if (this.ending || this.closing) return;
       const now = this.clock.now();
-      if (this.speaking || this.utterance) this.lastHeardAt = now;
+      if (this.speaking || this.callerTurn.inProgress) this.lastHeardAt = now;
       const quietMs = now - this.lastHeardAt;
       if (quietMs >= timeoutMs) void this.hangUpWith(SILENCE_TIMEOUT_LINE, "silence_timeout", SILENCE_GOODBYE_MAX_MS);
       else this.armSilenceCheck(timeoutMs - quietMs);
@@ -639,7 +540,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     await this.keepLastWords();
     this.lifetime.abort();
-    this.utterance?.audio?.end();
+    this.callerTurn.close();
     await this.callerInput.drained();
     await Promise.allSettled([this.asr?.close(), this.callerInput.close()]);
     const recording = await this.recording.close();
@@ -659,13 +560,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private async keepLastWords(): Promise<void> {
     const keys = this.keypad.takePending();
     if (keys) this.addTranscript({ role: "user", content: `[pressed ${keys.keys}]`, timestamp: round2((keys.startedAt - this.startedAt) / 1000) });
-    if (this.utterance) this.endUtterance(this.utterance);
-    if (this.recognizing.size > 0) {
-      let timer: TimerHandle | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, LAST_WORDS_WAIT_MS)));
-      await Promise.race([Promise.all(this.recognizing), deadline]);
-      this.clock.clearTimeout(timer!);
-    }
+    await this.callerTurn.lastWords(LAST_WORDS_WAIT_MS);
     this.transcriptClosed = true;
   }
 
@@ -705,11 +600,6 @@ const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["clie
 
 function hangupEndReason(reason: string): CallEndReason {
   return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
-}
-
-/** The recognized parts of a turn as one text. */
-function joinParts(texts: readonly string[]): string {
-  return texts.filter(Boolean).join(" ");
 }
 
 function round2(n: number): number {
