@@ -72,7 +72,8 @@ starts \`parley serve\` as a child process with a temporary data directory. With
 --find-capacity: instead of fixed levels, raises the concurrent calls per protocol and
   endpointing mode (default --endpointing fixed for the search) from --from in steps of --step
   up to --max (at most ${CAPACITY_MAX_LEVEL}), each lane playing one conversation per level, and stops
-  at the first level that does not hold: a level holds when no call failed, voice-to-voice
+  at the first level that does not hold (after a warm-up of one call per conversation, not
+  judged; --quick skips it): a level holds when no call failed, voice-to-voice
   p95 is at most --v2v-p95-ms (embedded: ${DEFAULT_EMBEDDED_V2V_P95_MS}; stand-ins: their delays and the
   endpointing wait + ${STANDIN_V2V_HEADROOM_MS}, ${standinV2vFloorMs(DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS.fixed) + STANDIN_V2V_HEADROOM_MS} in fixed mode) and frame jitter p95 at most
   --jitter-p95-ms (${DEFAULT_JITTER_P95_MS}). It plays only conversations with a caller turn to time (not
@@ -245,7 +246,7 @@ export async function bench(argv: string[]): Promise<number> {
 
     const levelResults: LevelResult[] = [];
     const capacity: CapacityResult[] = [];
-    // The search's memory per call counts from the idle server, not from each level's start.
+    // The search's memory per call counts from the idle server (before any call), not from each level's start.
     const idle = server ? processTreeUsage(server.pid) : null;
     const idleRssMb = idle ? round(idle.rssBytes / 1048576) : null;
     for (const mode of modes) {
@@ -254,25 +255,32 @@ export async function bench(argv: string[]): Promise<number> {
         const bounds = search && capacityBounds(givenBounds, providers, DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS[mode]);
         if (search && bounds) progress(`[${mode}] ${protocol}: capacity search from ${search.from} in steps of ${search.step} up to ${search.max}; a level holds with no failed call, v2v p95 <= ${bounds.v2v_p95_ms} ms, jitter p95 <= ${bounds.jitter_p95_ms} ms`);
         const judged: CapacityLevel[] = [];
+        const caller: Caller = {
+          mode,
+          connect: (c) => connect(protocol, agentOf(c)),
+          audio: (name) => audio[protocol === "native" ? 16 : 8].get(name)!,
+          // Canned stand-in replies make outcomes meaningless; Twilio streams carry no events,
+          // so their outcome is read back from the REST API.
+          observe:
+            providers === "standin"
+              ? null
+              : protocol === "twilio"
+                ? (c, client) => observeTwilioCall(api, agentOf(c), client as TwilioMediaClient)
+                : (_c, client) => Promise.resolve(observeNativeEvents(client)),
+        };
+        const pids = { server: server?.pid, standins: standins?.pid };
+        if (search && !quick) {
+          // The first calls of an agent and protocol pay once for what later calls find ready (the
+          // greeting's speech, recognizers, compiled code): a search judged its first level by them.
+          progress(`[${mode}] ${protocol}: warm-up, ${conversations.length} call(s), one per conversation (not judged, not reported)`);
+          await runLevel(protocol, conversations.length, conversations, 1, pids, caller, seed, progress, null);
+        }
         for (const level of levels) {
           // A search level lasts one conversation: each lane plays one, as with the stand-ins.
           const perLane = providers === "standin" || search ? 1 : conversations.length;
           progress(`[${mode}] ${protocol}: ${level} concurrent call${level > 1 ? "s" : ""}, ${perLane} conversation(s) each`);
-          const caller: Caller = {
-            mode,
-            connect: (c) => connect(protocol, agentOf(c)),
-            audio: (name) => audio[protocol === "native" ? 16 : 8].get(name)!,
-            // Canned stand-in replies make outcomes meaningless; Twilio streams carry no events,
-            // so their outcome is read back from the REST API.
-            observe:
-              providers === "standin"
-                ? null
-                : protocol === "twilio"
-                  ? (c, client) => observeTwilioCall(api, agentOf(c), client as TwilioMediaClient)
-                  : (_c, client) => Promise.resolve(observeNativeEvents(client)),
-          };
           const load = apiLoad ? { baseUrl, key } : null;
-          const levelResult = await runLevel(protocol, level, conversations, perLane, { server: server?.pid, standins: standins?.pid }, caller, seed, progress, load);
+          const levelResult = await runLevel(protocol, level, conversations, perLane, pids, caller, seed, progress, load);
           levelResults.push(levelResult);
           if (!bounds) continue;
           const verdict = judgeLevel(levelFigures(levelResult, idleRssMb), bounds);
