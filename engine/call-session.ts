@@ -4,7 +4,6 @@ import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
 import type { AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueSession } from "./providers/llm/dialogue-provider.js";
-import { isRetryable, ProviderError } from "./providers/provider-error.js";
 import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
 import { streamOf } from "./stream/stream-of.js";
@@ -19,6 +18,7 @@ import { EarlyReply } from "./session/early-reply.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import { ToolRunner } from "./session/tool-runner.js";
+import { ASR_FALLBACK_LINE, REPLY_FALLBACK_LINE, TurnFailures } from "./session/turn-failures.js";
 import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
@@ -28,17 +28,12 @@ import type { AgentSettings } from "./types.js";
 
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
 export { LAST_WORDS_WAIT_MS } from "./session/caller-turn.js";
+export { ASR_FALLBACK_LINE, REPLY_FALLBACK_LINE } from "./session/turn-failures.js";
 
-/** Said in the fallback voice when the dialogue or the TTS failed a reply. */
-export const REPLY_FALLBACK_LINE = "Sorry, I'm having trouble hearing you right now. Could you say that again?";
-/** Said in the fallback voice when the recognizer failed the caller's words. */
-export const ASR_FALLBACK_LINE = "Sorry, could you repeat that?";
 /** Said before the call is hung up for silence. */
 export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
 /** How long the silence goodbye may take before the call is hung up anyway. */
 const SILENCE_GOODBYE_MAX_MS = 10_000;
-/** Failed turns in a row that end the call: a provider that stays down must not keep the caller in a loop of apologies. */
-const MAX_FAILED_TURNS = 3;
 
 /**
  * One live call end to end: caller audio -> VAD -> endpointing -> ASR -> dialogue -> TTS ->
@@ -62,6 +57,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly callerTurn: CallerTurn;
   private readonly keypad: KeypadEntry;
   private readonly speech: AgentSpeech;
+  private readonly failures: TurnFailures;
   /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
   private readonly early: EarlyReply<Utterance>;
   private readonly transcript: TranscriptSegment[] = [];
@@ -78,8 +74,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
   private turnCounter = 0;
-  /** Turns in a row that a provider failed; a reply the providers delivered in full starts the count again. */
-  private failedTurns = 0;
   private maxDurationTimer: TimerHandle | undefined;
   private silenceTimer: TimerHandle | undefined;
   /** The hard stop after a closing line (see `hangUpWith`). */
@@ -103,6 +97,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.agent = options.agent;
     this.turnDetector = options.turnDetector ?? turnDetectorFor(options.agent);
     this.recording = new RecordingTap((event) => this.emitEvent(event));
+    this.failures = new TurnFailures(options.providers, { report: (event) => this.emitEvent(event), fail: (err) => this.fail(err) });
     this.speech = new AgentSpeech(
       { clock: this.clock, playout: this.playout, transport: options.transport, voice: { tts: options.providers.tts, voiceId: options.agent.voiceId }, fallbackTts: options.providers.fallbackTts },
       {
@@ -277,18 +272,16 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     else if (turn.complete && turn.queuedFrames === turn.playedFrames) this.onTurnPlayed(turn);
   }
 
-  /** The recognizer failed the caller's words: the agent asks again (see `survives`). */
+  /** The recognizer failed the caller's words: the agent asks again (see `TurnFailures.survives`). */
   private onUtteranceFailed(utterance: Utterance, endpointAt: number, err: unknown): void {
     if (this.ending || this.closing) return;
     this.early.drop();
     if (this.speaking && !this.interrupted) {
       // Said over the agent, who goes on: no turn was lost.
       this.playout.resume();
-      if (isRetryable(err)) this.emitEvent(this.errorEvent(err, true));
-      else this.fail(err);
-      return;
+      return this.failures.overAgent(err);
     }
-    if (!this.survives(err)) return;
+    if (!this.failures.survives(err)) return;
     this.interrupted = undefined;
     this.speech.speak(this.newTurn({ endOfSpeechAt: utterance.lastVoicedAt, endpointAt, asrFinalAt: null }, "fallback"), streamOf(ASR_FALLBACK_LINE));
   }
@@ -377,7 +370,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** All of `turn`'s audio is queued. */
   private onTurnSynthesized(turn: AgentTurn): void {
-    if (turn.kind === "reply" && !turn.abort.signal.aborted) this.failedTurns = 0;
+    this.failures.synthesized(turn);
     // Everything already played (or nothing to play): the FrameClock will not go idle again.
     if (this.speaking === turn && !turn.held && turn.queuedFrames === turn.playedFrames && !this.playout.playing) this.onTurnPlayed(turn);
   }
@@ -391,14 +384,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending) return;
     // An early reply that failed is dropped: the turn, when it ends, is answered as usual.
     if (this.early.turn === turn) return this.early.drop();
-    // The fallback voice failing as well leaves nothing to speak with.
-    if (turn.kind === "fallback") return this.fail(err);
-    if (!this.survives(err)) return;
+    const failure = this.failures.replyFailed(turn, err);
+    if (failure === "ended") return;
     if (this.speaking === turn) this.silence(turn);
     else turn.abort.abort();
     const heard = this.playout.heard(turn);
     this.finishTurn(turn, heard.text);
-    if (turn.textComplete) {
+    if (failure === "say_rest") {
       // The text is known (fixed text, or a reply the dialogue finished before the TTS failed):
       // the fallback voice says its unheard rest, and what the reply decided (transfer, hang up)
       // still happens after it. The dialogue learns the rest was said once it is heard.
@@ -410,24 +402,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.dialogue?.truncateLastReply(heard.text);
       this.speech.speak(this.newTurn(turn.metrics, "fallback"), streamOf(REPLY_FALLBACK_LINE));
     }
-  }
-
-  /**
-   * Counts a turn a provider failed: true when the call goes on (the error is reported as
-   * recovered), false when it has been ended. Only a provider's retryable error (ASR, chat
-   * completions, speech, Flite: all extend ProviderError) is survived, fewer than
-   * MAX_FAILED_TURNS in a row: the provider has retried what it could, and the next turn tries
-   * afresh. A non-retryable provider error (refused key, unknown model or voice) would fail
-   * every turn the same way, and any other error is a bug or a transport failure: those end
-   * the call.
-   */
-  private survives(err: unknown): boolean {
-    if (!isRetryable(err) || ++this.failedTurns >= MAX_FAILED_TURNS) {
-      this.fail(err);
-      return false;
-    }
-    this.emitEvent(this.errorEvent(err, true));
-    return true;
   }
 
   /** One paced agent frame has gone to the caller: into the recording and the turn's metrics. */
@@ -566,16 +540,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   private fail(err: unknown): void {
     if (this.ending) return;
-    this.emitEvent(this.errorEvent(err, false));
+    this.emitEvent(this.failures.errorEvent(err, false));
     void this.stop("error");
-  }
-
-  /** The error event for `err`, naming the provider when one failed (AsrError is shared by the recognizers: this call's is named). */
-  private errorEvent(err: unknown, recovered: boolean): Extract<CallEvent, { type: "error" }> {
-    const message = err instanceof Error ? err.message : String(err);
-    if (!(err instanceof ProviderError) || err.stage === null) return { type: "error", message, recovered };
-    const name = err.provider ?? (err.stage === "asr" ? this.options.providers.asr.name : err.stage === "dialogue" ? this.options.providers.dialogue.name : this.options.providers.tts.name);
-    return { type: "error", message, recovered, provider: { stage: err.stage, name } };
   }
 
   /** Kept in the order the segments started: words recognized late (see `keepLastWords`) go where they were said. */
