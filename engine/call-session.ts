@@ -24,6 +24,7 @@ import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS } from "./tools.js";
+import { insertSegment } from "./transcript-order.js";
 import type { AgentSettings } from "./types.js";
 
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
@@ -546,8 +547,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** Kept in the order the segments started: words recognized late (see `keepLastWords`) go where they were said. */
   private addTranscript(segment: TranscriptSegment): void {
-    const after = this.transcript.findLastIndex((s) => s.timestamp <= segment.timestamp);
-    this.transcript.splice(after + 1, 0, segment);
+    insertSegment(this.transcript, segment);
     this.emitEvent({ type: "transcript", segment });
   }
 
