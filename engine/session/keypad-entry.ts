@@ -8,13 +8,13 @@ import type { CallEvent } from "../call-events.js";
  */
 export const KEYPAD_GAP_MS = 1_000;
 /** An entry is given to the dialogue once it is this long, whatever follows. */
-const MAX_KEYS = 32;
+export const MAX_KEYS = 32;
 /**
  * Keys past this many in a second are dropped: a phone sends a dozen at most (each tone and
  * gap lasts 40 ms or more), and a client flooding key events must not turn each into a
  * dialogue turn.
  */
-const MAX_KEYS_PER_SECOND = 20;
+export const MAX_KEYS_PER_SECOND = 20;
 
 /** A complete entry: its keys, when its first and last key came. */
 export interface KeyEntry {
