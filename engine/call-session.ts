@@ -2,7 +2,6 @@ import { EventEmitter } from "eventemitter3";
 import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
-import type { AsrSession } from "./providers/asr/asr-provider.js";
 import type { DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
@@ -17,6 +16,7 @@ import { CallerTurn, LAST_WORDS_WAIT_MS, type Utterance } from "./session/caller
 import { EarlyReply } from "./session/early-reply.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
 import { RecordingTap } from "./session/recording-tap.js";
+import { SILENCE_GOODBYE_MAX_MS, SILENCE_TIMEOUT_LINE, SilenceWatch } from "./session/silence-watch.js";
 import { ToolRunner } from "./session/tool-runner.js";
 import { ASR_FALLBACK_LINE, REPLY_FALLBACK_LINE, TurnFailures } from "./session/turn-failures.js";
 import type { MediaTransport } from "./transports/transport.js";
@@ -30,11 +30,8 @@ import type { AgentSettings } from "./types.js";
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
 export { LAST_WORDS_WAIT_MS } from "./session/caller-turn.js";
 export { ASR_FALLBACK_LINE, REPLY_FALLBACK_LINE } from "./session/turn-failures.js";
+export { SILENCE_TIMEOUT_LINE } from "./session/silence-watch.js";
 
-/** Said before the call is hung up for silence. */
-export const SILENCE_TIMEOUT_LINE = "I haven't heard anything for a while, so I'll end the call now. Goodbye.";
-/** How long the silence goodbye may take before the call is hung up anyway. */
-const SILENCE_GOODBYE_MAX_MS = 10_000;
 
 /**
  * One live call end to end: caller audio -> VAD -> endpointing -> ASR -> dialogue -> TTS ->
@@ -59,14 +56,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly keypad: KeypadEntry;
   private readonly speech: AgentSpeech;
   private readonly failures: TurnFailures;
+  private readonly silenceWatch: SilenceWatch;
   /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
   private readonly early: EarlyReply<Utterance>;
   private readonly transcript: TranscriptSegment[] = [];
   private readonly turns: TurnMetrics[] = [];
   private readonly actions: CallAction[] = [];
-  private asr: AsrSession | undefined;
-  /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
-  private asrReady: Promise<AsrSession> | undefined;
   private dialogue: DialogueSession | undefined;
   private startedAt = 0;
   /** Set once the call's transcript is final: words recognized after that are lost with the call. */
@@ -76,11 +71,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
   private turnCounter = 0;
   private maxDurationTimer: TimerHandle | undefined;
-  private silenceTimer: TimerHandle | undefined;
   /** The hard stop after a closing line (see `hangUpWith`). */
   private closingTimer: TimerHandle | undefined;
-  /** Last moment either side was heard (a voiced caller frame, an agent frame sent): silence counts from here. */
-  private lastHeardAt = 0;
   /** The call is saying its closing line: the caller can no longer interrupt or take a turn. */
   private closing = false;
   /** Aborted when the call ends: stops recognition and anything else still running. */
@@ -124,11 +116,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       { clock: this.clock, turnDetector: this.turnDetector, input: this.callerInput, signal: this.lifetime.signal },
       {
         isEnding: () => this.ending !== undefined,
-        recognizer: () => this.asr,
-        recognizerOpening: () => this.asrReady,
         report: (event) => this.emitEvent(event),
         spoke: () => this.onCallerSpoke(),
-        voiced: (atMs) => (this.lastHeardAt = atMs),
+        voiced: (atMs) => this.silenceWatch.heard(atMs),
         heard: (words) => this.bargeIn(words),
         isAgentSpeaking: () => this.speaking !== undefined,
         judgeTurn: (words) => this.dialogue?.judgeTurn?.(words),
@@ -145,6 +135,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       report: (event) => this.emitEvent(event),
       keyPressed: (atMs) => this.onKeyPressed(atMs),
       entered: (entry) => this.onKeys(entry),
+    });
+    this.silenceWatch = new SilenceWatch(this.clock, options.silenceTimeoutMs ?? 0, {
+      isOver: () => this.ending !== undefined || this.closing,
+      isBusy: () => this.speaking !== undefined || this.callerTurn.inProgress,
+      silent: () => void this.hangUpWith(SILENCE_TIMEOUT_LINE, "silence_timeout", SILENCE_GOODBYE_MAX_MS),
     });
     this.ended = new Promise((resolve) => (this.endedResolve = resolve));
   }
@@ -171,8 +166,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       if (turn?.complete && turn.playedFrames === turn.queuedFrames) this.onTurnPlayed(turn);
     });
     this.maxDurationTimer = this.clock.setTimeout(() => void this.stop("max_duration"), this.options.maxDurationSec * 1000);
-    this.lastHeardAt = this.startedAt;
-    if (this.options.silenceTimeoutMs) this.armSilenceCheck(this.options.silenceTimeoutMs);
+    this.silenceWatch.start(this.startedAt);
 
     // The greeting goes out before the recognizer is ready: the caller hears it at once.
     const greeting = greetingSentences(this.agent, this.options.context);
@@ -180,23 +174,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // A recognizer that cannot be opened now ends the call (start() rejects), whatever the
     // error: a call that cannot listen has not begun, and none free (capacity) is meant to
     // refuse the call at once. Failures later in the call are recovered utterance by utterance.
-    this.asrReady = providers.asr.open({
-      language: this.agent.language,
-      sampleRate: this.transport.inputSampleRate,
-      signal: this.lifetime.signal,
-    });
-    // The call ending while the recognizer is being opened aborts the opening: that is no failure.
-    const asr = await this.asrReady.catch((err: unknown) => {
-      if (this.ending) return undefined;
-      throw err;
-    });
-    if (this.ending || !asr) {
-      // The call ended while the recognizer was being opened: give it straight back.
-      await asr?.close();
-      return;
-    }
-    this.asr = asr;
-    if (!this.speaking) this.setState("listening");
+    const listening = await this.callerTurn.openRecognizer((signal) => providers.asr.open({ language: this.agent.language, sampleRate: transport.inputSampleRate, signal }));
+    if (listening && !this.speaking) this.setState("listening");
   }
 
   /**
@@ -290,7 +269,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** A key stops the agent at once (a key press is never a backchannel), and the entry is awaited. */
   private onKeyPressed(atMs: number): void {
     this.early.drop();
-    this.lastHeardAt = atMs;
+    this.silenceWatch.heard(atMs);
     if (this.speaking) {
       this.interrupt();
       this.interrupted = undefined;
@@ -409,7 +388,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private onFrameSent(frame: AudioFrame, atMs: number, turn: AgentTurn | undefined): void {
     this.recording.record("agent", frame, atMs - this.startedAt);
     if (!turn) return;
-    this.lastHeardAt = this.clock.now();
+    this.silenceWatch.heard(this.clock.now());
     if (turn.metrics.firstFrameSentAt === null) {
       const now = this.clock.now();
       turn.metrics.firstFrameSentAt = now;
@@ -463,21 +442,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.playout.stop();
   }
 
-  /**
-   * Checks for silence every time it could have run out: while someone speaks (or the agent
-   * prepares a reply) the count starts again from now.
-   */
-  private armSilenceCheck(timeoutMs: number): void {
-    this.silenceTimer = this.clock.setTimeout(() => {
-      if (this.ending || this.closing) return;
-      const now = this.clock.now();
-      if (this.speaking || this.callerTurn.inProgress) this.lastHeardAt = now;
-      const quietMs = now - this.lastHeardAt;
-      if (quietMs >= timeoutMs) void this.hangUpWith(SILENCE_TIMEOUT_LINE, "silence_timeout", SILENCE_GOODBYE_MAX_MS);
-      else this.armSilenceCheck(timeoutMs - quietMs);
-    }, timeoutMs);
-  }
-
   /** A false interruption (noise, a backchannel), or a provider failure: say the rest of the cut-off reply. */
   private resume(interrupted: { turn: AgentTurn; heard: HeardText }, kind: "fixed" | "fallback" = "fixed"): void {
     this.interrupted = undefined;
@@ -505,7 +469,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // The call lasted until now: waiting for the caller's last words is not billed.
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     this.early.drop();
-    for (const timer of [this.maxDurationTimer, this.silenceTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    for (const timer of [this.maxDurationTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
+    this.silenceWatch.stop();
     this.keypad.stop();
     const turn = this.speaking;
     this.playout.stop({ farEnd: false });
@@ -517,7 +482,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.lifetime.abort();
     this.callerTurn.close();
     await this.callerInput.drained();
-    await Promise.allSettled([this.asr?.close(), this.callerInput.close()]);
+    await Promise.allSettled([this.callerTurn.closeRecognizer(), this.callerInput.close()]);
     const recording = await this.recording.close();
     this.setState("ended");
     const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], startedAt: this.startedAt, actions: [...this.actions] };

@@ -38,18 +38,14 @@ export interface CallerTurnConfig {
   turnDetector: TurnDetector;
   /** The caller's audio: the pre-roll a part starts with, and the input timeline a pause is judged at. */
   input: { takePreRoll(): AudioFrame[]; readonly inputMs: number };
-  /** Aborted when the call ends: recognition stops. */
+  /** Aborted when the call ends: recognition (and the recognizer's opening) stops. */
   signal: AbortSignal;
 }
 
 /** What the caller's turn needs of the call it belongs to, and what it tells it. */
 export interface CallerTurnHost {
-  /** The call is ending: words recognized now are not judged. */
+  /** The call is ending: words recognized now are not judged, and a recognizer opened now is given back. */
   isEnding(): boolean;
-  /** The call's recognizer once it is open. */
-  recognizer(): AsrSession | undefined;
-  /** The call's recognizer being opened (speech before it is ready waits for it rather than being lost). */
-  recognizerOpening(): Promise<AsrSession> | undefined;
   /** A `partial_transcript` of the turn's words so far. */
   report(event: Extract<CallEvent, { type: "partial_transcript" }>): void;
   /** The caller starts (or, after a pause, resumes) speaking. */
@@ -74,10 +70,14 @@ export interface CallerTurnHost {
 
 /**
  * The caller's turn being recognized: the turn detector's signals open, pause and end it, each
- * part is recognized on its own (partials reported), and the words at a pause are judged (the
- * turn ends, or may end: see `mayEnd`). What a finished turn leads to is the session's.
+ * part is recognized on its own by the call's recognizer (partials reported), and the words at
+ * a pause are judged (the turn ends, or may end: see `mayEnd`). What a finished turn leads to
+ * is the session's.
  */
 export class CallerTurn {
+  private asr: AsrSession | undefined;
+  /** The recognizer being opened: speech during the greeting waits for it rather than being lost. */
+  private asrReady: Promise<AsrSession> | undefined;
   private utterance: Utterance | undefined;
   /** Turns that have ended and wait for their final (see `end`). */
   private readonly recognizing = new Set<Promise<void>>();
@@ -90,6 +90,30 @@ export class CallerTurn {
   /** Whether the caller is in a turn (speaking, or pausing in it). */
   get inProgress(): boolean {
     return this.utterance !== undefined;
+  }
+
+  /**
+   * Opens the call's recognizer with `open` (given the call's signal): true once it is ready,
+   * false when the call ended meanwhile (it is given straight back, and an opening aborted by
+   * the call's end is no failure). Rejects when it cannot be opened.
+   */
+  async openRecognizer(open: (signal: AbortSignal) => Promise<AsrSession>): Promise<boolean> {
+    this.asrReady = open(this.config.signal);
+    const asr = await this.asrReady.catch((err: unknown) => {
+      if (this.host.isEnding()) return undefined;
+      throw err;
+    });
+    if (this.host.isEnding() || !asr) {
+      await asr?.close();
+      return false;
+    }
+    this.asr = asr;
+    return true;
+  }
+
+  /** Releases the recognizer (the call has ended). */
+  closeRecognizer(): Promise<void> | undefined {
+    return this.asr?.close();
   }
 
   /** One caller frame with the turn detector's signal: true when the part being spoken took it. */
@@ -172,7 +196,7 @@ export class CallerTurn {
 
   /** One part's final text; its partials (after the parts `before`) are the utterance's partial meanwhile. */
   private async recognise(utterance: Utterance, audio: AsyncQueue<AudioFrame>, before: Array<Promise<string>>): Promise<string> {
-    const asr = this.host.recognizer() ?? (await this.host.recognizerOpening());
+    const asr = this.asr ?? (await this.asrReady);
     if (!asr || this.host.isEnding()) return "";
     const earlier = joinParts(await Promise.all(before));
     let final = "";

@@ -33,8 +33,8 @@ function scriptedAsr(finals: Array<string | Error | null>): AsrSession & { heard
   };
 }
 
-/** CallerTurn with a fake host, input and turn detector: no call session around it. */
-function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?: TurnSignal | null; dialogueJudges?: TurnCompleteness } = {}) {
+/** CallerTurn with a fake host, input and turn detector, its recognizer `asr` being opened: no call session around it. */
+function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?: TurnSignal | null; dialogueJudges?: TurnCompleteness; ending?: () => boolean } = {}) {
   const clock = new FakeClock();
   const log: string[] = [];
   const reported: CallEvent[] = [];
@@ -55,9 +55,7 @@ function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?
   const turn = new CallerTurn(
     { clock, turnDetector: detector, input: { takePreRoll: () => preRoll.splice(0), inputMs: 4_000 }, signal: new AbortController().signal },
     {
-      isEnding: () => false,
-      recognizer: () => asr,
-      recognizerOpening: () => undefined,
+      isEnding: options.ending ?? (() => false),
       report: (e) => reported.push(e),
       spoke: () => log.push("spoke"),
       voiced: (at) => log.push(`voiced ${at}`),
@@ -77,7 +75,9 @@ function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?
     if (voiced) (detector as { lastSpeechEndMs: number }).lastSpeechEndMs = endMs;
     return turn.hear({ frame: frame(level), signal, endMs });
   };
-  return { clock, turn, hear, log, reported, judged, ended, failed };
+  /** Opens the recognizer: `asr` once `opened` resolves. */
+  const open = (opened: Promise<void> = Promise.resolve()) => turn.openRecognizer(async () => (await opened, asr));
+  return { clock, turn, hear, open, log, reported, judged, ended, failed };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -86,6 +86,7 @@ describe("CallerTurn", () => {
   it("recognizes a turn from its start (the pre-roll first) to its end, and gives the session its words, start and end", async () => {
     const asr = scriptedAsr(["hello there"]);
     const c = callerTurn(asr);
+    await c.open();
     expect(c.hear(9)).toBe(false);
     c.clock.advance(100);
     expect(c.hear(10, { type: "turn_start", atMs: 40 })).toBe(true);
@@ -111,6 +112,7 @@ describe("CallerTurn", () => {
 
   it("finishes a part at a pause and judges the words so far: a turn_end ends the turn at once", async () => {
     const c = callerTurn(scriptedAsr(["next tuesday."]), { judged: { type: "turn_end", atMs: 100 } });
+    await c.open();
     c.hear(10, { type: "turn_start", atMs: 0 });
     expect(c.hear(11, { type: "pause", atMs: 40, pause: 1 })).toBe(true);
     expect(c.hear(12)).toBe(false);
@@ -121,6 +123,7 @@ describe("CallerTurn", () => {
 
   it("tells the session a turn may end on words that are complete or unknown, not on incomplete ones, and joins the parts of a turn resumed", async () => {
     const c = callerTurn(scriptedAsr(["purple elephants", "and the", "sing"]));
+    await c.open();
     c.hear(10, { type: "turn_start", atMs: 0 });
     c.hear(11, { type: "pause", atMs: 40, pause: 1 });
     await settle();
@@ -138,12 +141,15 @@ describe("CallerTurn", () => {
 
   it("judges a backchannel over the agent, and no words at all, a whole turn; else asks the dialogue first", async () => {
     const over = callerTurn(scriptedAsr(["uh huh"]), { agentSpeaking: true, dialogueJudges: "incomplete" });
+    await over.open();
     over.hear(10, { type: "turn_start", atMs: 0 });
     over.hear(11, { type: "pause", atMs: 20, pause: 1 });
     const noise = callerTurn(scriptedAsr([""]), { dialogueJudges: "incomplete" });
+    await noise.open();
     noise.hear(10, { type: "turn_start", atMs: 0 });
     noise.hear(11, { type: "pause", atMs: 20, pause: 1 });
     const asked = callerTurn(scriptedAsr(["uh huh"]), { dialogueJudges: "incomplete" });
+    await asked.open();
     asked.hear(10, { type: "turn_start", atMs: 0 });
     asked.hear(11, { type: "pause", atMs: 20, pause: 1 });
     await settle();
@@ -153,6 +159,7 @@ describe("CallerTurn", () => {
   it("reports a turn whose words the recognizer failed as failed, not ended", async () => {
     const err = new Error("recognizer down");
     const c = callerTurn(scriptedAsr([err]));
+    await c.open();
     c.hear(10, { type: "turn_start", atMs: 0 });
     c.hear(11, { type: "turn_end", atMs: 20 });
     await settle();
@@ -160,14 +167,42 @@ describe("CallerTurn", () => {
     expect(c.ended).toEqual([]);
   });
 
+  it("keeps speech heard while the recognizer is being opened for it, and gives back a recognizer opened as the call ended", async () => {
+    const asr = scriptedAsr(["early words"]);
+    const c = callerTurn(asr);
+    let ready!: () => void;
+    const opening = c.open(new Promise<void>((resolve) => (ready = resolve)));
+    c.hear(10, { type: "turn_start", atMs: 0 });
+    c.hear(11, { type: "turn_end", atMs: 20 });
+    await settle();
+    expect(c.ended).toEqual([]);
+    ready();
+    expect(await opening).toBe(true);
+    await settle();
+    expect(c.ended.map((e) => e.text)).toEqual(["early words"]);
+
+    let ending = false;
+    let closed = 0;
+    const late = callerTurn({ ...scriptedAsr([]), close: async () => void closed++ }, { ending: () => ending });
+    let lateReady!: () => void;
+    const lateOpening = late.open(new Promise<void>((resolve) => (lateReady = resolve)));
+    ending = true;
+    lateReady();
+    expect(await lateOpening).toBe(false);
+    expect(closed).toBe(1);
+    expect(late.turn.closeRecognizer()).toBeUndefined();
+  });
+
   it("ends the turn in progress for the last words as the call ends, and waits for them no longer than it is told", async () => {
     const c = callerTurn(scriptedAsr(["goodbye"]));
+    await c.open();
     c.hear(10, { type: "turn_start", atMs: 0 });
     await c.turn.lastWords(2_000);
     expect(c.turn.inProgress).toBe(false);
     expect(c.ended.map((e) => e.text)).toEqual(["goodbye"]);
 
     const stuck = callerTurn(scriptedAsr([null]));
+    await stuck.open();
     stuck.hear(10, { type: "turn_start", atMs: 0 });
     let waited = false;
     const last = stuck.turn.lastWords(2_000).then(() => (waited = true));
