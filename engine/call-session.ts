@@ -1,7 +1,7 @@
 import { EventEmitter } from "eventemitter3";
 import { FRAME_MS, type AudioFrame } from "./audio/audio-frame.js";
 import { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
-import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment, TurnMetrics } from "./call-events.js";
+import type { CallAction, CallEndReason, CallEvent, CallState, TranscriptSegment } from "./call-events.js";
 import type { DialogueSession } from "./providers/llm/dialogue-provider.js";
 import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
@@ -15,6 +15,7 @@ import { CallerInput } from "./session/caller-input.js";
 import { CallerTurn, LAST_WORDS_WAIT_MS, type Utterance } from "./session/caller-turn.js";
 import { EarlyReply } from "./session/early-reply.js";
 import { KeypadEntry, type KeyEntry } from "./session/keypad-entry.js";
+import { CallRecord } from "./session/call-record.js";
 import { RecordingTap } from "./session/recording-tap.js";
 import { SILENCE_GOODBYE_MAX_MS, SILENCE_TIMEOUT_LINE, SilenceWatch } from "./session/silence-watch.js";
 import { ToolRunner } from "./session/tool-runner.js";
@@ -24,7 +25,6 @@ import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
 import { NO_TOOLS } from "./tools.js";
-import { insertSegment } from "./transcript-order.js";
 import type { AgentSettings } from "./types.js";
 
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
@@ -39,9 +39,10 @@ export { SILENCE_TIMEOUT_LINE } from "./session/silence-watch.js";
  * until `start()`; `stop()` (or the far end hanging up, an end-call phrase, the dialogue's
  * decision, `max_duration`) ends it and resolves `ended`.
  *
- * The session conducts the turns (who speaks, barge-in, failures, the end); its jobs are played
- * by collaborators in engine/session/: caller input, keypad entry, tool runner, agent speech,
- * early reply, recording tap.
+ * The session conducts the turns (who speaks, barge-in, what a failure or the end cuts); its
+ * jobs are played by collaborators in engine/session/: caller input, caller turn (recognition),
+ * keypad entry, tool runner, agent speech, early reply, turn failures (the rules), silence
+ * watch, call record, recording tap.
  */
 export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly clock: Clock;
@@ -57,15 +58,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly speech: AgentSpeech;
   private readonly failures: TurnFailures;
   private readonly silenceWatch: SilenceWatch;
-  /** The reply being prepared for the words of `utterance` so far (see `replyEarly`). */
+  /** The reply being prepared for the caller's words so far (see `replyEarly`). */
   private readonly early: EarlyReply<Utterance>;
-  private readonly transcript: TranscriptSegment[] = [];
-  private readonly turns: TurnMetrics[] = [];
-  private readonly actions: CallAction[] = [];
+  /** The transcript, the turns' metrics and the agent's actions. */
+  private readonly record = new CallRecord((event) => this.emitEvent(event));
   private dialogue: DialogueSession | undefined;
   private startedAt = 0;
-  /** Set once the call's transcript is final: words recognized after that are lost with the call. */
-  private transcriptClosed = false;
   /** The turn whose reply the dialogue is producing (its tools may need a hold line). */
   private replying: AgentTurn | undefined;
   private interrupted: { turn: AgentTurn; heard: HeardText } | undefined;
@@ -204,7 +202,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** The transcript so far (a copy), in the order the segments started: what a crash would otherwise lose. */
   transcriptSoFar(): TranscriptSegment[] {
-    return [...this.transcript];
+    return this.record.transcriptSoFar();
   }
 
   /** Ends the call (idempotent); resolves with what it produced. */
@@ -242,9 +240,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** The turn ended with the words the early reply answers: it is said now. */
   private sayEarly({ turn, actions }: { turn: AgentTurn; actions: CallAction[] }, utterance: Utterance, text: string, caller: CallerTimings): void {
-    this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+    this.record.said("user", text, utterance.startMs / 1000);
     Object.assign(turn.metrics, caller);
-    this.actions.push(...actions);
+    this.record.actions.push(...actions);
     this.emitEvent({ type: "early_reply", used: true });
     this.setState("thinking");
     this.playout.resume();
@@ -281,7 +279,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending || this.closing) return;
     if (this.speaking) this.interrupt();
     this.interrupted = undefined;
-    this.addTranscript({ role: "user", content: `[pressed ${keys}]`, timestamp: round2((startedAt - this.startedAt) / 1000) });
+    this.record.said("user", `[pressed ${keys}]`, (startedAt - this.startedAt) / 1000);
     const now = this.clock.now();
     const turn = this.newTurn({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
     this.setState("thinking");
@@ -291,7 +289,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
     if (this.ending || this.closing) {
       // Said over the closing line, or as the call ended: kept in the transcript, not answered.
-      if (text && !this.transcriptClosed) this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+      if (text && !this.record.transcriptClosed) this.record.said("user", text, utterance.startMs / 1000);
       return;
     }
     // A turn judged complete at a pause had its final before its end.
@@ -309,7 +307,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     if (this.speaking && !interrupted) this.interrupt();
     this.interrupted = undefined;
-    this.addTranscript({ role: "user", content: text, timestamp: round2(utterance.startMs / 1000) });
+    this.record.said("user", text, utterance.startMs / 1000);
     if (matchEndCallPhrase(text, this.agent.endCallPhrases)) {
       void this.stop("end_call_phrase");
       return;
@@ -329,7 +327,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private reply(turn: AgentTurn, input: { text: string } | { keys: string }): AsyncIterable<string> {
     this.replying = turn;
     const dialogue = this.dialogue!;
-    return dialogueReply(turn, (signal) => ("keys" in input ? dialogue.respondToKeys(input.keys, signal) : dialogue.respond(input.text, signal)), this.clock, this.actions);
+    return dialogueReply(turn, (signal) => ("keys" in input ? dialogue.respondToKeys(input.keys, signal) : dialogue.respond(input.text, signal)), this.clock, this.record.actions);
   }
 
   /** The control plane's tools as the dialogue uses them: bounded, with a hold line, each run reported. */
@@ -337,7 +335,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return new ToolRunner(this.options.tools ?? NO_TOOLS, this.clock, {
       replying: () => this.replying,
       ran: (call) => {
-        this.actions.push({ type: "tool_call", ...call });
+        this.record.actions.push({ type: "tool_call", ...call });
         this.emitEvent({ type: "tool_call", ...call });
       },
     });
@@ -452,15 +450,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.speech.speak(turn, streamOf(interrupted.heard.remaining));
   }
 
+  /** `turn` is over, `spokenText` of it heard (from its first frame sent, or from now). */
   private finishTurn(turn: AgentTurn, spokenText: string): void {
-    this.turns.push(turn.metrics);
-    this.emitEvent({ type: "turn_metrics", metrics: turn.metrics });
-    if (spokenText) this.addTranscript({ role: "agent", content: spokenText, timestamp: round2(this.turnStartSeconds(turn)) });
-  }
-
-  private turnStartSeconds(turn: AgentTurn): number {
-    const at = turn.metrics.firstFrameSentAt ?? this.clock.now();
-    return (at - this.startedAt) / 1000;
+    this.record.turnEnded(turn.metrics, spokenText, ((turn.metrics.firstFrameSentAt ?? this.clock.now()) - this.startedAt) / 1000);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -485,7 +477,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     await Promise.allSettled([this.callerTurn.closeRecognizer(), this.callerInput.close()]);
     const recording = await this.recording.close();
     this.setState("ended");
-    const summary: CallSummary = { reason, durationMs, transcript: [...this.transcript], recording, turns: [...this.turns], startedAt: this.startedAt, actions: [...this.actions] };
+    const { transcript, turns, actions } = this.record.copy();
+    const summary: CallSummary = { reason, durationMs, transcript, recording, turns, startedAt: this.startedAt, actions };
     this.emitEvent({ type: "ended", reason, durationMs, transcript: summary.transcript });
     this.transport.close(reason);
     this.endedResolve(summary);
@@ -499,21 +492,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    */
   private async keepLastWords(): Promise<void> {
     const keys = this.keypad.takePending();
-    if (keys) this.addTranscript({ role: "user", content: `[pressed ${keys.keys}]`, timestamp: round2((keys.startedAt - this.startedAt) / 1000) });
+    if (keys) this.record.said("user", `[pressed ${keys.keys}]`, (keys.startedAt - this.startedAt) / 1000);
     await this.callerTurn.lastWords(LAST_WORDS_WAIT_MS);
-    this.transcriptClosed = true;
+    this.record.close();
   }
 
   private fail(err: unknown): void {
     if (this.ending) return;
     this.emitEvent(this.failures.errorEvent(err, false));
     void this.stop("error");
-  }
-
-  /** Kept in the order the segments started: words recognized late (see `keepLastWords`) go where they were said. */
-  private addTranscript(segment: TranscriptSegment): void {
-    insertSegment(this.transcript, segment);
-    this.emitEvent({ type: "transcript", segment });
   }
 
   private setState(state: CallState): void {
@@ -531,8 +518,4 @@ const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["clie
 
 function hangupEndReason(reason: string): CallEndReason {
   return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }
