@@ -45,6 +45,9 @@ describe("the web console in Firefox", () => {
     await page.type("#agent-temperature", "0.4");
     await page.click("form.agent-form button[type=submit]");
     await page.waitForFunction(() => /\/console\/agents\/agent_[0-9A-Za-z]+$/.test(location.pathname));
+    // The agent's page has loaded (its stats read) before the test navigates on: leaving earlier
+    // aborts that read, which would count as a failed request.
+    await page.waitForFunction(() => document.querySelector("dl.stats") !== null);
     const agentId = page.url().split("/").pop()!;
     expect((await app.request("GET", `/v1/agents/${agentId}`, { key: acct.key })).body).toMatchObject({ name: "Front desk", temperature: 0.4 });
 
