@@ -21,6 +21,7 @@ const NOT_REALTIME_E2E = [
   "test/e2e/log-hygiene.test.ts",
   "test/e2e/media-endpoint-limits.test.ts",
   "test/e2e/service-process.test.ts",
+  "test/e2e/session-workers.test.ts",
   "test/e2e/web-calls.test.ts",
   "test/e2e/webhook-bench.test.ts",
   "test/e2e/webhook-delivery.test.ts",
