@@ -44,4 +44,5 @@ export { SipCallTransport } from "./transports/sip/sip-call-transport.js";
 export { SipCallError } from "./transports/sip/sip-call.js";
 export { DEFAULT_RTP_TIMEOUT_MS } from "./transports/sip/rtp-session.js";
 export { unmapIpv4 } from "./transports/sip/ip-address.js";
+export { packageRoot } from "./package-root.js";
 export type { DigestCredentials } from "./transports/sip/digest-auth.js";

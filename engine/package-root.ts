@@ -2,7 +2,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package's root folder: the first folder holding package.json above `moduleUrl` (source or dist/). */
+/**
+ * The package root (the folder with package.json) above `moduleUrl`, whether the module runs
+ * from its source (tests) or from dist/ (built): for files shipped beside the code (the
+ * recognizer binary, the console, fixtures/, dist/).
+ */
 export function packageRoot(moduleUrl: string = import.meta.url): string {
   let dir = path.dirname(fileURLToPath(moduleUrl));
   while (!existsSync(path.join(dir, "package.json"))) {

@@ -15,7 +15,7 @@ import { pino } from "pino";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { encodeWav, parseWav } from "../engine/audio/wav.js";
 import { loadConfig } from "../src/config.js";
-import { packageRoot } from "../src/core/package-root.js";
+import { packageRoot } from "../engine/index.js";
 import { startParley, type Parley } from "../src/main.js";
 import { answerHelp } from "../src/cli/help.js";
 

@@ -15,7 +15,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { loadConfig } from "../src/config.js";
-import { packageRoot } from "../src/core/package-root.js";
+import { packageRoot } from "../engine/index.js";
 import { openDatabase } from "../src/db/database.js";
 import { buildOpenApiDocument } from "../src/http/openapi.js";
 import { allRoutes } from "../src/http/routes/index.js";

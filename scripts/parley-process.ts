@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { packageRoot } from "../src/core/package-root.js";
+import { packageRoot } from "../engine/index.js";
 
 /**
  * The `parley` command as a child process, for tests and the benchmark: run a command, or

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { packageRoot } from "../core/package-root.js";
+import { packageRoot } from "../../engine/index.js";
 import { consoleVocabularyModule } from "./console-vocabulary.js";
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { LookupFunction } from "node:net";
 import { Agent, errors as undiciErrors, request } from "undici";
-import { packageRoot } from "../core/package-root.js";
+import { packageRoot } from "../../engine/index.js";
 
 /** What one attempt came to: the receiver's status, or why there was none. */
 export interface AttemptOutcome {

@@ -5,7 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/core/package-root.js";
+import { packageRoot } from "../../engine/index.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 // The documentation's receiver example (docs/webhooks.md) is run as it is printed, and Parley delivers to it.

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { startSipService } from "../helpers/sip-service.js";
 import { rawSipPeer, requestText, type RawSipPeer } from "../helpers/sip-raw-peer.js";
 import type { TestAccount, TestApp } from "../helpers/test-app.js";
+import { twilioStart } from "../helpers/twilio-stream.js";
+import { until } from "../helpers/until.js";
 import { upgrade, type UpgradeOutcome } from "../helpers/ws-upgrade.js";
 
 // Admission control: a box that carries one call (PARLEY_CALL_CAPACITY=1) refuses a second
@@ -35,43 +36,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const nativeCall = (): Promise<UpgradeOutcome> => upgrade(`${wsBase}/media/ws?agent_id=${agentId}&format=pcm16&sample_rate=16000`, { Authorization: `Bearer ${acct.key}` });
-
-/** A Twilio stream for the agent: resolves with how the service closed it. */
-async function twilioStream(mediaToken: string): Promise<{ code: number; reason: string }> {
-  const ws = new WebSocket(`${wsBase}/media/twilio`);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  const streamSid = "MZ" + randomBytes(16).toString("hex");
-  ws.send(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
-  ws.send(
-    JSON.stringify({
-      event: "start",
-      sequenceNumber: "1",
-      streamSid,
-      start: {
-        streamSid,
-        accountSid: "AC" + randomBytes(16).toString("hex"),
-        callSid: "CA" + randomBytes(16).toString("hex"),
-        tracks: ["inbound"],
-        customParameters: { token: mediaToken, agent_id: agentId },
-        mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
-      },
-    }),
-  );
-  return closed;
-}
 
 /** The final response to an INVITE for NUMBER sent from the raw peer. */
 async function invite(): Promise<{ status: number; retryAfter: string | undefined }> {
@@ -115,7 +80,7 @@ describe("a box at its call capacity", () => {
 
     // A Twilio stream: closed 1013 (try again later) with the reason.
     const rotated = await app.request("POST", "/v1/account/media-token/rotate", { key: acct.key });
-    expect(await twilioStream(rotated.body.media_token)).toEqual({ code: 1013, reason: expect.stringContaining("call slots are in use (PARLEY_CALL_CAPACITY)") });
+    expect(await (await twilioStart(wsBase, { customParameters: { token: rotated.body.media_token, agent_id: agentId } })).closed).toEqual({ code: 1013, reason: expect.stringContaining("call slots are in use (PARLEY_CALL_CAPACITY)") });
 
     // SIP: 503 Service Unavailable with Retry-After.
     expect(await invite()).toEqual({ status: 503, retryAfter: "30" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { packageRoot } from "../../src/core/package-root.js";
+import { packageRoot } from "../../engine/index.js";
 import { runNodeScript } from "../../scripts/parley-process.js";
 
 // The API throughput measurement runs end to end and reports both servers and their ratio for

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { packageRoot } from "../../src/core/package-root.js";
+import { packageRoot } from "../../engine/index.js";
 import { runNodeScript } from "../../scripts/parley-process.js";
 
 // The large-database list measurement runs through both indexes and reads every page it asks

@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import { encodeMulaw } from "../../engine/audio/mulaw.js";
 import { parseWav } from "../../engine/audio/wav.js";
 import { NativeMediaClient, TwilioMediaClient } from "../helpers/media-client.js";
+import { twilioStart } from "../helpers/twilio-stream.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { upgrade, type UpgradeOutcome } from "../helpers/ws-upgrade.js";
 
@@ -93,34 +94,6 @@ describe("media endpoints with the default limits", () => {
   afterAll(async () => {
     await app?.close();
   });
-
-  /** A Twilio stream whose `start` carries the given fields (Twilio-shaped ids unless overridden). */
-  async function twilioStart(start: { customParameters: unknown; callSid?: string; streamSid?: string }): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
-    const streamSid = start.streamSid ?? "MZ" + randomBytes(16).toString("hex");
-    const ws = new WebSocket(`${wsBase}/media/twilio`);
-    const closed = closeOf(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once("open", () => resolve());
-      ws.once("error", reject);
-    });
-    ws.send(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
-    ws.send(
-      JSON.stringify({
-        event: "start",
-        sequenceNumber: "1",
-        streamSid,
-        start: {
-          streamSid,
-          accountSid: "AC" + "0".repeat(32),
-          callSid: start.callSid ?? "CA" + randomBytes(16).toString("hex"),
-          tracks: ["inbound"],
-          customParameters: start.customParameters,
-          mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 },
-        },
-      }),
-    );
-    return { ws, closed };
-  }
 
   describe("a hang-up during call set-up", () => {
     it("twilio: a stream stopped right after its start message ends at once: stored completed, short, billed at most a minute", async () => {
@@ -275,7 +248,7 @@ describe("media endpoints with the default limits", () => {
       healthy.startStreaming();
 
       const native = await upgrade(`${wsBase}/media/ws?agent_id=${await agentOf(app, nativeAcct)}`, { authorization: `Bearer ${nativeAcct.key}` });
-      const twilio = await twilioStart({ customParameters: { token: await mediaTokenOf(app, twilioAcct), agent_id: await agentOf(app, twilioAcct) } });
+      const twilio = await twilioStart(wsBase, { customParameters: { token: await mediaTokenOf(app, twilioAcct), agent_id: await agentOf(app, twilioAcct) } });
       const nativeWs = native.socket!;
       const twilioWs = twilio.ws;
       const streamSid = () => "MZ" + "0".repeat(32);
@@ -325,7 +298,7 @@ describe("media endpoints with the default limits", () => {
     it("a From of 100 KB is refused with the frame (1009): no call is stored", async () => {
       const acct = await app.account({ credits: 100 });
       const agentId = await agentOf(app, acct);
-      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "+1" + "4".repeat(100_000) } });
+      const stream = await twilioStart(wsBase, { customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "+1" + "4".repeat(100_000) } });
       const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
       expect(result?.code).toBe(1009);
       await sleep(300);
@@ -336,7 +309,7 @@ describe("media endpoints with the default limits", () => {
     it("a To that is not an E.164 number is refused (1008): no call is stored", async () => {
       const acct = await app.account({ credits: 100 });
       const agentId = await agentOf(app, acct);
-      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, To: "sip:front-desk@example.com" } });
+      const stream = await twilioStart(wsBase, { customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, To: "sip:front-desk@example.com" } });
       const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
       expect(result).toEqual({ code: 1008, reason: "To: must be an E.164 number" });
       expect(await callRows(app, acct.id)).toEqual([]);
@@ -345,7 +318,7 @@ describe("media endpoints with the default limits", () => {
     it("a From that is not an E.164 number (a Twilio Client caller) is stored as null", async () => {
       const acct = await app.account({ credits: 100 });
       const agentId = await agentOf(app, acct);
-      const stream = await twilioStart({ customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "client:alice" } });
+      const stream = await twilioStart(wsBase, { customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId, From: "client:alice" } });
       const row = await until("the call to be stored", async () => (await callRows(app, acct.id))[0]);
       expect(row.from_number).toBeNull();
       stream.ws.close();
@@ -358,7 +331,7 @@ describe("media endpoints with the default limits", () => {
     ])("%s is refused (1008): no call is stored", async (_, ids, reason) => {
       const acct = await app.account({ credits: 100 });
       const agentId = await agentOf(app, acct);
-      const stream = await twilioStart({ ...ids, customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId } });
+      const stream = await twilioStart(wsBase, { ...ids, customParameters: { token: await mediaTokenOf(app, acct), agent_id: agentId } });
       const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
       expect(result).toEqual({ code: 1008, reason });
       expect(await callRows(app, acct.id)).toEqual([]);
@@ -370,7 +343,7 @@ describe("media endpoints with the default limits", () => {
       const token = await mediaTokenOf(app, acct);
       const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, "x"]));
       for (const customParameters of [{ token, agent_id: agentId, ...many }, { token, agent_id: agentId, note: "x".repeat(5000) }, { token, agent_id: agentId, record: false }]) {
-        const stream = await twilioStart({ customParameters });
+        const stream = await twilioStart(wsBase, { customParameters });
         const result = await Promise.race([stream.closed, sleep(5000).then(() => null)]);
         expect(result?.code).toBe(1008);
         expect(result?.reason).toMatch(/^customParameters/);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingFile } from "../../src/services/recording-files.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { until } from "../helpers/until.js";
 
 // Calls run on session worker threads (two here). A worker that dies ends only its own calls,
 // stored and billed as they stand, and a new worker takes its place.
@@ -22,14 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
 });
-
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** A silent caller whose greeting has been said in full (it is in the transcript). */
 async function greetedCall(): Promise<{ client: NativeMediaClient; callId: string }> {

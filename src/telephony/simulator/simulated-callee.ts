@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { EventEmitter } from "eventemitter3";
-import { packageRoot } from "../../core/package-root.js";
+import { packageRoot } from "../../../engine/index.js";
 import { parseWav, rms, type AudioFrame, type CallEvent, type MediaTransport, type TransportEvents } from "../../../engine/index.js";
 
 const RATE = 8000;

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { packageRoot } from "../../../src/core/package-root.js";
+import { packageRoot } from "../../../engine/index.js";
 
 const MODULE = pathToFileURL(path.join(packageRoot(import.meta.url), "dist/src/core/process-error-handlers.js")).href;
 

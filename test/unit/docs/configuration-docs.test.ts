@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE_ENV, loadConfig, SETTINGS, type Setting } from "../../../src/config.js";
-import { packageRoot } from "../../../src/core/package-root.js";
+import { packageRoot } from "../../../engine/index.js";
 import { documentationPages, proseLines, readPage, tableRows } from "../../helpers/markdown.js";
 
 // docs/configuration.md is the operator's list of settings; the code's table (SETTINGS) is what

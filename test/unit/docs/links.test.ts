@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { packageRoot } from "../../../src/core/package-root.js";
+import { packageRoot } from "../../../engine/index.js";
 import { documentationPages, headingAnchors, markdownLinks, readPage } from "../../helpers/markdown.js";
 
 const root = packageRoot(import.meta.url);

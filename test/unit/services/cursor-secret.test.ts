@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { packageRoot } from "../../../src/core/package-root.js";
+import { packageRoot } from "../../../engine/index.js";
 import { loadCursorSecret } from "../../../src/services/cursor-codec.js";
 import { runNodeScript } from "../../../scripts/parley-process.js";
 
