@@ -226,6 +226,14 @@ describe("PocketsphinxProvider recovery", () => {
   }, 60_000);
 });
 
+/** Resolves once the provider's pool stats satisfy `reached` (checked every turn of the event loop). */
+function statsReach(provider: PocketsphinxProvider, reached: (stats: ReturnType<PocketsphinxProvider["stats"]>) => boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const poll = () => (reached(provider.stats()) ? resolve() : setImmediate(poll));
+    poll();
+  });
+}
+
 describe("PocketsphinxProvider capacity", () => {
   it("serves two calls with one recognizer: the second caller's speech waits for the first's final, then is read", async () => {
     const provider = new PocketsphinxProvider({ maxRecognizers: 1 });
@@ -236,16 +244,9 @@ describe("PocketsphinxProvider capacity", () => {
       const { samples, sampleRate } = audio("i would like to book an appointment");
       // The first caller is still speaking (its stream stalls until released).
       const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
-      const waitingForRecognizer = new Promise<void>((resolve) => {
-        const poll = () => (provider.stats().leased === 1 ? resolve() : setImmediate(poll));
-        poll();
-      });
-      await waitingForRecognizer;
+      await statsReach(provider, (stats) => stats.leased === 1);
       const secondText = finalText(second, "my name is john smith");
-      await new Promise<void>((resolve) => {
-        const poll = () => (provider.stats().waiting === 1 ? resolve() : setImmediate(poll));
-        poll();
-      });
+      await statsReach(provider, (stats) => stats.waiting === 1);
       release();
       expect((await firstUtterance).at(-1)?.text).toMatch(/i would like/);
       expect(await secondText).toBe("my name is john smith");
@@ -265,10 +266,7 @@ describe("PocketsphinxProvider capacity", () => {
       const held = new Promise<void>((resolve) => (release = resolve));
       const { samples, sampleRate } = audio("i would like to book an appointment");
       const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
-      await new Promise<void>((resolve) => {
-        const poll = () => (provider.stats().leased === 1 ? resolve() : setImmediate(poll));
-        poll();
-      });
+      await statsReach(provider, (stats) => stats.leased === 1);
       const error = await finalText(second, "my name is john smith").catch((reason: unknown) => reason);
       expect(error).toMatchObject({ code: "capacity_exhausted", retryable: true });
       expect((error as Error).message).toMatch(/all 1 pocketsphinx recognizers stayed busy for 200 ms/);
