@@ -62,6 +62,8 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
   }
 
   start(): Promise<void> {
+    // Ended before it started (hung up, stopped, its worker gone): there is nothing to start.
+    if (this.over) this.starting ??= Promise.resolve();
     this.starting ??= new Promise<void>((resolve, reject) => {
       this.settleStart = { resolve, reject };
       const callId = this.options.callId;
@@ -118,12 +120,10 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
       case "tool_abort":
         return this.toolRuns.get(message.requestId)?.abort();
       case "started": {
-        const settle = this.settleStart;
-        this.settleStart = undefined;
-        if (message.error === null) return settle?.resolve();
+        if (message.error === null) return this.settleStarting(null);
         const error = new Error(message.error.message);
         error.name = message.error.name;
-        return settle?.reject(error);
+        return this.settleStarting(error);
       }
       case "ended":
         return this.end(message.summary);
@@ -139,7 +139,7 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
     const durationMs = Math.round(performance.now() - this.createdAt);
     this.onEvent({ type: "error", message: `the call's session worker stopped (${why})`, recovered: false });
     this.options.transport.close("error");
-    this.settleStart?.reject(new Error(`the call's session worker stopped (${why})`));
+    this.settleStarting(new Error(`the call's session worker stopped (${why})`));
     // Gone before the call is stored: nobody may fetch a half file, and none is left on disk.
     if (this.options.recordingPath) await rm(this.options.recordingPath, { force: true }).catch(() => undefined);
     this.onEvent({ type: "ended", reason: "error", durationMs, transcript: [...this.transcript] });
@@ -162,9 +162,19 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
     ).finally(() => this.toolRuns.delete(requestId));
   }
 
+  /** Settles start() once: resolved, or rejected with `error`. */
+  private settleStarting(error: Error | null): void {
+    const settle = this.settleStart;
+    this.settleStart = undefined;
+    if (error) settle?.reject(error);
+    else settle?.resolve();
+  }
+
   private end(summary: CallSummary): void {
     if (this.over) return;
     this.over = true;
+    // A start still waiting for the worker's answer is over with the call.
+    this.settleStarting(null);
     for (const controller of this.toolRuns.values()) controller.abort();
     for (const unlisten of this.unlisten.splice(0)) unlisten();
     this.resolveEnded(summary);

@@ -113,4 +113,15 @@ describe("RemoteCall (a call on a session worker, as the main thread holds it)",
     expect(posted.length).toBe(count);
     expect((await call.ended).reason).toBe("error");
   });
+
+  it("settles start() when the call ends before the worker answers it, and at once when started after its end", async () => {
+    const { call } = remoteCall();
+    const starting = call.start();
+    call.receive({ type: "ended", callId: "call_1", summary: { reason: "stopped", durationMs: 0, transcript: [], recording: null, turns: [], startedAt: 0, actions: [] } });
+    await starting;
+    const late = remoteCall();
+    late.call.receive({ type: "ended", callId: "call_1", summary: { reason: "caller_hangup", durationMs: 0, transcript: [], recording: null, turns: [], startedAt: 0, actions: [] } });
+    await late.call.start();
+    expect(late.posted.map((p) => p.message.type)).toEqual(["create"]);
+  });
 });
