@@ -39,8 +39,17 @@ if (engine) {
   const usage = setInterval(() => post({ type: "usage", usage: engine.usage() }), USAGE_INTERVAL_MS);
   usage.unref();
   port.on("message", (messages: ToWorker[]) => {
-    for (const message of messages) handle(engine, message);
+    for (const message of messages) {
+      try {
+        handle(engine, message);
+      } catch (err) {
+        // One call's fault (a setting its session cannot run with) ends that call, not the worker's others.
+        failCall("callId" in message ? message.callId : undefined, err);
+      }
+    }
   });
+  // As in the main process: a promise nobody awaited is reported and the calls go on.
+  process.on("unhandledRejection", (reason: unknown) => console.error("session worker: unhandled promise rejection (the worker goes on):", reason));
   post({ type: "usage", usage: engine.usage() });
   post({ type: "ready" });
 } else {
@@ -95,6 +104,20 @@ function handle(engine: LocalEngine, message: ToWorker): void {
       return;
     }
   }
+}
+
+/** Ends `callId` (created or not) with reason `error`, telling the main thread why. */
+function failCall(callId: string | undefined, err: unknown): void {
+  if (callId === undefined) return;
+  const message = err instanceof Error ? err.message : String(err);
+  const call = calls.get(callId);
+  if (call) {
+    post({ type: "event", callId, event: { type: "error", message, recovered: false } });
+    void call.session.stop("error");
+    return;
+  }
+  post({ type: "event", callId, event: { type: "error", message, recovered: false } });
+  post({ type: "ended", callId, summary: { reason: "error", durationMs: 0, transcript: [], recording: null, turns: [], startedAt: 0, actions: [] } });
 }
 
 function create(engine: LocalEngine, setup: CallSetup): void {
