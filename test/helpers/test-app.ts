@@ -64,7 +64,9 @@ export async function startTestApp(
   const config = loadConfig({
     // API tests run without the media engine (no recognizers or TTS workers to load).
     // SIP stays off unless a test gives it a port (test files run in parallel: no fixed 5060).
-    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", PARLEY_ENGINE: "0", PARLEY_SIP_PORT: "0", ...env },
+    // Calls run on one session worker: the production path, with fewer threads competing with
+    // the other test lane (several workers are tested in test/e2e/session-workers.test.ts).
+    env: { PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP: "1", PARLEY_ENGINE: "0", PARLEY_SIP_PORT: "0", PARLEY_SESSION_WORKERS: "1", ...env },
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
