@@ -234,17 +234,25 @@ function statsReach(provider: PocketsphinxProvider, reached: (stats: ReturnType<
   });
 }
 
+/**
+ * Two calls on `provider`; the first one's caller is speaking (its stream stalls until
+ * `release`), holding a recognizer, once this resolves.
+ */
+async function firstCallerSpeaking(provider: PocketsphinxProvider) {
+  const [first, second] = await Promise.all([provider.open({ language: "en-US", signal: never }), provider.open({ language: "en-US", signal: never })]);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const { samples, sampleRate } = audio("i would like to book an appointment");
+  const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
+  await statsReach(provider, (stats) => stats.leased === 1);
+  return { first, second, release, firstUtterance };
+}
+
 describe("PocketsphinxProvider capacity", () => {
   it("serves two calls with one recognizer: the second caller's speech waits for the first's final, then is read", async () => {
     const provider = new PocketsphinxProvider({ maxRecognizers: 1 });
     try {
-      const [first, second] = await Promise.all([provider.open({ language: "en-US", signal: never }), provider.open({ language: "en-US", signal: never })]);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const { samples, sampleRate } = audio("i would like to book an appointment");
-      // The first caller is still speaking (its stream stalls until released).
-      const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
-      await statsReach(provider, (stats) => stats.leased === 1);
+      const { first, second, release, firstUtterance } = await firstCallerSpeaking(provider);
       const secondText = finalText(second, "my name is john smith");
       await statsReach(provider, (stats) => stats.waiting === 1);
       release();
@@ -261,12 +269,7 @@ describe("PocketsphinxProvider capacity", () => {
   it("fails speech that waits longer than maxWaitMs for a busy pool with capacity_exhausted (retryable); the call goes on", async () => {
     const provider = new PocketsphinxProvider({ maxRecognizers: 1, maxWaitMs: 200 });
     try {
-      const [first, second] = await Promise.all([provider.open({ language: "en-US", signal: never }), provider.open({ language: "en-US", signal: never })]);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const { samples, sampleRate } = audio("i would like to book an appointment");
-      const firstUtterance = collect(first.transcribe(speechFrames(samples, sampleRate, { stopAfter: 60, release: held }), never));
-      await statsReach(provider, (stats) => stats.leased === 1);
+      const { first, second, release, firstUtterance } = await firstCallerSpeaking(provider);
       const error = await finalText(second, "my name is john smith").catch((reason: unknown) => reason);
       expect(error).toMatchObject({ code: "capacity_exhausted", retryable: true });
       expect((error as Error).message).toMatch(/all 1 pocketsphinx recognizers stayed busy for 200 ms/);
