@@ -214,8 +214,8 @@ export class ParleyMetrics {
     });
   }
 
-  /** Gauges the box's call slots (held by calls being admitted, ringing or running) at every scrape; null capacity: no limit. */
-  watchCallSlots(held: () => number, capacity: number | null): void {
+  /** Gauges the box's call slots (held by calls being admitted, ringing or running) at every scrape. */
+  watchCallSlots(held: () => number, capacity: number): void {
     this.poolReaders.push(() => this.pool("call_slots", held(), capacity));
   }
 
@@ -237,9 +237,9 @@ export class ParleyMetrics {
     });
   }
 
-  private pool(pool: Pool, inUse: number, capacity: number | null): void {
+  private pool(pool: Pool, inUse: number, capacity: number): void {
     this.poolInUse.set({ pool }, inUse);
-    if (capacity !== null) this.poolCapacity.set({ pool }, capacity);
+    this.poolCapacity.set({ pool }, capacity);
   }
 
   private turn(metrics: TurnMetrics): void {

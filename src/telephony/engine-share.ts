@@ -22,20 +22,19 @@ export class EngineShare {
 
   constructor(
     private readonly config: {
-      /** Calls the engine can run at once; null: no limit (nothing is shared). */
-      capacity: number | null;
+      /** Calls the box carries at once (PARLEY_CALL_CAPACITY, or its default). */
+      capacity: number;
       sharePercent: number;
       /** Accounts on the installation (a share applies only when there are several). */
       countAccounts: () => Promise<number>;
     },
   ) {
-    this.slots = new KeyedSlots(config.capacity ?? Number.POSITIVE_INFINITY);
+    this.slots = new KeyedSlots(config.capacity);
   }
 
   /** Most slots one account may hold while there are `accounts` accounts. */
   shareOf(accounts: number): number {
     const { capacity, sharePercent } = this.config;
-    if (capacity === null) return Number.POSITIVE_INFINITY;
     return accounts > 1 ? Math.max(1, Math.floor((capacity * sharePercent) / 100)) : capacity;
   }
 
@@ -47,10 +46,9 @@ export class EngineShare {
   /** A slot for a call of `accountId`, or an ApiError (429 past its share, 503 past capacity). */
   async take(accountId: string): Promise<EngineSlot> {
     const { capacity } = this.config;
-    // Without a limit there is no share to count accounts for.
-    const share = capacity === null ? Number.POSITIVE_INFINITY : this.shareOf(await this.config.countAccounts());
+    const share = this.shareOf(await this.config.countAccounts());
     // A full engine is reported as such even to an account at its share: nobody can call now.
-    const slot = capacity !== null && this.held() >= capacity ? ({ refused: "total" } as const) : this.slots.take(accountId, share);
+    const slot = this.held() >= capacity ? ({ refused: "total" } as const) : this.slots.take(accountId, share);
     if (!("refused" in slot)) return slot;
     if (slot.refused === "total") {
       throw new ApiError(503, "engine_at_capacity", `All ${capacity} of the engine's call slots are in use (PARLEY_CALL_CAPACITY); try again shortly`, undefined, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EngineShare } from "../../../src/telephony/engine-share.js";
 
-function share(capacity: number | null, accounts: number, sharePercent = 50) {
+function share(capacity: number, accounts: number, sharePercent = 50) {
   return new EngineShare({ capacity, sharePercent, countAccounts: async () => accounts });
 }
 
@@ -36,11 +36,5 @@ describe("engine share: one account cannot take every call slot", () => {
     await expect(lone.take("acct_a")).rejects.toMatchObject({ status: 503 });
     expect(share(1, 5).shareOf(5)).toBe(1);
     expect(share(10, 5, 25).shareOf(5)).toBe(2);
-  });
-
-  it("limits nothing when the engine has no capacity limit (a remote recognizer)", async () => {
-    const engine = share(null, 10);
-    for (let i = 0; i < 50; i++) await engine.take("acct_a");
-    expect(engine.held("acct_a")).toBe(50);
   });
 });
