@@ -43,6 +43,11 @@ export interface Config {
   dataDir: string;
   /** Public address of the service, used in absolute URLs it hands out. */
   baseUrl: string;
+  /**
+   * The key list cursors and recording links are signed with, as 64 hex characters; every node
+   * behind one load balancer needs the same. Empty: the data directory's `cursor-secret` file.
+   */
+  secret: string;
   logLevel: LogLevel;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
@@ -197,6 +202,8 @@ export interface Setting {
   values?: readonly string[];
   /** A credential: a bad value is reported without quoting it. */
   secret?: boolean;
+  /** A key of exactly this many bytes, written as hex (twice as many characters). */
+  hexBytes?: number;
 }
 
 const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
@@ -217,6 +224,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "host", env: "PARLEY_HOST", kind: "string" },
   { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
   { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
+  { key: "secret", env: "PARLEY_SECRET", kind: "string", secret: true, hexBytes: 32 },
   { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS },
   { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024 },
   { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
@@ -300,6 +308,7 @@ function defaults(): Config {
     host: "0.0.0.0",
     dataDir: "./data",
     baseUrl: "",
+    secret: "",
     logLevel: "info",
     bodyLimitBytes: 1024 * 1024,
     shutdownGraceMs: 30_000,
@@ -383,6 +392,11 @@ function parseValue(setting: Setting, raw: unknown, label: string): unknown {
     case "path": {
       if (typeof raw !== "string" || raw.trim() === "") fail("must be a non-empty string");
       if (setting.min !== undefined && (raw as string).length < setting.min) fail(`must be at least ${setting.min} characters long`);
+      // Buffer.from(hex) would silently stop at the first bad character: the whole value is checked.
+      const bytes = setting.hexBytes;
+      if (bytes !== undefined && !new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(raw as string)) {
+        fail(`must be exactly ${bytes * 2} hex characters (${bytes} random bytes, e.g. from openssl rand -hex ${bytes})`);
+      }
       return raw;
     }
   }

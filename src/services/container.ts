@@ -19,7 +19,7 @@ import { CampaignRunner } from "./campaign-runner.js";
 import { DoNotCallService } from "./do-not-call.js";
 import { CampaignsService } from "./campaigns.js";
 import { CreditReservations } from "./credit-reservations.js";
-import { CursorCodec, loadCursorSecret } from "./cursor-codec.js";
+import { CursorCodec, loadServiceSecret } from "./cursor-codec.js";
 import { DestinationPolicy } from "./destination-policy.js";
 import { EventLog } from "./event-log.js";
 import { LiveCallsService } from "./live-calls.js";
@@ -109,7 +109,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   metrics.watchStorage(() => storageHealth.counts());
   const contacts = new CampaignContactsRepository(db);
   metrics.watchCampaignContacts(() => contacts.countByStatus(["scheduled", "running", "paused"]));
-  const dataSecret = loadCursorSecret(config.dataDir);
+  const dataSecret = loadServiceSecret(config);
   const cursors = new CursorCodec(dataSecret);
   const doNotCall = new DoNotCallService(db, { cursors });
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError } from "../config.js";
+import { ConfigError, type Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import type { SortOrder } from "../db/repositories/keyset.js";
 import { createPrivateFileOnce, ensurePrivateDir, tightenFile } from "../core/private-files.js";
@@ -27,6 +27,22 @@ interface CursorPayload {
   i: string;
   /** Expiry, ms since epoch. */
   e: number;
+}
+
+/**
+ * The HMAC secret of cursors and recording links (and of whatever else is derived from it):
+ * PARLEY_SECRET when set, the same on every node behind one load balancer, so that any node
+ * accepts what another signed, and then no file is read or made; otherwise the data
+ * directory's own (loadCursorSecret), enough for a single node.
+ */
+export function loadServiceSecret(config: Pick<Config, "secret" | "dataDir">): Buffer {
+  if (!config.secret) return loadCursorSecret(config.dataDir);
+  // loadConfig checks the setting; a Config built another way (overrides) is checked again,
+  // since Buffer.from(hex) would quietly make a shorter key of a bad value. Not quoted: a credential.
+  if (!new RegExp(`^[0-9a-fA-F]{${MIN_SECRET_BYTES * 2}}$`).test(config.secret)) {
+    throw new ConfigError("PARLEY_SECRET", `must be exactly ${MIN_SECRET_BYTES * 2} hex characters (${MIN_SECRET_BYTES} random bytes)`);
+  }
+  return Buffer.from(config.secret, "hex");
 }
 
 /**

@@ -11,8 +11,9 @@ export const RECORDING_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  * Signed, expiring links to call recordings: `{baseUrl}/v1/calls/{id}/recording?expires=...&signature=...`.
  * The owning account gets one from `GET /v1/calls/{id}?include=recording` with its API key;
  * whoever holds the link (a webhook receiver, a browser) can fetch the WAV until it expires,
- * without a key. The signature is an HMAC of the call id and the expiry under a secret derived
- * from the data directory's secret, so links survive restarts and cannot be forged or extended.
+ * without a key. The signature is an HMAC of the call id and the expiry under a key derived
+ * from the service's secret (PARLEY_SECRET, or the data directory's), so links survive
+ * restarts, work on every node sharing that secret, and cannot be forged or extended.
  */
 export class RecordingLinks {
   private readonly key: Buffer;

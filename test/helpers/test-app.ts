@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pino, type Logger } from "pino";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { Plan } from "../../src/config.js";
-import { startParley, type Parley } from "../../src/main.js";
+import { databaseFile, startParley, type Parley } from "../../src/main.js";
 import type { HostResolver } from "../../src/services/webhook-network-policy.js";
 import type { ServiceOptions } from "../../src/services/container.js";
 
@@ -54,11 +54,20 @@ export interface TestApp {
  */
 export const loopbackResolver: HostResolver = async () => [{ address: "127.0.0.1", family: 4 }];
 
+export interface TestAppOptions extends Pick<ServiceOptions, "hostResolver" | "clock"> {
+  /**
+   * Another running app whose SQLite file this one opens too (a symbolic link in this app's own
+   * data directory: SQLite follows it, WAL and locks included), as nodes sharing one database
+   * do. Close this app before that one: closing it deletes the file.
+   */
+  shareDatabaseWith?: TestApp;
+}
+
 export async function startTestApp(
   overrides: Partial<Config> = {},
   env: NodeJS.ProcessEnv = {},
   logger: Logger = pino({ level: "silent" }),
-  options: Pick<ServiceOptions, "hostResolver" | "clock"> = {},
+  { shareDatabaseWith, ...options }: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const config = loadConfig({
@@ -70,6 +79,7 @@ export async function startTestApp(
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
+  if (shareDatabaseWith) symlinkSync(databaseFile(shareDatabaseWith.config), databaseFile(config));
   const parley = await startParley(config, logger, { hostResolver: loopbackResolver, ...options });
   const baseUrl = `http://127.0.0.1:${parley.http.port}`;
   const { accounts, apiKeys } = parley.services;
