@@ -172,6 +172,20 @@ export interface Config {
     /** How often the retention pass runs (it also runs at start-up). */
     intervalMs: number;
   };
+  recordings: {
+    /** An S3-compatible bucket for ended calls' recordings (see S3RecordingStore); `bucket` empty: the data directory. */
+    s3: {
+      bucket: string;
+      /** The service's address (MinIO, Ceph, R2...), addressed path-style; empty: AWS. */
+      endpoint: string;
+      region: string;
+      /** Empty: the SDK's default credentials (AWS_* variables, instance role...). */
+      accessKeyId: string;
+      secretAccessKey: string;
+      /** Put before `<call id>.wav` in each recording's key. */
+      prefix: string;
+    };
+  };
   credits: {
     /** Credits charged per started connected minute. */
     perMinute: number;
@@ -284,6 +298,12 @@ export const SETTINGS: readonly Setting[] = [
   { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
   { key: "retention.days", env: "PARLEY_RETENTION_DAYS", kind: "int", min: 1, max: RETENTION_MAX_DAYS },
   { key: "retention.intervalMs", env: "PARLEY_RETENTION_INTERVAL_MS", kind: "int", min: 1_000, max: 7 * 86_400_000 },
+  { key: "recordings.s3.bucket", env: "PARLEY_RECORDINGS_S3_BUCKET", kind: "string" },
+  { key: "recordings.s3.endpoint", env: "PARLEY_RECORDINGS_S3_ENDPOINT", kind: "url" },
+  { key: "recordings.s3.region", env: "PARLEY_RECORDINGS_S3_REGION", kind: "string" },
+  { key: "recordings.s3.accessKeyId", env: "PARLEY_RECORDINGS_S3_ACCESS_KEY_ID", kind: "string" },
+  { key: "recordings.s3.secretAccessKey", env: "PARLEY_RECORDINGS_S3_SECRET_ACCESS_KEY", kind: "string", secret: true },
+  { key: "recordings.s3.prefix", env: "PARLEY_RECORDINGS_S3_PREFIX", kind: "string" },
   { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
   { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
   ...PLANS.flatMap((plan) =>
@@ -347,6 +367,7 @@ function defaults(): Config {
     metrics: { token: "" },
     // Unset: content is kept until deleted (DELETE /v1/calls/{id}); once a day otherwise.
     retention: { days: null, intervalMs: 86_400_000 },
+    recordings: { s3: { bucket: "", endpoint: "", region: "us-east-1", accessKeyId: "", secretAccessKey: "", prefix: "recordings/" } },
     credits: { perMinute: 1, lowBalanceThreshold: 10 },
   };
 }
@@ -458,6 +479,17 @@ function checkFileKeys(value: unknown, prefix: string, known: Set<string>, file:
   }
 }
 
+/** A bucket name S3 (and its look-alikes) accepts, which cannot step out of the path-style URL; keys given in pairs. */
+function checkRecordingBucket(s3: Config["recordings"]["s3"]): void {
+  if (!s3.bucket) return;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3.bucket)) {
+    throw new ConfigError("PARLEY_RECORDINGS_S3_BUCKET", `must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens (got "${s3.bucket}")`);
+  }
+  if (Boolean(s3.accessKeyId) !== Boolean(s3.secretAccessKey)) {
+    throw new ConfigError(s3.accessKeyId ? "PARLEY_RECORDINGS_S3_SECRET_ACCESS_KEY" : "PARLEY_RECORDINGS_S3_ACCESS_KEY_ID", "is required with the other of the pair (or set neither: the SDK's default credentials)");
+  }
+}
+
 /** The variable naming the configuration file (default: parley.config.json in the working directory). */
 export const CONFIG_FILE_ENV = "PARLEY_CONFIG";
 
@@ -505,6 +537,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if ("bad" in allowed) {
     throw new ConfigError("PARLEY_WEBHOOK_ALLOW_NETWORKS", `"${allowed.bad}" is not an IP address or CIDR such as 192.168.10.0/24 or fd00:1::/64`);
   }
+  checkRecordingBucket(result.recordings.s3);
   result.dataDir = path.resolve(cwd, result.dataDir);
   if (!result.baseUrl) {
     const host = result.host === "0.0.0.0" || result.host === "::" ? "localhost" : result.host;

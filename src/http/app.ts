@@ -1,4 +1,5 @@
 import type { RequestListener } from "node:http";
+import { pipeline } from "node:stream/promises";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { sql } from "kysely";
@@ -178,9 +179,12 @@ export function createApp(deps: AppDeps): HttpApp {
   // receivers can fetch them. Outside the route specs because the answer is a WAV file.
   app.get("/v1/calls/:call_id/recording", async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    const file = await services.recordingLinks.resolve(req.params.call_id!, query.expires, query.signature);
-    res.status(200).type("audio/wav").setHeader("Cache-Control", "private, max-age=300");
-    await new Promise<void>((resolve, reject) => res.sendFile(file, { dotfiles: "allow" }, (err) => (err ? reject(err) : resolve())));
+    // Streamed from the recording store: the data directory or the bucket (see RecordingStore).
+    const recording = await services.recordingLinks.resolve(req.params.call_id!, query.expires, query.signature);
+    res.status(200).type("audio/wav").setHeader("Cache-Control", "private, max-age=300").setHeader("Content-Length", String(recording.size));
+    // A client that goes away, or a store that fails mid-way, ends the response there (pipeline
+    // destroys both sides); the headers are sent, so no error answer can follow.
+    await pipeline(recording.body, res).catch((err: unknown) => logger.debug({ err, call_id: req.params.call_id }, "recording not sent to the end"));
   });
 
   app.use(notFound());

@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import type { Logger } from "pino";
 import { ApiError } from "../core/api-error.js";
 import { nowIso } from "../core/time.js";
@@ -9,17 +8,19 @@ import { EventsRepository } from "../db/repositories/events.js";
 import { WalTruncation } from "../db/wal-truncation.js";
 import type { CallEvents } from "./call-events.js";
 import { findOwned } from "./ownership.js";
+import type { RecordingStore } from "./recording-store.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
 /**
  * Removes what was said on an ended call, for privacy requests (DELETE /v1/calls/{id}): the
- * recording file, the transcript, the analysis (and its outcome), the agent's actions (read
- * from the conversation) and the personalisation context; and the same content from the
- * call's stored events, so GET /v1/events and later deliveries no longer carry it; and the
- * copies elsewhere (its campaign contact's and web call token's context, what receivers
- * answered to its deliveries: CallContentCopiesRepository). The billing record stays: the
- * call's status, numbers, metadata, times, duration, charge and latency, and the ledger.
+ * recording (its file, or its object in the bucket), the transcript, the analysis (and its
+ * outcome), the agent's actions (read from the conversation) and the personalisation context;
+ * and the same content from the call's stored events, so GET /v1/events and later deliveries
+ * no longer carry it; and the copies elsewhere (its campaign contact's and web call token's
+ * context, what receivers answered to its deliveries: CallContentCopiesRepository). The
+ * billing record stays: the call's status, numbers, metadata, times, duration, charge and
+ * latency, and the ledger.
  * Appointments booked on the call are their own records (cancel them apart).
  *
  * Nothing of it is left in the data files: every connection has `secure_delete` on (freed
@@ -35,7 +36,7 @@ export class CallContentRemoval {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { events: CallEvents; logger: Logger },
+    private readonly deps: { events: CallEvents; recordings: RecordingStore; logger: Logger },
   ) {
     this.calls = new CallsRepository(db);
     this.events = new EventsRepository(db);
@@ -59,8 +60,9 @@ export class CallContentRemoval {
     }
     // The model writing the analysis would put content back once it answers.
     if (call.analysis_pending) throw new ApiError(409, "call_analysis_pending", `Call ${id}'s analysis is still being written (up to a minute after the call): try again shortly`);
-    // The recording goes first: a failure after it leaves less behind, never more.
-    if (call.recording_path) await rm(call.recording_path, { force: true });
+    // The recording goes first (from the data directory or the bucket): a failure after it
+    // leaves less behind, never more; a failure of it (the bucket unreachable) removes nothing.
+    if (call.recording_path) await this.deps.recordings.remove(call.recording_path);
     const removed = { transcript: null, recording_path: null, analysis: null, outcome: null, actions: null, context: {}, updated_at: nowIso() };
     let changed = call.transcript !== null || call.recording_path !== null || call.analysis !== null || call.outcome !== null || call.actions !== null || Object.keys(call.context).length > 0;
     await this.db.transaction().execute(async (trx) => {

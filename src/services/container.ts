@@ -26,6 +26,9 @@ import { LiveCallsService } from "./live-calls.js";
 import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { RecordingLinks } from "./recording-links.js";
+import { LocalRecordingStore } from "./local-recording-store.js";
+import type { RecordingStore } from "./recording-store.js";
+import { S3RecordingStore } from "./s3-recording-store.js";
 import { SocketProbe } from "./url-reachability.js";
 import { StorageHealth } from "./storage-health.js";
 import { VoiceCatalog } from "./voices.js";
@@ -50,6 +53,8 @@ export interface Services {
   db: Db;
   cursors: CursorCodec;
   recordingLinks: RecordingLinks;
+  /** Where ended calls' recordings are kept: the data directory, or PARLEY_RECORDINGS_S3_BUCKET. */
+  recordings: RecordingStore;
   voices: VoiceCatalog;
   accounts: AccountsService;
   apiKeys: ApiKeysService;
@@ -112,7 +117,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const dataSecret = loadServiceSecret(config);
   const cursors = new CursorCodec(dataSecret);
   const doNotCall = new DoNotCallService(db, { cursors });
-  const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl);
+  const recordings: RecordingStore = config.recordings.s3.bucket ? new S3RecordingStore(config.recordings.s3, { logger }) : new LocalRecordingStore();
+  const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl, Date.now, recordings);
   const engine = engineOptions(config);
   const voices = new VoiceCatalog(engineVoices(engine));
   const outbox = new Outbox(db);
@@ -147,7 +153,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   // Analyses go to the model the agents talk through, when there is one.
   const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
   const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });
-  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults });
+  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings });
   calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
   const campaignRunner = new CampaignRunner(
     db,
@@ -157,13 +163,14 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const outcomes = new CampaignCallOutcomes({ events: campaignEvents, now: clock, minuteMs: config.campaigns.minuteMs, onMoved: () => campaignRunner.wake() });
   events.follow(outcomes.follow);
   campaigns.onChanged(() => campaignRunner.wake());
-  const callContent = new CallContentRemoval(db, { events, logger });
+  const callContent = new CallContentRemoval(db, { events, recordings, logger });
   const retention = new RetentionJob(db, { intervalMs: config.retention.intervalMs, now: clock }, { accounts, callContent, logger });
   return {
     config,
     db,
     cursors,
     recordingLinks,
+    recordings,
     voices,
     accounts,
     apiKeys,

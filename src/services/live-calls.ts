@@ -16,6 +16,7 @@ import { billedMinutes } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { recordingFile } from "./recording-files.js";
+import { parseS3Ref, type RecordingStore } from "./recording-store.js";
 
 export interface LiveCallStart {
   /** The id promised to the client before it connected (a browser call's token); else a new one. */
@@ -62,7 +63,7 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations; results: CallResults },
+    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations; results: CallResults; recordings: RecordingStore },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -136,7 +137,24 @@ export class LiveCallsService {
    * transaction. A call that is no longer `in_progress` (already closed) is left alone: false.
    */
   async end(callId: string, end: LiveCallEnd): Promise<boolean> {
-    return this.close(callId, end, nowIso());
+    const at = nowIso();
+    const recordingPath = await this.stored(callId, end.recordingPath);
+    const closed = await this.close(callId, { ...end, recordingPath }, at);
+    if (!closed && recordingPath !== end.recordingPath && recordingPath && (await this.calls.findById(callId))?.recording_path !== recordingPath) {
+      // Closed meanwhile without it: nothing refers to the upload, which must not stay unknown in the bucket.
+      await this.deps.recordings.remove(recordingPath).catch(() => undefined);
+    }
+    return closed;
+  }
+
+  /**
+   * The recording the engine wrote, handed to the recording store as the call closes (a
+   * bucket's store uploads it and deletes the file): the reference to keep. A reference
+   * already stored is kept as it is.
+   */
+  private async stored(callId: string, recording: string | null): Promise<string | null> {
+    if (!recording || parseS3Ref(recording)) return recording;
+    return this.deps.recordings.save(callId, recording);
   }
 
   /**
@@ -169,7 +187,7 @@ export class LiveCallsService {
         status: "failed",
         durationMs,
         transcript: call.transcript ?? [],
-        recordingPath: this.interruptedRecording(call),
+        recordingPath: await this.stored(call.id, this.interruptedRecording(call)),
         failureReason: INTERRUPTED,
       };
       if (await this.close(call.id, end, lastAlive)) closed++;

@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { existsSync } from "node:fs";
 import { ApiError } from "../core/api-error.js";
 import { CallsRepository } from "../db/repositories/calls.js";
 import type { Db } from "../db/database.js";
+import { LocalRecordingStore } from "./local-recording-store.js";
+import type { OpenedRecording, RecordingStore } from "./recording-store.js";
 
 /** How long a recording link works: long enough for webhook receivers that retry for days. */
 export const RECORDING_LINK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -24,6 +25,8 @@ export class RecordingLinks {
     dataSecret: Buffer,
     private readonly baseUrl: string,
     private readonly now: () => number = Date.now,
+    /** Where the recordings are (the composition root's choice; the data directory for links that are only signed). */
+    private readonly store: RecordingStore = new LocalRecordingStore(),
   ) {
     this.key = createHmac("sha256", dataSecret).update("recording-links").digest();
     this.calls = new CallsRepository(db);
@@ -36,8 +39,8 @@ export class RecordingLinks {
     return `${this.baseUrl}/v1/calls/${encodeURIComponent(call.id)}/recording?expires=${expires}&signature=${this.sign(call.id, expires)}`;
   }
 
-  /** The recording file a link points to; throws the API error a bad, expired or dangling link deserves. */
-  async resolve(callId: string, expires: string | undefined, signature: string | undefined): Promise<string> {
+  /** The recording a link points to, opened; throws the API error a bad, expired or dangling link deserves. */
+  async resolve(callId: string, expires: string | undefined, signature: string | undefined): Promise<OpenedRecording> {
     if (!expires || !signature || !/^\d{1,12}$/.test(expires)) {
       throw new ApiError(403, "invalid_signature", "A recording link needs its expires and signature parameters");
     }
@@ -48,8 +51,9 @@ export class RecordingLinks {
     }
     if (Number(expires) * 1000 < this.now()) throw new ApiError(403, "link_expired", "This recording link has expired; read the call again for a new one");
     const call = await this.calls.findById(callId);
-    if (!call?.recording_path || !existsSync(call.recording_path)) throw new ApiError(404, "recording_not_found", "This call has no recording");
-    return call.recording_path;
+    const recording = call?.recording_path ? await this.store.open(call.recording_path) : null;
+    if (!recording) throw new ApiError(404, "recording_not_found", "This call has no recording");
+    return recording;
   }
 
   private sign(callId: string, expires: number): string {
