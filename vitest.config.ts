@@ -30,12 +30,20 @@ const NOT_REALTIME_E2E = [
   "test/browser/resampler.test.ts",
 ];
 const REALTIME = ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"];
+/**
+ * The suites that run a second time on PostgreSQL (the `postgres` lane): the API's, and the
+ * end-to-end calls, campaigns and webhooks whose calls carry no audio to recognise.
+ */
+const ON_POSTGRES = ["test/api/**/*.test.ts"];
+/** SQLite's own: its query plans. */
+const SQLITE_ONLY = ["test/api/list-query-plans.test.ts"];
 
 export default defineConfig({
   test: {
     projects: [
       { test: { name: "realtime", include: REALTIME, exclude: NOT_REALTIME_E2E, maxWorkers: 1 } },
       { test: { name: "other", include: ["test/!(e2e|browser)/**/*.test.ts", ...NOT_REALTIME_E2E], maxWorkers: 1 } },
+      { test: { name: "postgres", include: ON_POSTGRES, exclude: SQLITE_ONLY, maxWorkers: 1, globalSetup: ["test/helpers/postgres-global-setup.ts"] } },
     ],
   },
 });

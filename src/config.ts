@@ -41,6 +41,11 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * `postgres://user:password@host:port/database` to keep the data in PostgreSQL (several nodes
+   * share one); empty: SQLite in the data directory.
+   */
+  databaseUrl: string;
   /** Public address of the service, used in absolute URLs it hands out. */
   baseUrl: string;
   /**
@@ -237,6 +242,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "port", env: "PARLEY_PORT", kind: "port" },
   { key: "host", env: "PARLEY_HOST", kind: "string" },
   { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
+  { key: "databaseUrl", env: "PARLEY_DATABASE_URL", kind: "string", secret: true },
   { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
   { key: "secret", env: "PARLEY_SECRET", kind: "string", secret: true, hexBytes: 32 },
   { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS },
@@ -327,6 +333,7 @@ function defaults(): Config {
     port: 8080,
     host: "0.0.0.0",
     dataDir: "./data",
+    databaseUrl: "",
     baseUrl: "",
     secret: "",
     logLevel: "info",
@@ -536,6 +543,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const allowed = parseIpNetworkList(result.webhooks.allowNetworks);
   if ("bad" in allowed) {
     throw new ConfigError("PARLEY_WEBHOOK_ALLOW_NETWORKS", `"${allowed.bad}" is not an IP address or CIDR such as 192.168.10.0/24 or fd00:1::/64`);
+  }
+  if (result.databaseUrl && !/^postgres(ql)?:\/\/[^\s]+$/.test(result.databaseUrl)) {
+    // The value may hold a password: not repeated in the message.
+    throw new ConfigError("PARLEY_DATABASE_URL", "must be a PostgreSQL URL such as postgres://parley:password@db.example:5432/parley");
   }
   checkRecordingBucket(result.recordings.s3);
   result.dataDir = path.resolve(cwd, result.dataDir);

@@ -6,6 +6,7 @@ import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { tightenDirAndFiles } from "./core/private-files.js";
 import { DATABASE_FILE_NAME, migrateToLatest, openDatabase, type Db } from "./db/database.js";
+import { openPostgres } from "./db/postgres.js";
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeysRepository } from "./db/repositories/idempotency-keys.js";
 import { createApp } from "./http/app.js";
 import { listen, type RunningServer } from "./http/server.js";
@@ -39,9 +40,14 @@ export function databaseFile(config: Config): string {
   return path.join(config.dataDir, DATABASE_FILE_NAME);
 }
 
-/** Opens the database file under the data directory and brings its schema up to date. */
+/**
+ * Opens the database (PostgreSQL at PARLEY_DATABASE_URL, or the SQLite file under the data
+ * directory) and brings its schema up to date.
+ */
 export async function openMigratedDatabase(config: Config, logger?: Logger, observer?: DatabaseWriteObserver): Promise<Db> {
-  const db = openDatabase(databaseFile(config), { observer });
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, { onError: (err) => logger?.error({ err }, "a PostgreSQL connection failed while idle; it is replaced at the next query") })
+    : openDatabase(databaseFile(config), { observer });
   const { applied } = await migrateToLatest(db);
   if (applied.length > 0) logger?.info({ applied }, "database migrated");
   return db;

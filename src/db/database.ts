@@ -5,6 +5,8 @@ import { Kysely, Migrator, sql, SqliteDialect } from "kysely";
 import { retryWhileBusy } from "./busy-retry.js";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/private-files.js";
 import { migrationProvider } from "./migrations/index.js";
+import { isPostgres } from "./dialect.js";
+import { withPostgresColumnTypes } from "./postgres.js";
 import { registerGeneration } from "./database-generation.js";
 import { withStatementCache } from "./statement-cache.js";
 import { observeWrites, type DatabaseWriteObserver } from "./write-observer.js";
@@ -57,9 +59,14 @@ export interface MigrationReport {
  * Brings the schema up to date; safe on a new file and on any older version, and when several
  * processes start on one file together. Kysely takes no lock on SQLite, so the whole upgrade
  * runs in one write transaction (`BEGIN IMMEDIATE`): other processes wait for it, then find
- * nothing left to do, and a failed upgrade leaves the database as it was.
+ * nothing left to do, and a failed upgrade leaves the database as it was. PostgreSQL: see below.
  */
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  if (isPostgres(db)) {
+    // Kysely's Migrator locks PostgreSQL itself (an advisory lock) and runs the upgrade in one
+    // transaction: nodes starting together wait for each other, and a failure changes nothing.
+    return report(await new Migrator({ db: withPostgresColumnTypes(db), provider: migrationProvider }).migrateToLatest());
+  }
   const migrator = new Migrator({ db, provider: migrationProvider });
   await sql`BEGIN IMMEDIATE`.execute(db);
   let outcome: Awaited<ReturnType<Migrator["migrateToLatest"]>>;
@@ -69,8 +76,12 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
     await sql`ROLLBACK`.execute(db);
     throw err;
   }
-  const { error, results } = outcome;
-  await (error ? sql`ROLLBACK` : sql`COMMIT`).execute(db);
+  await (outcome.error ? sql`ROLLBACK` : sql`COMMIT`).execute(db);
+  return report(outcome);
+}
+
+/** The migrations applied, or the error of the one that failed. */
+function report({ error, results }: Awaited<ReturnType<Migrator["migrateToLatest"]>>): MigrationReport {
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`database migration ${failed} failed: ${(error as Error).message}`);

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
+import type { SqlDialect } from "./dialect.js";
 
 /**
  * How one field of a JSON object written by SQLite is read from its row. Only the kinds whose
@@ -21,7 +22,7 @@ export const jsonField = {
   object: (fields: JsonFields): JsonField => ({ kind: "object", fields }),
 };
 
-function expression(field: JsonField): RawBuilder<unknown> {
+function sqliteExpression(field: JsonField): RawBuilder<unknown> {
   switch (field.kind) {
     case "value":
       return sql`${sql.ref(field.column)}`;
@@ -30,18 +31,46 @@ function expression(field: JsonField): RawBuilder<unknown> {
     case "json":
       return sql`json(coalesce(nullif(${sql.ref(field.column)}, 'null'), ${sql.lit(field.whenNull)}))`;
     case "object":
-      return jsonObject(field.fields);
+      return sqliteObject(field.fields);
   }
 }
 
-/**
- * `json_object('a', a, 'b', json(b), ...)`: the object as JSON text, built by SQLite from the
- * row, its keys in the order given. A page of such texts is sent as it is read: no row object,
- * no presenter object and no JSON.stringify per row (on Node 20 better-sqlite3 makes each cell
- * of a row through V8's slow path; one text per row is the cheap way out). SQLite's own SQL: a
- * PostgreSQL dialect would write these with json_build_object.
- */
-export function jsonObject(fields: JsonFields): RawBuilder<string> {
-  const parts = Object.entries(fields).flatMap(([key, field]) => [sql.lit(key), expression(field)]);
+/** `json_object('a', a, 'b', json(b), ...)`: SQLite writes the object itself. */
+function sqliteObject(fields: JsonFields): RawBuilder<string> {
+  const parts = Object.entries(fields).flatMap(([key, field]) => [sql.lit(key), sqliteExpression(field)]);
   return sql<string>`json_object(${sql.join(parts)})`;
+}
+
+/**
+ * The JSON text of one field, concatenated by PostgreSQL. Its json_build_object writes
+ * `{"a" : 1, "b" : 2}`, not JSON.stringify's `{"a":1,"b":2}`, so the object is put together
+ * from to_json's texts, whose escapes are JSON.stringify's (\", \\, \b \f \n \r \t, other
+ * control characters as lower-case \u00xx). A JSON column's text is JSON.stringify's already.
+ */
+function postgresExpression(field: JsonField): RawBuilder<string> {
+  switch (field.kind) {
+    case "value":
+      return sql<string>`coalesce(to_json(${sql.ref(field.column)})::text, 'null')`;
+    case "boolean":
+      return sql<string>`(CASE WHEN ${sql.ref(field.column)} <> 0 THEN 'true' ELSE 'false' END)`;
+    case "json":
+      return sql<string>`coalesce(nullif(${sql.ref(field.column)}, 'null'), ${sql.lit(field.whenNull)})`;
+    case "object":
+      return postgresObject(field.fields);
+  }
+}
+
+function postgresObject(fields: JsonFields): RawBuilder<string> {
+  const parts = Object.entries(fields).map(([key, field], i) => sql`${sql.lit(`${i === 0 ? "{" : ","}${JSON.stringify(key)}:`)} || ${postgresExpression(field)}`);
+  return sql<string>`(${sql.join(parts, sql` || `)} || '}')`;
+}
+
+/**
+ * The object as JSON text, built by the database from the row, its keys in the order given,
+ * byte for byte what JSON.stringify would write. A page of such texts is sent as it is read:
+ * no row object, no presenter object and no JSON.stringify per row (on Node 20 better-sqlite3
+ * makes each cell of a row through V8's slow path; one text per row is the cheap way out).
+ */
+export function jsonObject(dialect: SqlDialect, fields: JsonFields): RawBuilder<string> {
+  return dialect === "postgres" ? postgresObject(fields) : sqliteObject(fields);
 }

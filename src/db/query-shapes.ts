@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable } from "kysely";
 import type { Db } from "./database.js";
+import { dialectOf } from "./dialect.js";
 
 /** Stands for one value in a query built once per shape; each run binds the run's value in its place. */
 class Slot {
@@ -23,7 +24,8 @@ export class QueryShapes {
 
   async rows<Row, V extends Record<string, unknown>>(db: Db, shape: string, values: V, build: (slots: V) => Compilable<Row>): Promise<Row[]> {
     const set = Object.keys(values).filter((k) => Boolean(values[k]));
-    const key = `${shape}|${set.join(",")}`;
+    // Compiled SQL is the dialect's own (placeholders, JSON): a process may hold both kinds of database.
+    const key = `${dialectOf(db)}|${shape}|${set.join(",")}`;
     let query = this.compiled.get(key);
     if (!query) {
       const slots = Object.fromEntries(set.map((k) => [k, new Slot(k)])) as unknown as V;

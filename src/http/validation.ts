@@ -85,7 +85,50 @@ export function validationError(part: RequestPart, error: z.ZodError): ApiError 
  */
 export function parsePart<S extends z.ZodType>(schema: S, part: RequestPart, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) {
+    if (holdsNul(input)) throw nulError(part, nulField(input, []) ?? []);
+    return result.data;
+  }
   const reported = schema.safeParse(input, { reportInput: true });
   throw validationError(part, reported.success ? result.error : reported.error);
+}
+
+/**
+ * The first field (a string value or an object key) holding U+0000, by its path. No text column
+ * of PostgreSQL's can hold that character, so it is refused on the way in whatever the
+ * database: a request means the same on every installation.
+ */
+function nulField(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (!holdsNul(value)) return undefined;
+  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulField(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes("\u0000")) return [...path, key];
+    const found = nulField(inner, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Whether any string or key in `value` holds U+0000 (the walk of every valid request: no paths built). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(holdsNul);
+  for (const key in value) if (key.includes("\u0000") || holdsNul((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+function nulError(part: RequestPart, path: PropertyKey[]): ApiError {
+  const field = fieldName(path) || "(body)";
+  const where = part === "body" ? "" : ` (${part === "query" ? "query parameter" : "path parameter"})`;
+  const message = "must not contain the NUL character (U+0000)";
+  return new ApiError(400, "invalid_request", `${field}${where}: ${message}`, { fields: [{ field, message }] });
 }

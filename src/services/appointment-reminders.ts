@@ -141,7 +141,10 @@ export class AppointmentReminders {
           .selectAll()
           .where("reminder_status", "=", "pending")
           .where("reminder_at", "<=", this.config.now())
+          // Due together: the older booking first (an explicit order: PostgreSQL keeps none of its own for ties).
           .orderBy("reminder_at")
+          .orderBy("created_at")
+          .orderBy("id")
           .limit(literalLimit(BATCH))
           .execute();
         for (const row of due) {

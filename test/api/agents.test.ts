@@ -19,6 +19,17 @@ afterAll(async () => {
 const create = (body: unknown, key = acct.key) => app.request("POST", "/v1/agents", { key, body });
 
 describe("POST /v1/agents", () => {
+  it("refuses the NUL character anywhere in the body, naming the field, on either database", async () => {
+    const inName = await create({ ...minimal, name: "Recep\u0000tionist" });
+    expect(inName.status).toBe(400);
+    expect(errorOf(inName)).toMatchObject({ code: "invalid_request", message: "name: must not contain the NUL character (U+0000)" });
+    const inKey = await create({ ...minimal, metadata: { notes: { ["a\u0000b"]: 1 } } });
+    expect(errorOf(inKey).message).toBe("metadata.notes.a\u0000b: must not contain the NUL character (U+0000)");
+    const inQuery = await app.request("GET", "/v1/agents?search=a%00b", { key: acct.key });
+    expect(errorOf(inQuery).message).toBe("search (query parameter): must not contain the NUL character (U+0000)");
+    expect((await create({ ...minimal, name: "Receptionist \u0001" })).status).toBe(201);
+  });
+
   it("creates an agent with the reference's defaults", async () => {
     const res = await create(minimal);
     expect(res.status).toBe(201);

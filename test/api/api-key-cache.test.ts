@@ -1,6 +1,5 @@
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_FILE_NAME, openDatabase, type Db } from "../../src/db/database.js";
+import type { Db } from "../../src/db/database.js";
 import { errorOf, startTestApp, type TestApp } from "../helpers/test-app.js";
 
 // Key lookups are kept while the database is unchanged (ApiKeysService). What a request sees
@@ -8,12 +7,12 @@ import { errorOf, startTestApp, type TestApp } from "../helpers/test-app.js";
 // admin CLI, here a second connection on the same file) is seen by the very next request.
 
 let app: TestApp;
-/** Another connection on the service's database file, as `parley admin` opens it. */
+/** Another connection on the service's database, as `parley admin` (or another node) opens it. */
 let other: Db;
 
 beforeAll(async () => {
   app = await startTestApp();
-  other = openDatabase(path.join(app.dataDir, DATABASE_FILE_NAME));
+  other = app.openDatabase();
 });
 afterAll(async () => {
   await other.destroy();

@@ -14,10 +14,16 @@ afterAll(async () => {
 });
 
 /** Sends `request` as written on a new connection and reads until the server closes it. */
+/**
+ * Writes `request` as it is and reads the answer until the server closes (the request says
+ * `Connection: close`). The socket stays open for writing: Node's server drops a request whose
+ * client half-closes before the answer is ready, which a database that answers asynchronously
+ * (PostgreSQL) would meet.
+ */
 function rawHttp(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let answer = "";
-    const socket = net.connect(port, "127.0.0.1", () => socket.end(request));
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(request));
     socket.setEncoding("utf8").on("data", (d: string) => (answer += d)).on("end", () => resolve(answer)).on("error", reject);
   });
 }

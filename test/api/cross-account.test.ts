@@ -87,17 +87,26 @@ function subsets<T>(items: readonly T[]): T[][] {
   return Array.from({ length: 2 ** items.length - 1 }, (_, i) => items.filter((_, bit) => ((i + 1) >> bit) & 1));
 }
 
-/** Every row of every table, by table and rowid, for comparing before and after. */
+/**
+ * Every row of every table, for comparing before and after: by table and rowid on SQLite; on
+ * PostgreSQL (no stable row id: an update moves a row) by table and the row itself, so a
+ * changed row shows as one gone and one new.
+ */
 async function snapshot(): Promise<Map<string, string>> {
   const db = app.parley.services.db;
-  const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'`.execute(db);
+  const tables = app.onPostgres
+    ? await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%'`.execute(db)
+    : await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'`.execute(db);
   const rows = new Map<string, string>();
   for (const { name } of tables.rows) {
-    const found = await sql<Record<string, unknown>>`SELECT rowid AS __rowid, * FROM ${sql.table(name)}`.execute(db);
+    const found = app.onPostgres
+      ? await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(name)}`.execute(db)
+      : await sql<Record<string, unknown>>`SELECT rowid AS __rowid, * FROM ${sql.table(name)}`.execute(db);
     for (const row of found.rows) {
       // B's key records when it was last used: the only write B's requests may make.
       if (name === "api_keys") delete row.last_used_at;
-      rows.set(`${name}#${String(row.__rowid)}`, JSON.stringify(row));
+      const text = JSON.stringify(row);
+      rows.set(`${name}#${app.onPostgres ? text : String(row.__rowid)}`, text);
     }
   }
   return rows;

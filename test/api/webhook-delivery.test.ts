@@ -163,7 +163,7 @@ describe("a delivery", () => {
     await emit(acct, "agent.created");
     const [refused] = await until(() => deliveries(acct, dead.id), (d) => d[0]?.attempts.length > 0, "an attempt");
     expect(refused.attempts[0]).toMatchObject({ status_code: null, error: "connection refused" });
-  });
+  }, 20_000);
 
   it("honours a 429 or 503's Retry-After, within the schedule's bounds", async () => {
     const acct = await app.account();

@@ -7,6 +7,9 @@ import type { Plan } from "../../src/config.js";
 import { databaseFile, startParley, type Parley } from "../../src/main.js";
 import type { HostResolver } from "../../src/services/webhook-network-policy.js";
 import type { ServiceOptions } from "../../src/services/container.js";
+import { testPostgresDatabase } from "./postgres-global-setup.js";
+import { openDatabase, type Db } from "../../src/db/database.js";
+import { openPostgres } from "../../src/db/postgres.js";
 
 export interface TestAccount {
   id: string;
@@ -41,6 +44,10 @@ export interface TestApp {
   /** Registers a number with `POST /v1/phone-numbers` and approves it: the active number object. */
   activeNumber(key: string, body: Record<string, unknown>): Promise<any>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** A connection of its own to the app's database (as another process has): the test closes it. */
+  openDatabase(): Db;
+  /** Whether the app keeps its data in PostgreSQL (the postgres lane) rather than SQLite. */
+  onPostgres: boolean;
   close(): Promise<void>;
 }
 
@@ -56,9 +63,10 @@ export const loopbackResolver: HostResolver = async () => [{ address: "127.0.0.1
 
 export interface TestAppOptions extends Pick<ServiceOptions, "hostResolver" | "clock"> {
   /**
-   * Another running app whose SQLite file this one opens too (a symbolic link in this app's own
-   * data directory: SQLite follows it, WAL and locks included), as nodes sharing one database
-   * do. Close this app before that one: closing it deletes the file.
+   * Another running app whose database this one opens too, as nodes sharing one database do: its
+   * PostgreSQL database, or its SQLite file (a symbolic link in this app's own data directory:
+   * SQLite follows it, WAL and locks included). Close this app before that one: closing it
+   * deletes the database.
    */
   shareDatabaseWith?: TestApp;
 }
@@ -70,6 +78,11 @@ export async function startTestApp(
   { shareDatabaseWith, ...options }: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
+  // The postgres lane runs each app on a database of its own (see postgres-global-setup.ts).
+  // An app sharing another's database shares its PostgreSQL database there.
+  const sharedUrl = shareDatabaseWith?.config.databaseUrl || undefined;
+  const postgres = env.PARLEY_DATABASE_URL === undefined && !sharedUrl ? await testPostgresDatabase() : undefined;
+  if (postgres || sharedUrl) env = { ...env, PARLEY_DATABASE_URL: postgres?.url ?? sharedUrl };
   const config = loadConfig({
     // API tests run without the media engine (no recognizers or TTS workers to load).
     // SIP stays off unless a test gives it a port (test files run in parallel: no fixed 5060).
@@ -79,7 +92,7 @@ export async function startTestApp(
     cwd: dataDir,
     overrides: { port: 0, host: "127.0.0.1", dataDir, logLevel: "silent", baseUrl: "http://127.0.0.1", ...overrides },
   });
-  if (shareDatabaseWith) symlinkSync(databaseFile(shareDatabaseWith.config), databaseFile(config));
+  if (shareDatabaseWith && !sharedUrl) symlinkSync(databaseFile(shareDatabaseWith.config), databaseFile(config));
   const parley = await startParley(config, logger, { hostResolver: loopbackResolver, ...options });
   const baseUrl = `http://127.0.0.1:${parley.http.port}`;
   const { accounts, apiKeys } = parley.services;
@@ -126,8 +139,11 @@ export async function startTestApp(
       return { id: account.id, key: await key(account.id, options.permissions) };
     },
     request,
+    openDatabase: () => (config.databaseUrl ? openPostgres(config.databaseUrl) : openDatabase(databaseFile(config))),
+    onPostgres: Boolean(config.databaseUrl),
     async close() {
       await parley.stop();
+      await postgres?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,11 +1,16 @@
 import { sql, type Kysely } from "kysely";
+import { isPostgres } from "../dialect.js";
 
 /**
  * Web calls (browser or `parley talk`) have no phone numbers: `phone_number` and
  * `from_number` become nullable. SQLite cannot drop NOT NULL in place, so the table is
- * rebuilt with its rows and indexes.
+ * rebuilt with its rows and indexes; PostgreSQL can.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`ALTER TABLE calls ALTER COLUMN phone_number DROP NOT NULL, ALTER COLUMN from_number DROP NOT NULL`.execute(db);
+    return;
+  }
   await sql`
     CREATE TABLE calls_new (
       id text PRIMARY KEY,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { rewriteStoredRows } from "./stored-rows.js";
 
 /**
  * Webhook delivery. Every event gets a sequence number, increasing in the order events were
@@ -10,7 +11,7 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("accounts").addColumn("low_balance_threshold", "integer").execute();
   await db.schema.alterTable("events").addColumn("seq", "integer").execute();
-  await sql`UPDATE events SET seq = rowid`.execute(db);
+  await rewriteStoredRows(db, () => sql`UPDATE events SET seq = rowid`.execute(db));
   await db.schema.createIndex("events_seq").unique().on("events").column("seq").execute();
   await db.schema.createIndex("events_account_name").on("events").columns(["account_id", "name", "created_at", "id"]).execute();
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { rewriteStoredRows } from "./stored-rows.js";
 
 /**
  * Call results. Agents declare the fields their calls' analysis reads (`analysis_fields`).
@@ -15,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable("calls").addColumn(column, "text").execute();
   }
   await db.schema.alterTable("calls").addColumn("analysis_pending", "integer", (c) => c.notNull().defaultTo(0)).execute();
-  await sql`UPDATE calls SET outcome = json_extract(analysis, '$.outcome') WHERE analysis IS NOT NULL AND json_valid(analysis)`.execute(db);
+  await rewriteStoredRows(db, () => sql`UPDATE calls SET outcome = json_extract(analysis, '$.outcome') WHERE analysis IS NOT NULL AND json_valid(analysis)`.execute(db));
   await sql`UPDATE calls SET outcome = 'transferred' WHERE status = 'transferred' AND outcome IS NULL`.execute(db);
   // That outcome was all they held: not an analysis of the shape analyses have now.
   await sql`UPDATE calls SET analysis = NULL`.execute(db);

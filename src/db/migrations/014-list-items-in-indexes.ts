@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { isPostgres } from "../dialect.js";
 
 /**
  * Each list's index holds each row's list item as the JSON text the list sends: a page reads
@@ -15,6 +16,13 @@ import { sql, type Kysely } from "kysely";
  * agent and call lists' indexes (013) are made again with the item.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  if (isPostgres(db)) {
+    // PostgreSQL writes each page's items at the read (json-object.ts): the phone number list
+    // gets its keyset index, under the name SQLite's has.
+    await sql`CREATE INDEX phone_numbers_list ON phone_numbers (account_id, created_at, id)`.execute(db);
+    await sql`DROP INDEX phone_numbers_account_created`.execute(db);
+    return;
+  }
   await sql`DROP INDEX agents_list`.execute(db);
   await sql`CREATE INDEX agents_list ON agents (account_id, created_at, id, status, name, deleted_at, json_object('id', "id", 'name', "name", 'voice_id', "voice_id", 'language', "language", 'model', "model", 'status', "status", 'created_at', "created_at", 'updated_at', "updated_at")) WHERE deleted_at IS NULL`.execute(db);
   await sql`DROP INDEX calls_list`.execute(db);

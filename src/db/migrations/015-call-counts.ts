@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { isPostgres } from "../dialect.js";
 
 /**
  * Each account's number of calls per direction and status, kept by triggers on `calls`, so the
@@ -18,6 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   )`.execute(db);
   await sql`INSERT INTO call_counts (account_id, direction, status, n)
     SELECT account_id, direction, status, count(*) FROM calls GROUP BY account_id, direction, status`.execute(db);
+  if (isPostgres(db)) return createPostgresTriggers(db);
   await sql`CREATE TRIGGER call_counts_insert AFTER INSERT ON calls BEGIN
     INSERT INTO call_counts (account_id, direction, status, n) VALUES (NEW.account_id, NEW.direction, NEW.status, 1)
       ON CONFLICT (account_id, direction, status) DO UPDATE SET n = n + 1;
@@ -32,4 +34,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     INSERT INTO call_counts (account_id, direction, status, n) VALUES (NEW.account_id, NEW.direction, NEW.status, 1)
       ON CONFLICT (account_id, direction, status) DO UPDATE SET n = n + 1;
   END`.execute(db);
+}
+
+/** The same triggers in PostgreSQL's form: one PL/pgSQL function, moving a call between counts. */
+async function createPostgresTriggers(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE FUNCTION call_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP <> 'INSERT' THEN
+      UPDATE call_counts SET n = n - 1 WHERE account_id = OLD.account_id AND direction = OLD.direction AND status = OLD.status;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+      INSERT INTO call_counts (account_id, direction, status, n) VALUES (NEW.account_id, NEW.direction, NEW.status, 1)
+        ON CONFLICT (account_id, direction, status) DO UPDATE SET n = call_counts.n + 1;
+    END IF;
+    RETURN NULL;
+  END $$`.execute(db);
+  await sql`CREATE TRIGGER call_counts_insert AFTER INSERT ON calls FOR EACH ROW EXECUTE FUNCTION call_counts_track()`.execute(db);
+  await sql`CREATE TRIGGER call_counts_delete AFTER DELETE ON calls FOR EACH ROW EXECUTE FUNCTION call_counts_track()`.execute(db);
+  await sql`CREATE TRIGGER call_counts_update AFTER UPDATE OF account_id, direction, status ON calls FOR EACH ROW
+    WHEN (OLD.account_id IS DISTINCT FROM NEW.account_id OR OLD.direction IS DISTINCT FROM NEW.direction OR OLD.status IS DISTINCT FROM NEW.status)
+    EXECUTE FUNCTION call_counts_track()`.execute(db);
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { rewriteStoredRows } from "./stored-rows.js";
 
 /**
  * Idempotency-Key responses keep no secret in plain text (see middleware/idempotency.ts): a
@@ -12,7 +13,7 @@ import { sql, type Kysely } from "kysely";
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE idempotency_keys ADD COLUMN sealed_secrets TEXT`.execute(db);
   // The deleted rows' bytes are zeroed, not left in the pages' free space.
-  await sql`PRAGMA secure_delete = ON`.execute(db);
+  await rewriteStoredRows(db, () => sql`PRAGMA secure_delete = ON`.execute(db));
   await sql`DELETE FROM idempotency_keys
     WHERE method = 'POST' AND path IN ('/v1/calls/web', '/v1/calls/web/', '/v1/webhooks', '/v1/webhooks/')
       AND status_code >= 200 AND status_code < 300`.execute(db);

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { normalizePhoneNumber } from "../../core/phone-number.js";
+import { rewriteStoredRows } from "./stored-rows.js";
 
 /**
  * Every stored phone number in canonical form (core/phone-number.ts), as the API stores them
@@ -19,6 +20,10 @@ import { normalizePhoneNumber } from "../../core/phone-number.js";
  * Each distinct number is read once; rows are rewritten only when their number changes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await rewriteStoredRows(db, () => canonicaliseAll(db));
+}
+
+async function canonicaliseAll(db: Kysely<unknown>): Promise<void> {
   const canonical = memo();
   await mergeDoNotCall(db, canonical);
   await canonicalisePhoneNumbers(db, canonical);

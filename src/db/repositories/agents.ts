@@ -6,6 +6,7 @@ import { parseJson, toJson } from "./json-column.js";
 import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
 import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
+import { isPostgres } from "../dialect.js";
 
 export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -120,14 +121,15 @@ export class AgentsRepository {
   private filtered(v: ReturnType<typeof AgentsRepository.listValues>) {
     let q = this.db.selectFrom("agents").where("account_id", "=", v.accountId).where("deleted_at", "is", null);
     if (v.status) q = q.where("status", "=", v.status);
-    if (v.searchPattern) q = q.where(sql<boolean>`name LIKE ${v.searchPattern} ESCAPE '\\'`);
+    // SQLite's LIKE ignores case; PostgreSQL's ILIKE is the one that does.
+    if (v.searchPattern) q = q.where(sql<boolean>`name ${sql.raw(isPostgres(this.db) ? "ILIKE" : "LIKE")} ${v.searchPattern} ESCAPE '\\'`);
     return q;
   }
 
   /** A page of the list, each agent as its list item (prompts and settings are read one agent at a time). */
   page(accountId: string, filters: AgentFilters, page: PageRequest): Promise<Page<JsonListRow>> {
     const values = AgentsRepository.listValues(accountId, filters);
-    return shapedPage(this.db, SHAPES, "agents", values, page, (v) => this.filtered(v).select(jsonListSelection("agents", AGENT_LIST_ITEM)));
+    return shapedPage(this.db, SHAPES, "agents", values, page, (v) => this.filtered(v).select(jsonListSelection(this.db, "agents", AGENT_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: AgentFilters): Promise<number> {

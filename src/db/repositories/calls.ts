@@ -296,7 +296,7 @@ export class CallsRepository {
     // Past a cursor, the date bound on the cursor's side is met already (the cursor's call met
     // it): left out, it no longer competes with the cursor as the index range SQLite reads.
     const bounds = page.after === undefined ? filters : { ...filters, ...(page.order === "desc" ? { createdBefore: undefined } : { createdFrom: undefined }) };
-    return shapedPage(this.db, SHAPES, "calls", { accountId, ...bounds }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("calls", CALL_LIST_ITEM)));
+    return shapedPage(this.db, SHAPES, "calls", { accountId, ...bounds }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection(this.db, "calls", CALL_LIST_ITEM)));
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { Db } from "../database.js";
+import { ADVISORY_LOCKS, holdAdvisoryLock } from "../advisory-locks.js";
+import { isPostgres } from "../dialect.js";
 import type { EventTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
 import { fetchPage, type Page, type PageRequest } from "./keyset.js";
@@ -29,10 +31,14 @@ export class EventsRepository {
 
   /**
    * Stores `events` in order with the next sequence numbers. Run it inside the change's
-   * transaction: writers are serialised there, so numbers never repeat or go backwards.
+   * transaction: writers are serialised there (SQLite's single writer; on PostgreSQL, a lock
+   * held until the transaction commits), so numbers never repeat or go backwards, and a
+   * receiver never sees a number after a higher one was committed.
    */
   async append(events: readonly NewEventRecord[], db: Db = this.db): Promise<EventRecord[]> {
     if (events.length === 0) return [];
+    if (isPostgres(db) && !db.isTransaction) return db.transaction().execute((trx) => this.append(events, trx));
+    await holdAdvisoryLock(db, ADVISORY_LOCKS.eventSequence);
     const last = await db.selectFrom("events").select((eb) => eb.fn.max("seq").as("seq")).executeTakeFirst();
     const first = Number(last?.seq ?? 0) + 1;
     const records = events.map((e, i) => ({ ...e, seq: first + i }));

@@ -4,6 +4,7 @@ import type { Database } from "../schema.js";
 import type { Db } from "../database.js";
 import type { QueryShapes } from "../query-shapes.js";
 import { literalLimit } from "../literal-limit.js";
+import { dialectOf } from "../dialect.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -19,7 +20,7 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-/** A list row read as its API item, JSON text that SQLite wrote (see jsonObject), with its keyset columns. */
+/** A list row read as its API item, JSON text that the database wrote (see jsonObject), with its keyset columns. */
 export interface JsonListRow {
   item: string;
   created_at: string;
@@ -27,8 +28,8 @@ export interface JsonListRow {
 }
 
 /** What a JSON list page selects of `table`: the item `fields` as JSON text, and the keyset columns. */
-export function jsonListSelection(table: string, fields: JsonFields) {
-  return [jsonObject(fields).as("item"), sql<string>`${sql.ref(`${table}.created_at`)}`.as("created_at"), sql<string>`${sql.ref(`${table}.id`)}`.as("id")] as const;
+export function jsonListSelection(db: Db, table: string, fields: JsonFields) {
+  return [jsonObject(dialectOf(db), fields).as("item"), sql<string>`${sql.ref(`${table}.created_at`)}`.as("created_at"), sql<string>`${sql.ref(`${table}.id`)}`.as("id")] as const;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { PhoneNumberTable } from "../schema.js";
 import { jsonListSelection, shapedPage, type JsonListRow, type Page, type PageRequest } from "./keyset.js";
 import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
+import { isUniqueViolation } from "../dialect.js";
 
 export const PHONE_NUMBER_STATUSES = ["active", "pending", "inactive"] as const;
 export type PhoneNumberStatus = (typeof PHONE_NUMBER_STATUSES)[number];
@@ -65,7 +66,7 @@ function toRow(record: Partial<PhoneNumberRecord>): Partial<PhoneNumberTable> {
  * number active) or `phone_numbers_account_live` (a second live row of one account).
  */
 function isHeldConflict(err: unknown): boolean {
-  return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE" && String((err as Error).message).includes("phone_numbers.phone_number");
+  return isUniqueViolation(err, { sqliteColumn: "phone_numbers.phone_number", postgresIndexes: ["phone_numbers_active", "phone_numbers_account_live"] });
 }
 
 /** The list and count queries, compiled once per shape (which filters are set, the order, a cursor). */
@@ -170,7 +171,7 @@ export class PhoneNumbersRepository {
 
   /** A page of the list, each number as its list item. */
   page(accountId: string, filters: PhoneNumberFilters, page: PageRequest): Promise<Page<JsonListRow>> {
-    return shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection("phone_numbers", PHONE_NUMBER_LIST_ITEM)));
+    return shapedPage(this.db, LISTS, "phone_numbers", { accountId, ...filters }, page, ({ accountId: a, ...f }) => this.filtered(a, f).select(jsonListSelection(this.db, "phone_numbers", PHONE_NUMBER_LIST_ITEM)));
   }
 
   async count(accountId: string, filters: PhoneNumberFilters): Promise<number> {

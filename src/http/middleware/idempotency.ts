@@ -32,7 +32,7 @@ export function idempotency(keys: IdempotencyKeysRepository, logger: Logger): (s
             fields: [{ field: "Idempotency-Key", message: "invalid header value" }],
           });
         }
-        const scope: IdempotencyScope = { account_id: req.auth.account.id, method: req.method, path: req.path, idempotency_key: key };
+        const scope: IdempotencyScope = { account_id: req.auth.account.id, method: req.method, path: scopedPath(req.path), idempotency_key: key };
         const sealScope = [scope.account_id, scope.method, scope.path, scope.idempotency_key];
         // The caller's API key as authenticate read it: only its hash is stored, so it can seal what the database must not reveal.
         const apiKey = bearerKey(req);
@@ -87,4 +87,12 @@ export function idempotency(keys: IdempotencyKeysRepository, logger: Logger): (s
         next(err);
       }
     };
+}
+
+/** Paths longer than this are kept as their digest: an index entry has a size limit (2,704 bytes in PostgreSQL's). */
+const MAX_STORED_PATH = 512;
+
+/** The path as a key's scope stores it: itself, or `sha256:<hex>` of a long one (no route has one; a client may send one). */
+function scopedPath(path: string): string {
+  return path.length <= MAX_STORED_PATH ? path : `sha256:${createHash("sha256").update(path).digest("hex")}`;
 }

@@ -1,0 +1,52 @@
+import pg from "pg";
+import { DataTypeNode, Kysely, OperationNodeTransformer, PostgresDialect, type KyselyPlugin, type OperationNode } from "kysely";
+import type { Database } from "./schema.js";
+
+/** Connections each node keeps to PostgreSQL at most. */
+export const POSTGRES_POOL_SIZE = 10;
+
+/**
+ * The column types migrations name (SQLite's) as PostgreSQL needs them: SQLite's INTEGER holds
+ * 64 bits and the schema keeps milliseconds since the epoch in some (PostgreSQL's `integer` is
+ * 32 bits), and SQLite's REAL is a double (PostgreSQL's `real` is a float, which would change
+ * an agent's temperature 0.7 into 0.699999988).
+ */
+class PostgresColumnTypes extends OperationNodeTransformer {
+  protected override transformDataType(node: DataTypeNode): DataTypeNode {
+    if (node.dataType === "integer") return DataTypeNode.create("bigint");
+    if (node.dataType === "real") return DataTypeNode.create("double precision");
+    return node;
+  }
+}
+
+const columnTypes: KyselyPlugin = {
+  transformQuery: (args) => new PostgresColumnTypes().transformNode(args.node as OperationNode) as typeof args.node,
+  transformResult: async (args) => args.result,
+};
+
+/**
+ * bigint (count(*), every INTEGER column) and numeric (sum()) come back as numbers, as SQLite
+ * gives them: every value Parley keeps in them is far below 2^53.
+ */
+const numericTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as "text");
+  }) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+/**
+ * Opens a pool of connections to the PostgreSQL database at `url`. A connection that breaks
+ * while idle (the server restarted) is reported to `onError` and replaced on the next query,
+ * instead of the error ending the process.
+ */
+export function openPostgres(url: string, options: { onError?: (err: Error) => void; poolSize?: number } = {}): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? POSTGRES_POOL_SIZE, types: numericTypes });
+  pool.on("error", (err) => options.onError?.(err));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** `db` with the migrations' column types translated (see PostgresColumnTypes); for running migrations only. */
+export function withPostgresColumnTypes<T>(db: Kysely<T>): Kysely<T> {
+  return db.withPlugin(columnTypes);
+}

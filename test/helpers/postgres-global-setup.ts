@@ -1,0 +1,49 @@
+import pg from "pg";
+import { migrateToLatest } from "../../src/db/database.js";
+import { openPostgres } from "../../src/db/postgres.js";
+import { startPostgresCluster } from "./postgres-cluster.js";
+
+/** The database every test app's own database is copied from: migrated once, here. */
+export const POSTGRES_TEMPLATE = "parley_template";
+
+/**
+ * vitest globalSetup of the `postgres` lane: one cluster for the lane's files. Every test app
+ * (startTestApp) then runs on a database of its own copied from the migrated template, found
+ * through PARLEY_TEST_POSTGRES_URL (inherited by the test workers).
+ */
+export default async function setup(): Promise<() => Promise<void>> {
+  const cluster = await startPostgresCluster();
+  const db = openPostgres(await cluster.createDatabase(POSTGRES_TEMPLATE));
+  await migrateToLatest(db);
+  await db.destroy();
+  process.env.PARLEY_TEST_POSTGRES_URL = cluster.adminUrl;
+  return () => cluster.stop();
+}
+
+/** A new database copied from the template, and its URL; undefined outside the postgres lane. */
+export async function testPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
+  if (!adminUrl) return undefined;
+  const name = `parley_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${POSTGRES_TEMPLATE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
