@@ -12,6 +12,7 @@ import { LIMIT_KEYS } from "../services/accounts.js";
 import { integer, parseOptions, parseOptionsAndTarget, required, UsageError } from "./args.js";
 import { print } from "./output.js";
 import { backupDatabase, restoreDatabase } from "./database-backup.js";
+import { migrateToPostgres } from "./migrate-to-postgres.js";
 
 export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
 
@@ -35,7 +36,10 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
   number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)
   backup --to FILE        (a consistent copy of the database, made while the service runs)
-  restore --from FILE     (with parley serve stopped: the backup replaces the database)`;
+  restore --from FILE     (with parley serve stopped: the backup replaces the database)
+  migrate-to-postgres --from FILE [--to postgres://...]   (default --to: PARLEY_DATABASE_URL)
+                 (with parley serve stopped: copies a SQLite database into an empty
+                  PostgreSQL one, in one transaction, and checks the row counts)`;
 
 type Handler = (argv: string[], s: Services) => Promise<unknown>;
 
@@ -272,6 +276,12 @@ const DATABASE_COMMANDS: Record<string, (argv: string[], config: Config) => Prom
   restore: async (argv, config) => {
     const o = parseOptions(argv, { from: { type: "string" }, json: { type: "boolean" } });
     return restoreDatabase(config, required(o, "from"));
+  },
+  "migrate-to-postgres": async (argv, config) => {
+    const o = parseOptions(argv, { from: { type: "string" }, to: { type: "string" }, json: { type: "boolean" } });
+    const to = o.to ?? config.databaseUrl;
+    if (!to) throw new UsageError("--to is required (a postgres:// URL), or set PARLEY_DATABASE_URL");
+    return migrateToPostgres(required(o, "from"), to);
   },
 };
 

@@ -176,7 +176,7 @@ export async function restoreDatabase(config: Config, from: string): Promise<Res
  * mode, BEGIN EXCLUSIVE, no waiting) is refused then and granted otherwise. Undefined when the
  * file cannot be read as a database (damaged: what a restore may be for).
  */
-function openElsewhere(file: string): boolean | undefined {
+export function openElsewhere(file: string): boolean | undefined {
   if (!existsSync(file)) return false;
   let db: SQLite.Database | undefined;
   try {
