@@ -84,6 +84,7 @@ export class AgentsService {
     const limit = this.deps.accounts.limitsOf(account).agents;
     const agentLimit: RowLimit = {
       limit,
+      accountId: account.id,
       count: (trx) => this.agents.countLive(account.id, trx),
       refusal: () => new ApiError(402, "agent_limit_reached", `The ${account.plan} plan allows ${limit} agents; delete one or upgrade`),
     };

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { holdAccountLock } from "../db/advisory-locks.js";
 import { CallsRepository, LIVE_CALL_STATUSES, type CallRecord } from "../db/repositories/calls.js";
 import { nowIso } from "../core/time.js";
 import type { AccountsService } from "./accounts.js";
@@ -59,6 +60,9 @@ export class CallLifecycle {
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
     let reserved: string | undefined;
     return this.db.transaction().execute(async (trx) => {
+      // Nodes claiming for one account take turns: on PostgreSQL two could otherwise both count
+      // a free slot and both take the same oldest call (READ COMMITTED).
+      await holdAccountLock(trx, accountId);
       if ((await this.calls.countInStatus(accountId, LIVE_CALL_STATUSES, trx)) >= limit) return null;
       for (;;) {
         const next = await trx
@@ -83,7 +87,13 @@ export class CallLifecycle {
         }
         reserved = next.id;
         const ringing = { ...queued, status: "ringing", updated_at: at } as const;
-        await this.calls.update(next.id, { status: "ringing", updated_at: at }, trx);
+        // Only if still queued: a cancel (which takes no account lock) may have settled it since.
+        const moved = await trx.updateTable("calls").set({ status: "ringing", updated_at: at }).where("id", "=", next.id).where("status", "=", "queued").executeTakeFirst();
+        if (moved.numUpdatedRows === 0n) {
+          this.deps.reservations.release(next.id);
+          reserved = undefined;
+          continue;
+        }
         await this.deps.events.entered(ringing, "queued", trx);
         return ringing;
       }

@@ -3,6 +3,7 @@ import { newId } from "../core/ids.js";
 import { PassLoop } from "../core/pass-loop.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
+import { holdAccountLock } from "../db/advisory-locks.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
 import { CampaignContactsRepository, type ContactRecord } from "../db/repositories/campaign-contacts.js";
@@ -211,14 +212,21 @@ export class CampaignRunner {
       if (spare < this.config.perMinute) return (await this.pause(campaign, "insufficient_credits")) ? "paused" : "campaign_done";
       const from = campaign.from_number ?? (await this.numbers.oldestActive(account.id))?.phone_number;
       if (!from) return (await this.pause(campaign, "no_from_number")) ? "paused" : "campaign_done";
-      if (!(await this.claim(campaign, contact, from))) return "campaign_done";
+      const claimed = await this.claim(account, campaign, contact, from);
+      if (claimed !== "queued") return claimed;
       this.deps.metrics.campaignCallQueued();
       return "queued";
     }
   }
 
-  /** Claims the contact and creates its call, in one transaction. */
-  private async claim(campaign: CampaignRecord, contact: ContactRecord, from: string): Promise<boolean> {
+  /**
+   * Claims the contact and creates its call, in one transaction, if the account and the
+   * campaign still have room: `queued`, else which one is full (`campaign_done` also when the
+   * contact was claimed meanwhile). The counts seen by queueNext are checked again here under
+   * the account's lock, since on PostgreSQL another node's runner may have queued calls of the
+   * account since (each node's passes do not overlap, but two nodes' do).
+   */
+  private async claim(account: AccountRecord, campaign: CampaignRecord, contact: ContactRecord, from: string): Promise<"queued" | "account_full" | "campaign_done"> {
     const at = nowIso();
     const call: CallRecord = {
       id: newId("call"),
@@ -240,10 +248,14 @@ export class CampaignRunner {
       answered_at: null,
       updated_at: at,
     };
+    const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
     return this.db.transaction().execute(async (trx) => {
-      if (!(await this.contacts.claim(contact.id, call.id, at, trx))) return false;
+      await holdAccountLock(trx, account.id);
+      if ((await this.calls.countInStatus(account.id, ACTIVE_CALL_STATUSES, trx)) >= limit) return "account_full";
+      if ((await this.calls.countOfCampaign(campaign.id, ACTIVE_CALL_STATUSES, trx)) >= campaign.max_concurrent) return "campaign_done";
+      if (!(await this.contacts.claim(contact.id, call.id, at, trx))) return "campaign_done";
       await this.calls.insert(call, trx);
-      return true;
+      return "queued";
     });
   }
 

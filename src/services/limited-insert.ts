@@ -1,9 +1,16 @@
 import type { ApiError } from "../core/api-error.js";
 import type { Db } from "../db/database.js";
+import { ADVISORY_LOCKS, holdAccountLock, holdAdvisoryLock } from "../db/advisory-locks.js";
 
 /** A plan limit on how many rows of a kind an account may have. */
 export interface RowLimit {
   limit: number;
+  /**
+   * The account whose rows are counted: on PostgreSQL its lock serialises the count and the
+   * insert (see insertWithinLimit). Without it every such insert without an account waits for
+   * the others, whatever their account: correct, but slower under load.
+   */
+  accountId?: string;
   /** Counts the rows the limit applies to, inside the insert's transaction. */
   count: (trx: Db) => Promise<number>;
   /** The error for an account already at its limit. */
@@ -12,10 +19,14 @@ export interface RowLimit {
 
 /**
  * Runs `insert` unless the account is at the limit. The count and the insert share one
- * transaction, so two concurrent requests cannot both pass the last free slot.
+ * transaction, and on PostgreSQL that transaction first takes the account's lock: there
+ * (READ COMMITTED, several connections and nodes) a shared transaction alone would let two
+ * requests both count the last free slot and both insert. SQLite has one writer at a time.
  */
 export async function insertWithinLimit(db: Db, rule: RowLimit, insert: (trx: Db) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    if (rule.accountId !== undefined) await holdAccountLock(trx, rule.accountId);
+    else await holdAdvisoryLock(trx, ADVISORY_LOCKS.unscopedLimits);
     if ((await rule.count(trx)) >= rule.limit) throw rule.refusal();
     await insert(trx);
   });

@@ -107,6 +107,7 @@ export class WebhooksService {
     const limit = this.deps.accounts.limitsOf(account).webhooks;
     return {
       limit,
+      accountId: account.id,
       count: (db: Db) => this.webhooks.count(account.id, {}, db),
       refusal: () => new ApiError(402, "webhook_limit_reached", `The ${account.plan} plan allows ${limit} webhooks; delete one or upgrade`),
     };
