@@ -53,6 +53,12 @@ export interface Config {
    * behind one load balancer needs the same. Empty: the data directory's `cursor-secret` file.
    */
   secret: string;
+  node: {
+    /** This node's id among those sharing the database; empty: one kept in the data directory (`node-id`). */
+    id: string;
+    /** A node that has not beaten for this long is lost: another closes its live calls. */
+    graceMs: number;
+  };
   logLevel: LogLevel;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
@@ -245,6 +251,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: "databaseUrl", env: "PARLEY_DATABASE_URL", kind: "string", secret: true },
   { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
   { key: "secret", env: "PARLEY_SECRET", kind: "string", secret: true, hexBytes: 32 },
+  { key: "node.id", env: "PARLEY_NODE_ID", kind: "string" },
+  { key: "node.graceMs", env: "PARLEY_NODE_GRACE_MS", kind: "int", min: 2_000, max: 3_600_000 },
   { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS },
   { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024 },
   { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
@@ -336,6 +344,7 @@ function defaults(): Config {
     databaseUrl: "",
     baseUrl: "",
     secret: "",
+    node: { id: "", graceMs: 60_000 },
     logLevel: "info",
     bodyLimitBytes: 1024 * 1024,
     shutdownGraceMs: 30_000,
@@ -549,6 +558,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     throw new ConfigError("PARLEY_DATABASE_URL", "must be a PostgreSQL URL such as postgres://parley:password@db.example:5432/parley");
   }
   checkRecordingBucket(result.recordings.s3);
+  if (result.node.id && !/^[A-Za-z0-9_.-]{1,64}$/.test(result.node.id)) {
+    throw new ConfigError("PARLEY_NODE_ID", `must be 1 to 64 letters, digits, '.', '_' or '-' (got "${result.node.id}")`);
+  }
+  if (result.node.graceMs < 2 * result.engine.heartbeatMs) {
+    throw new ConfigError("PARLEY_NODE_GRACE_MS", `must be at least twice PARLEY_CALL_HEARTBEAT_MS (${result.engine.heartbeatMs} ms): a node beating on time must never look lost`);
+  }
   result.dataDir = path.resolve(cwd, result.dataDir);
   if (!result.baseUrl) {
     const host = result.host === "0.0.0.0" || result.host === "::" ? "localhost" : result.host;

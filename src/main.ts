@@ -21,6 +21,7 @@ import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
 import { SipTrunkCarrier } from "./telephony/sip-trunk-carrier.js";
 import { readSipAccess } from "./telephony/sip-access.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
+import { COMMAND_POLL_MS } from "./services/call-commands.js";
 
 export interface Parley {
   config: Config;
@@ -67,7 +68,9 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     const services = createServices(db, config, { logger, storageHealth, ...options });
     // Recordings an older version wrote readable by others (new ones are owner-only).
     tightenDirAndFiles(recordingsDir(config.dataDir));
-    const recovered = await services.liveCalls.recoverInterrupted();
+    // This node beats from here; calls its previous process, or a lost node, left live are closed.
+    const recovered = await services.nodes.start();
+    started.push(() => services.nodes.stop({ graceful: false }));
     if (recovered > 0) logger.warn({ calls: recovered }, "closed calls left live by the previous process (failed, billed to their last heartbeat)");
     const unanalysed = await services.callResults.recoverPending();
     if (unanalysed > 0) logger.warn({ calls: unanalysed }, "finishing the analyses the previous process left under way");
@@ -85,6 +88,9 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
       media = { engine, gateway, sip, dispatcher };
       services.calls.attachLiveControl(media.gateway);
+      // Ends asked of this node by others (POST /v1/calls/{id}/end on another node).
+      services.callCommands.attach(media.gateway);
+      services.nodes.startCommands(COMMAND_POLL_MS);
       await dispatcher.kickAll();
       // Campaigns are dialled only where calls can be placed: without the engine they stay scheduled.
       services.campaignRunner.start();
@@ -134,6 +140,8 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         await media?.gateway.close();
         await media?.sip?.close();
         await http.close();
+        // Its calls are stored: other nodes need not wait for its heartbeat to fade.
+        await services.nodes.stop({ graceful: true });
         // Analyses still under way stay pending: the next start finishes them.
         await services.callResults.stop();
         await services.webhookDelivery.stop();

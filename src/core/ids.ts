@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   delivery: "dlv_",
   event: "evt_",
   doNotCall: "dnc_",
+  node: "node_",
+  callCommand: "cmd_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

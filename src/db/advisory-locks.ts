@@ -10,8 +10,6 @@ import { isPostgres } from "./dialect.js";
 export const ADVISORY_LOCKS = {
   /** Appending to the event outbox: sequence numbers are given in commit order (see EventsRepository.append). */
   eventSequence: 0x7061_726c_0001,
-  /** Plan-limited inserts whose caller names no account (see insertWithinLimit): all of them, one at a time. */
-  unscopedLimits: 0x7061_726c_0002,
 } as const;
 
 /**

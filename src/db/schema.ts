@@ -126,6 +126,8 @@ export interface CallTable {
   analysis_pending: number;
   /** The appointment a reminder call is about. */
   appointment_id: string | null;
+  /** The node running the call's media while it is live (see migration 019); null before. */
+  node_id: string | null;
   billed_credits: number | null;
   created_at: string;
   answered_at: string | null;
@@ -339,6 +341,25 @@ export interface CallCountTable {
   n: number;
 }
 
+/** A Parley process sharing the database (see migration 019). */
+export interface NodeTable {
+  id: string;
+  started_at: string;
+  /** Milliseconds since the epoch of its last heartbeat. */
+  heartbeat_at: number;
+  /** Set when it stopped gracefully (its calls were ended and stored). */
+  stopped_at: string | null;
+}
+
+/** A live control for the node that runs a call (`end`), deleted once that node has acted on it. */
+export interface CallCommandTable {
+  id: string;
+  node_id: string;
+  call_id: string;
+  command: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -357,4 +378,6 @@ export interface Database {
   delivery_attempts: DeliveryAttemptTable;
   do_not_call: DoNotCallTable;
   web_call_tokens: WebCallTokenTable;
+  nodes: NodeTable;
+  call_commands: CallCommandTable;
 }

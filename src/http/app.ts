@@ -179,9 +179,15 @@ export function createApp(deps: AppDeps): HttpApp {
   // receivers can fetch them. Outside the route specs because the answer is a WAV file.
   app.get("/v1/calls/:call_id/recording", async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    // Streamed from the recording store: the data directory or the bucket (see RecordingStore).
+    // From the recording store: a file of the data directory, or streamed from the bucket (see RecordingStore).
     const recording = await services.recordingLinks.resolve(req.params.call_id!, query.expires, query.signature);
-    res.status(200).type("audio/wav").setHeader("Cache-Control", "private, max-age=300").setHeader("Content-Length", String(recording.size));
+    res.status(200).type("audio/wav").setHeader("Cache-Control", "private, max-age=300");
+    if ("file" in recording) {
+      // sendFile answers range requests (206) and conditional ones, so a player can seek.
+      await new Promise<void>((resolve, reject) => res.sendFile(recording.file, { dotfiles: "allow" }, (err) => (err ? reject(err) : resolve())));
+      return;
+    }
+    res.setHeader("Content-Length", String(recording.size));
     // A client that goes away, or a store that fails mid-way, ends the response there (pipeline
     // destroys both sides); the headers are sent, so no error answer can follow.
     await pipeline(recording.body, res).catch((err: unknown) => logger.debug({ err, call_id: req.params.call_id }, "recording not sent to the end"));

@@ -37,6 +37,8 @@ export class CallLifecycle {
       doNotCall: DoNotCallService;
       /** The schedulers' clock: a reminder call's calling hours are read on it. */
       now: () => number;
+      /** This node: the calls it claims are dialled, and run, here. */
+      nodeId: string;
     },
   ) {
     this.calls = new CallsRepository(db);
@@ -86,9 +88,9 @@ export class CallLifecycle {
           continue;
         }
         reserved = next.id;
-        const ringing = { ...queued, status: "ringing", updated_at: at } as const;
+        const ringing = { ...queued, status: "ringing", updated_at: at, node_id: this.deps.nodeId } as const;
         // Only if still queued: a cancel (which takes no account lock) may have settled it since.
-        const moved = await trx.updateTable("calls").set({ status: "ringing", updated_at: at }).where("id", "=", next.id).where("status", "=", "queued").executeTakeFirst();
+        const moved = await trx.updateTable("calls").set({ status: "ringing", updated_at: at, node_id: this.deps.nodeId }).where("id", "=", next.id).where("status", "=", "queued").executeTakeFirst();
         if (moved.numUpdatedRows === 0n) {
           this.deps.reservations.release(next.id);
           reserved = undefined;
@@ -147,6 +149,8 @@ export class CallLifecycle {
 
   private async move(callId: string, from: CallRecord["status"], patch: () => Partial<CallRecord>): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      // Two nodes may move one call at once (its own, and one closing it as lost): one waits.
+      await this.calls.lockForChange(callId, trx);
       const call = await this.calls.findById(callId, trx);
       if (call?.status !== from) return false;
       const change = patch();

@@ -5,7 +5,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
-import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
+import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, LIVE_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
 import type { AccountsService } from "./accounts.js";
@@ -20,6 +20,7 @@ import { requireCallCredit } from "./call-credit.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { WebhookTargets } from "./webhook-targets.js";
 import type { DoNotCallService } from "./do-not-call.js";
+import type { CallCommands } from "./call-commands.js";
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
@@ -59,6 +60,10 @@ export class CallsService {
       reservations: CreditReservations;
       targets: WebhookTargets;
       doNotCall: DoNotCallService;
+      /** Reach the node that runs a call. */
+      commands: CallCommands;
+      /** This node. */
+      nodeId: string;
     },
   ) {
     this.calls = new CallsRepository(db);
@@ -107,6 +112,7 @@ export class CallsService {
     const limit = this.deps.accounts.limitsOf(account).queuedCalls;
     const queuedLimit: RowLimit = {
       limit,
+      accountId: account.id,
       count: (trx) => this.calls.countInStatus(account.id, "queued", trx),
       refusal: () =>
         new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} queued calls, its limit; retry when some have been placed`, undefined, {
@@ -155,8 +161,9 @@ export class CallsService {
 
   /**
    * Ends a call at the client's request. A call with live media in this process is hung up
-   * for real (the media side stores its end, transcript and charge). Otherwise the record is
-   * settled:
+   * for real (the media side stores its end, transcript and charge); so is one whose media
+   * another node runs, while that node beats: it is sent the command and this waits for the
+   * call's end (CallCommands). Otherwise the record is settled:
    * - `queued` (never placed) becomes `failed`: it never connected;
    * - `ringing` becomes `no_answer`: nobody picked up;
    * - `in_progress` becomes `completed`, its duration counted from `answered_at`, and billed.
@@ -165,6 +172,7 @@ export class CallsService {
   async end(accountId: string, id: string): Promise<CallRecord> {
     const found = await this.get(accountId, id);
     if (this.liveControl && (await this.liveControl.hangUp(id))) return (await this.calls.findById(id))!;
+    if (await this.endsElsewhere(found)) return (await this.calls.findById(id))!;
     if (found.status === "in_progress") {
       const durationMs = found.answered_at === null ? 0 : Math.max(0, Date.now() - Date.parse(found.answered_at));
       const end = { status: "completed", durationMs, transcript: found.transcript ?? [], recordingPath: found.recording_path } as const;
@@ -172,6 +180,7 @@ export class CallsService {
     }
     // Read and write in one transaction so a status change by the engine cannot slip in between.
     const settled = await this.db.transaction().execute(async (trx) => {
+      await this.calls.lockForChange(id, trx);
       const call = (await this.calls.findById(id, trx))!;
       if ((ENDED_CALL_STATUSES as readonly CallStatus[]).includes(call.status)) {
         throw new ApiError(409, "call_already_ended", `Call ${id} has already ended (${call.status})`);
@@ -187,6 +196,19 @@ export class CallsService {
     this.deps.reservations.release(id);
     for (const listener of this.settledListeners) listener(id);
     return settled;
+  }
+
+  /**
+   * Whether another node, alive, runs live call `call`: then it is asked to end it, and this
+   * waits for the end (REMOTE_END_WAIT_MS at most; the answer is the call as it is then). The
+   * record is never settled here meanwhile: the node that runs the call stores its end.
+   */
+  private async endsElsewhere(call: CallRecord): Promise<boolean> {
+    const owner = call.node_id;
+    if (!owner || owner === this.deps.nodeId || !(LIVE_CALL_STATUSES as readonly CallStatus[]).includes(call.status)) return false;
+    if (!(await this.deps.commands.isAlive(owner, Date.now() - this.config.node.graceMs))) return false;
+    await this.deps.commands.endRemotely(call.id, owner);
+    return true;
   }
 
   /** The given from number must be one of the account's active numbers; by default its oldest active one. */

@@ -43,6 +43,8 @@ import { WebhookTargets } from "./webhook-targets.js";
 import { WebhooksService } from "./webhooks.js";
 import { ParleyMetrics } from "../observability/metrics.js";
 import { CampaignContactsRepository } from "../db/repositories/campaign-contacts.js";
+import { CallCommands } from "./call-commands.js";
+import { NodePresence, nodeIdOf } from "./node-presence.js";
 
 /** How much of a receiver's answer the delivery log keeps. */
 const RESPONSE_BODY_LIMIT = 1024;
@@ -78,6 +80,10 @@ export interface Services {
   phoneNumbers: PhoneNumbersService;
   calls: CallsService;
   liveCalls: LiveCallsService;
+  /** This node among those sharing the database: its heartbeat, and the calls of lost nodes closed (started by the composition root). */
+  nodes: NodePresence;
+  /** Live controls sent to the node that runs a call. */
+  callCommands: CallCommands;
   /** Removes an ended call's recording, transcript and analysis (privacy requests). */
   callContent: CallContentRemoval;
   /** Single-use tokens browsers connect their calls with. */
@@ -149,12 +155,15 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks, logger);
   const reservations = new CreditReservations(config.credits.perMinute);
-  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall, now: clock });
+  const nodeId = nodeIdOf(config);
+  const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall, now: clock, nodeId });
   // Analyses go to the model the agents talk through, when there is one.
   const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
   const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });
-  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings });
-  calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall });
+  const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings, nodeId });
+  const callCommands = new CallCommands(db);
+  calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall, commands: callCommands, nodeId });
+  const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, commands: callCommands, logger });
   const campaignRunner = new CampaignRunner(
     db,
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
@@ -178,6 +187,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     phoneNumbers,
     calls,
     liveCalls,
+    nodes,
+    callCommands,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
     callContent,
     retention,

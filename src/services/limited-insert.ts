@@ -1,16 +1,12 @@
 import type { ApiError } from "../core/api-error.js";
 import type { Db } from "../db/database.js";
-import { ADVISORY_LOCKS, holdAccountLock, holdAdvisoryLock } from "../db/advisory-locks.js";
+import { holdAccountLock } from "../db/advisory-locks.js";
 
 /** A plan limit on how many rows of a kind an account may have. */
 export interface RowLimit {
   limit: number;
-  /**
-   * The account whose rows are counted: on PostgreSQL its lock serialises the count and the
-   * insert (see insertWithinLimit). Without it every such insert without an account waits for
-   * the others, whatever their account: correct, but slower under load.
-   */
-  accountId?: string;
+  /** The account whose rows are counted: on PostgreSQL its lock serialises the count and the insert (see insertWithinLimit). */
+  accountId: string;
   /** Counts the rows the limit applies to, inside the insert's transaction. */
   count: (trx: Db) => Promise<number>;
   /** The error for an account already at its limit. */
@@ -25,8 +21,7 @@ export interface RowLimit {
  */
 export async function insertWithinLimit(db: Db, rule: RowLimit, insert: (trx: Db) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (rule.accountId !== undefined) await holdAccountLock(trx, rule.accountId);
-    else await holdAdvisoryLock(trx, ADVISORY_LOCKS.unscopedLimits);
+    await holdAccountLock(trx, rule.accountId);
     if ((await rule.count(trx)) >= rule.limit) throw rule.refusal();
     await insert(trx);
   });

@@ -63,7 +63,16 @@ export class LiveCallsService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
-    private readonly deps: { accounts: AccountsService; events: CallEvents; lifecycle: CallLifecycle; reservations: CreditReservations; results: CallResults; recordings: RecordingStore },
+    private readonly deps: {
+      accounts: AccountsService;
+      events: CallEvents;
+      lifecycle: CallLifecycle;
+      reservations: CreditReservations;
+      results: CallResults;
+      recordings: RecordingStore;
+      /** This node: the calls that start here run their media here. */
+      nodeId: string;
+    },
   ) {
     this.calls = new CallsRepository(db);
   }
@@ -99,6 +108,7 @@ export class LiveCallsService {
       max_duration: input.maxDuration,
       webhook_url: null,
       ...unfinishedCallFields(),
+      node_id: this.deps.nodeId,
       created_at: at,
       answered_at: at,
       updated_at: at,
@@ -127,6 +137,7 @@ export class LiveCallsService {
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
     return {
       limit,
+      accountId: account.id,
       count: (trx) => this.calls.countInStatus(account.id, LIVE_CALL_STATUSES, trx),
       refusal: () => new ApiError(429, "rate_limit_exceeded", `The account already has ${limit} live calls, its concurrent-call limit`),
     };
@@ -166,17 +177,17 @@ export class LiveCallsService {
   }
 
   /**
-   * At start-up: calls a previous process left `in_progress` (it crashed or was killed) are
-   * closed `failed`, their duration counted from the answer to their last heartbeat, and
-   * billed for that, once (closing needs `in_progress`, so a second pass finds nothing), with
-   * the transcript their last heartbeat stored.
-   * Calls left `ringing` never connected: `failed`, not billed. Both carry the reason
-   * `interrupted` (a campaign does not dial such a contact again: it may have been reached).
-   * Returns how many were closed.
+   * Closes `calls`, left live by a node that stopped (it crashed or was killed; see
+   * NodePresence): `in_progress` ones `failed`, their duration counted from the answer to their
+   * last heartbeat, and billed for that, once (closing locks the call and needs it
+   * `in_progress`, so a second node or pass finds nothing), with the transcript their last
+   * heartbeat stored. Calls left `ringing` never connected: `failed`, not billed. Both carry
+   * the reason `interrupted` (a campaign does not dial such a contact again: it may have been
+   * reached). Returns how many were closed.
    */
-  async recoverInterrupted(): Promise<number> {
+  async recoverInterrupted(calls: readonly CallRecord[]): Promise<number> {
     let closed = 0;
-    for (const call of await this.calls.allInStatus(["in_progress", "ringing"])) {
+    for (const call of calls) {
       if (call.status === "ringing") {
         if (await this.deps.lifecycle.unanswered(call.id, "failed", INTERRUPTED)) closed++;
         continue;
@@ -209,6 +220,7 @@ export class LiveCallsService {
   private async close(callId: string, end: LiveCallEnd, at: string): Promise<boolean> {
     let pending = false;
     const closed = await this.db.transaction().execute(async (trx) => {
+      await this.calls.lockForChange(callId, trx);
       const call = await this.calls.findById(callId, trx);
       if (!call || call.status !== "in_progress") return false;
       const duration = Math.round(end.durationMs / 1000);

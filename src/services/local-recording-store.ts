@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import type { OpenedRecording, RecordingStore } from "./recording-store.js";
 import { S3_REF_PREFIX } from "./recording-store.js";
@@ -16,7 +15,7 @@ export class LocalRecordingStore implements RecordingStore {
     if (ref.startsWith(S3_REF_PREFIX)) return null;
     const info = await stat(ref).catch(() => null);
     if (!info?.isFile()) return null;
-    return { size: info.size, body: createReadStream(ref) };
+    return { size: info.size, file: ref };
   }
 
   async remove(ref: string): Promise<void> {

@@ -1,10 +1,11 @@
 import type { Readable } from "node:stream";
 
-/** A stored recording opened for reading: its bytes as a stream, and how many there are. */
-export interface OpenedRecording {
-  size: number;
-  body: Readable;
-}
+/**
+ * A stored recording found for reading, and how many bytes it has: a local file (served by
+ * path, so HTTP range requests and validators work: a player can seek) or a stream of its
+ * bytes (from a bucket).
+ */
+export type OpenedRecording = { size: number } & ({ file: string } | { body: Readable });
 
 /**
  * Where ended calls' recordings are kept: the data directory (LocalRecordingStore, the

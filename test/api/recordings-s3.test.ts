@@ -6,6 +6,7 @@ import { recordingFile, recordingsDir } from "../../src/services/recording-files
 import { logLines } from "../helpers/log-lines.js";
 import { startS3StandIn, type S3StandIn } from "../helpers/s3-standin.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { CallsRepository } from "../../src/db/repositories/calls.js";
 
 /**
  * Recordings in an S3-compatible bucket (PARLEY_RECORDINGS_S3_*), against a stand-in that
@@ -136,7 +137,7 @@ describe("recordings in an S3-compatible bucket", () => {
     const call = await services.liveCalls.begin({ account, agent, direction: "web", phoneNumber: null, fromNumber: null, record: true, maxDuration: 600, metadata: {}, context: {} });
     const wav = wavFor(6);
     writeFileSync(recordingFile(app.dataDir, call.id), wav);
-    expect(await services.liveCalls.recoverInterrupted()).toBe(1);
+    expect(await services.liveCalls.recoverInterrupted([(await new CallsRepository(services.db).findById(call.id))!])).toBe(1);
     expect(await storedPath(call.id)).toBe(`s3://parley-calls/tenant-a/recordings/${call.id}.wav`);
     expect(s3.objects.get(`tenant-a/recordings/${call.id}.wav`)?.body.equals(wav)).toBe(true);
     expect(existsSync(recordingFile(app.dataDir, call.id))).toBe(false);

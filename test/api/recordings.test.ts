@@ -47,6 +47,10 @@ describe("call recordings", () => {
     expect(fetched.status).toBe(200);
     expect(fetched.headers.get("content-type")).toBe("audio/wav");
     expect(Buffer.from(await fetched.arrayBuffer()).equals(wav)).toBe(true);
+    // A player seeking asks for a range: the bytes from there on.
+    const ranged = await fetch(`${app.baseUrl}${url.pathname}${url.search}`, { headers: { range: "bytes=44-" } });
+    expect(ranged.status).toBe(206);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(wav.subarray(44))).toBe(true);
   });
 
   it("refuse links whose signature was altered, or which were made for another call", async () => {

@@ -28,6 +28,7 @@ export async function insertCallRow(
     transcript: null,
     recording_path: null,
     analysis: null,
+    node_id: null,
     outcome: null,
     actions: null,
     end_reason: null,

@@ -96,6 +96,27 @@ describe("loadConfig", () => {
     expect(remote.tts).toEqual({ provider: "openai", url: "http://127.0.0.1:8880", apiKey: undefined, model: "kokoro" });
   });
 
+  it("reads the database URL and the node's id and grace, refusing bad ones without quoting a password", () => {
+    const cwd = tmp();
+    const config = loadConfig({ env: { PARLEY_DATABASE_URL: "postgres://parley:pw@db:5432/parley", PARLEY_NODE_ID: "node-a", PARLEY_NODE_GRACE_MS: "45000" }, cwd });
+    expect(config).toMatchObject({ databaseUrl: "postgres://parley:pw@db:5432/parley", node: { id: "node-a", graceMs: 45_000 } });
+    expect(loadConfig({ env: {}, cwd })).toMatchObject({ databaseUrl: "", node: { id: "", graceMs: 60_000 } });
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig({ env, cwd });
+      } catch (err) {
+        return err as ConfigError;
+      }
+      throw new Error("accepted");
+    };
+    const url = refused({ PARLEY_DATABASE_URL: "mysql://u:secretpw@db/parley" });
+    expect(url.message).toContain("PARLEY_DATABASE_URL");
+    expect(url.message).not.toContain("secretpw");
+    expect(refused({ PARLEY_NODE_ID: "node a" }).message).toContain("PARLEY_NODE_ID");
+    // A grace shorter than two heartbeats would take a node beating on time for lost.
+    expect(refused({ PARLEY_NODE_GRACE_MS: "5000", PARLEY_CALL_HEARTBEAT_MS: "3000" }).message).toContain("PARLEY_NODE_GRACE_MS");
+  });
+
   it("refuses unknown providers and non-http provider URLs, naming the variable", () => {
     const cwd = tmp();
     expect(() => loadConfig({ env: { PARLEY_ASR_PROVIDER: "whisper" }, cwd })).toThrow(/PARLEY_ASR_PROVIDER: must be one of pocketsphinx, deepgram/);

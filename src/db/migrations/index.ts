@@ -17,6 +17,7 @@ import * as callCounts from "./015-call-counts.js";
 import * as idempotencySecrets from "./016-idempotency-secrets.js";
 import * as canonicalPhoneNumbers from "./017-canonical-phone-numbers.js";
 import * as reminderCallInbound from "./018-reminder-call-inbound.js";
+import * as nodes from "./019-nodes.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "016-idempotency-secrets": idempotencySecrets,
   "017-canonical-phone-numbers": canonicalPhoneNumbers,
   "018-reminder-call-inbound": reminderCallInbound,
+  "019-nodes": nodes,
 };
 
 export const migrationProvider: MigrationProvider = {

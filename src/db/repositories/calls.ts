@@ -7,6 +7,7 @@ import { jsonListSelection, keysetOrdered, shapedPage, type JsonListRow, type Pa
 import { jsonField, type JsonFields } from "../json-object.js";
 import { QueryShapes } from "../query-shapes.js";
 import { literalLimit } from "../literal-limit.js";
+import { isPostgres } from "../dialect.js";
 
 export const CALL_STATUSES = ["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -67,6 +68,7 @@ export function unfinishedCallFields(): Pick<
   | "latency"
   | "analysis_pending"
   | "appointment_id"
+  | "node_id"
 > {
   return {
     duration: null,
@@ -83,6 +85,7 @@ export function unfinishedCallFields(): Pick<
     latency: null,
     analysis_pending: false,
     appointment_id: null,
+    node_id: null,
   };
 }
 
@@ -205,6 +208,40 @@ export class CallsRepository {
   }
 
   /** Every account's calls in `statuses` (start-up recovery). */
+  /**
+   * The live (`ringing`, `in_progress`) calls whose node is lost: none recorded (calls from
+   * before nodes existed), `ownId` when `includeOwn` (at start-up nothing runs here yet: such
+   * calls are left by this node's previous process), a node that stopped, beat last before
+   * `staleBefore` (ms), or has no row.
+   */
+  async liveOfLostNodes(ownId: string, includeOwn: boolean, staleBefore: number, db: Db = this.db): Promise<CallRecord[]> {
+    const rows = await db
+      .selectFrom("calls")
+      .selectAll()
+      .where("status", "in", ["ringing", "in_progress"])
+      .where((eb) =>
+        eb.or([
+          eb("node_id", "is", null),
+          ...(includeOwn ? [eb("node_id", "=", ownId)] : []),
+          eb.and([
+            eb("node_id", "<>", ownId),
+            eb.not(eb.exists(eb.selectFrom("nodes").select("nodes.id").whereRef("nodes.id", "=", "calls.node_id").where("nodes.heartbeat_at", ">=", staleBefore).where("nodes.stopped_at", "is", null))),
+          ]),
+        ]),
+      )
+      .execute();
+    return rows.map(callFromRow);
+  }
+
+  /**
+   * Inside a transaction about to change call `id`: on PostgreSQL its row is locked until the
+   * transaction ends, so a second node changing it waits and then reads the change (on SQLite
+   * the one writer already serialises them).
+   */
+  async lockForChange(id: string, trx: Db): Promise<void> {
+    if (isPostgres(trx)) await trx.selectFrom("calls").select("id").where("id", "=", id).forUpdate().execute();
+  }
+
   async allInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<CallRecord[]> {
     const rows = await db.selectFrom("calls").selectAll().where("status", "in", [...statuses]).execute();
     return rows.map(callFromRow);

@@ -21,7 +21,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound", "019-nodes"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -68,7 +68,7 @@ describe("database migrations", () => {
     await sql`INSERT INTO calls (id, account_id, agent_id, direction, status, phone_number, from_number, metadata, context, record, max_duration, created_at, updated_at)
       VALUES ('call_2', 'acct_1', 'agent_1', 'web', 'in_progress', NULL, NULL, '{}', '{}', 1, 3600, 't', 't')`.execute(db);
     const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls' AND name LIKE 'calls_%'`.execute(db);
-    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_outcome", "calls_account_status", "calls_agent_status", "calls_analysis_pending", "calls_campaign_status", "calls_contact", "calls_list", "calls_with_content"]);
+    expect(indexes.rows.map((r) => r.name).sort()).toEqual(["calls_account_outcome", "calls_account_status", "calls_agent_status", "calls_analysis_pending", "calls_campaign_status", "calls_contact", "calls_list", "calls_live_node", "calls_with_content"]);
     await db.destroy();
   });
 

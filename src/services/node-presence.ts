@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import { newId } from "../core/ids.js";
+import { createPrivateFileOnce, ensurePrivateDir } from "../core/private-files.js";
+import { nowIso } from "../core/time.js";
+import type { Db } from "../db/database.js";
+import { CallsRepository } from "../db/repositories/calls.js";
+import type { CallCommands } from "./call-commands.js";
+import type { LiveCallsService } from "./live-calls.js";
+
+const NODE_ID_FILE = "node-id";
+
+/** This node's id: PARLEY_NODE_ID, or the one kept in the data directory (made on first start). */
+export function nodeIdOf(config: Pick<Config, "node" | "dataDir">): string {
+  if (config.node.id) return config.node.id;
+  const file = path.join(config.dataDir, NODE_ID_FILE);
+  ensurePrivateDir(config.dataDir);
+  if (!existsSync(file)) createPrivateFileOnce(file, `${newId("node")}\n`);
+  return readFileSync(file, "utf8").trim();
+}
+
+/**
+ * This node's presence among the nodes sharing the database: its row in `nodes`, beaten every
+ * PARLEY_CALL_HEARTBEAT_MS, and, at each beat, the live calls of nodes that stopped beating
+ * (for longer than PARLEY_NODE_GRACE_MS) closed by this one: `failed`, reason `interrupted`,
+ * billed to their own last heartbeat, once whichever node notices first (closing locks the
+ * call and needs it live). At start, the calls this node's previous process left live are closed
+ * at once: nothing runs here yet. The beat also carries out the live controls other nodes sent
+ * this one (CallCommands).
+ */
+export class NodePresence {
+  private timer: NodeJS.Timeout | undefined;
+  private commandTimer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, "node" | "engine">,
+    private readonly deps: { id: string; liveCalls: LiveCallsService; commands: CallCommands; logger: Logger; now?: () => number },
+  ) {}
+
+  get id(): string {
+    return this.deps.id;
+  }
+
+  /** Registers the node and closes the calls lost so far (its own previous process's included); returns how many were closed. */
+  async start(): Promise<number> {
+    const at = nowIso();
+    const heartbeat = this.now();
+    await this.db
+      .insertInto("nodes")
+      .values({ id: this.id, started_at: at, heartbeat_at: heartbeat, stopped_at: null })
+      .onConflict((oc) => oc.column("id").doUpdateSet({ started_at: at, heartbeat_at: heartbeat, stopped_at: null }))
+      .execute();
+    const closed = await this.recoverLost(true);
+    this.timer = setInterval(() => void this.beat(), this.config.engine.heartbeatMs);
+    this.timer.unref();
+    return closed;
+  }
+
+  /** Starts carrying out the live controls sent to this node (once its calls can be controlled). */
+  startCommands(pollMs: number): void {
+    this.commandTimer = setInterval(() => void this.deps.commands.runPending(this.id).catch((err: unknown) => this.deps.logger.error({ err }, "live call commands failed")), pollMs);
+    this.commandTimer.unref();
+  }
+
+  /** Stops beating; a graceful stop marks the node stopped (its calls have been ended and stored). */
+  async stop(options: { graceful: boolean }): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.commandTimer);
+    await this.beating;
+    if (options.graceful) await this.db.updateTable("nodes").set({ stopped_at: nowIso() }).where("id", "=", this.id).execute();
+  }
+
+  private beat(): Promise<void> {
+    this.beating = (async () => {
+      try {
+        await this.db.updateTable("nodes").set({ heartbeat_at: this.now() }).where("id", "=", this.id).execute();
+        await this.recoverLost(false);
+        await this.deps.commands.forgetOlderThan(new Date(this.now() - 2 * this.config.node.graceMs).toISOString());
+      } catch (err) {
+        this.deps.logger.error({ err }, "node heartbeat failed");
+      }
+    })();
+    return this.beating;
+  }
+
+  private async recoverLost(includeOwn: boolean): Promise<number> {
+    const lost = await new CallsRepository(this.db).liveOfLostNodes(this.id, includeOwn, this.now() - this.config.node.graceMs);
+    if (lost.length === 0) return 0;
+    const closed = await this.deps.liveCalls.recoverInterrupted(lost);
+    // At start the composition root reports them (calls of this node's previous process, mostly).
+    if (closed > 0 && !includeOwn) {
+      const nodes = [...new Set(lost.map((c) => c.node_id ?? "(none)"))];
+      this.deps.logger.warn({ calls: closed, nodes }, "closed live calls of lost nodes (failed, interrupted, billed to their last heartbeat)");
+    }
+    return closed;
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+}
