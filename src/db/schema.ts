@@ -351,6 +351,16 @@ export interface NodeTable {
   stopped_at: string | null;
 }
 
+/** The minutes a call under way holds of its account's credit until it is charged (see migration 020, CreditReservations). */
+export interface CreditHoldTable {
+  call_id: string;
+  account_id: string;
+  minutes: number;
+  /** The node that made the hold. */
+  node_id: string;
+  created_at: string;
+}
+
 /** A live control for the node that runs a call (`end`), deleted once that node has acted on it. */
 export interface CallCommandTable {
   id: string;
@@ -367,6 +377,7 @@ export interface Database {
   phone_numbers: PhoneNumberTable;
   calls: CallTable;
   call_counts: CallCountTable;
+  credit_holds: CreditHoldTable;
   webhooks: WebhookTable;
   campaigns: CampaignTable;
   campaign_contacts: CampaignContactTable;

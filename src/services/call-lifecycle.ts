@@ -60,7 +60,8 @@ export class CallLifecycle {
     const account = await this.deps.accounts.find(accountId);
     if (!account) return null;
     const limit = this.deps.accounts.limitsOf(account).concurrentCalls;
-    let reserved: string | undefined;
+    // The first minute's hold is written in this transaction (see refusalAtDial): a claim that
+    // does not happen leaves none.
     return this.db.transaction().execute(async (trx) => {
       // Nodes claiming for one account take turns: on PostgreSQL two could otherwise both count
       // a free slot and both take the same oldest call (READ COMMITTED).
@@ -87,22 +88,16 @@ export class CallLifecycle {
           await this.deps.events.entered({ ...queued, ...failed }, "queued", trx);
           continue;
         }
-        reserved = next.id;
         const ringing = { ...queued, status: "ringing", updated_at: at, node_id: this.deps.nodeId } as const;
         // Only if still queued: a cancel (which takes no account lock) may have settled it since.
         const moved = await trx.updateTable("calls").set({ status: "ringing", updated_at: at, node_id: this.deps.nodeId }).where("id", "=", next.id).where("status", "=", "queued").executeTakeFirst();
         if (moved.numUpdatedRows === 0n) {
-          this.deps.reservations.release(next.id);
-          reserved = undefined;
+          await this.deps.reservations.release(next.id, trx);
           continue;
         }
         await this.deps.events.entered(ringing, "queued", trx);
         return ringing;
       }
-    }).catch((err: unknown) => {
-      // The claim did not happen: nor does its reservation.
-      if (reserved) this.deps.reservations.release(reserved);
-      throw err;
     });
   }
 
@@ -114,6 +109,7 @@ export class CallLifecycle {
    * do-not-call list (`do_not_call`), it is a reminder call and the callee's calling hours have
    * closed while it waited (`outside_calling_hours`), or the balance less
    * what the account's calls under way hold no longer covers a minute (`insufficient_credits`).
+   * The reservation is written in `trx`, the claim's.
    */
   private async refusalAtDial(account: AccountRecord, call: CallRecord, trx: Db): Promise<string | null> {
     if (call.from_number && !(await new PhoneNumbersRepository(trx).findActive(account.id, call.from_number))) return "invalid_from_number";
@@ -123,7 +119,7 @@ export class CallLifecycle {
       const agent = await new AgentsRepository(trx).findAnyById(call.agent_id, trx);
       if (!reminderCallOpen(call.phone_number, agent?.metadata ?? {}, this.deps.now())) return "outside_calling_hours";
     }
-    if (!this.deps.reservations.tryReserveMinute(account, call.id)) return "insufficient_credits";
+    if (!(await this.deps.reservations.tryReserveFirstMinute(trx, account.id, call.id))) return "insufficient_credits";
     return null;
   }
 
@@ -143,7 +139,7 @@ export class CallLifecycle {
         return { status: outcome, ended_at: at, updated_at: at, failure_reason: failureReason ?? null };
       });
     } finally {
-      this.deps.reservations.release(callId);
+      await this.deps.reservations.release(callId);
     }
   }
 

@@ -191,9 +191,10 @@ export class CallsService {
       await this.calls.update(id, patch, trx);
       const ended = { ...call, ...patch };
       await this.deps.events.entered(ended, call.status, trx);
+      // Settled before it was answered: what it held (a ringing call's first minute) is free with it.
+      await this.deps.reservations.release(id, trx);
       return ended;
     });
-    this.deps.reservations.release(id);
     for (const listener of this.settledListeners) listener(id);
     return settled;
   }

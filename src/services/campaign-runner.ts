@@ -208,7 +208,7 @@ export class CampaignRunner {
       // What the account's calls under way hold, and a minute for each call queued before it is dialled.
       const fresh = (await this.deps.accounts.find(account.id)) ?? account;
       const queuedCalls = await this.calls.countInStatus(account.id, "queued");
-      const spare = fresh.credit_balance - this.deps.reservations.heldBy(account.id) - queuedCalls * this.config.perMinute;
+      const spare = fresh.credit_balance - (await this.deps.reservations.heldBy(account.id)) - queuedCalls * this.config.perMinute;
       if (spare < this.config.perMinute) return (await this.pause(campaign, "insufficient_credits")) ? "paused" : "campaign_done";
       const from = campaign.from_number ?? (await this.numbers.oldestActive(account.id))?.phone_number;
       if (!from) return (await this.pause(campaign, "no_from_number")) ? "paused" : "campaign_done";

@@ -154,8 +154,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   appointments.onChanged(() => reminders.wake());
   const phoneNumbers = new PhoneNumbersService(db, { agents, cursors, outbox });
   const events = new CallEvents(outbox, recordingLinks, logger);
-  const reservations = new CreditReservations(config.credits.perMinute);
   const nodeId = nodeIdOf(config);
+  const reservations = new CreditReservations(db, config.credits.perMinute, nodeId);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall, now: clock, nodeId });
   // Analyses go to the model the agents talk through, when there is one.
   const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
@@ -163,7 +163,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings, nodeId });
   const callCommands = new CallCommands(db);
   calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall, commands: callCommands, nodeId });
-  const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, commands: callCommands, logger });
+  const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, reservations, commands: callCommands, logger });
   const campaignRunner = new CampaignRunner(
     db,
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },

@@ -83,14 +83,14 @@ export class LiveCallsService {
    * before it accepts the connection. `begin` checks again, atomically with its insert.
    */
   async checkStartable(input: LiveCallStart): Promise<void> {
-    this.requireStartable(input);
+    await this.requireStartable(input);
     const live = this.liveLimit(input.account);
     if ((await live.count(this.db)) >= live.limit) throw live.refusal();
   }
 
   async begin(input: LiveCallStart): Promise<CallRecord> {
     const { account, agent } = input;
-    this.requireStartable(input);
+    await this.requireStartable(input);
     const at = nowIso();
     const call: CallRecord = {
       id: input.callId ?? newId("call"),
@@ -113,23 +113,19 @@ export class LiveCallsService {
       answered_at: at,
       updated_at: at,
     };
-    this.deps.reservations.reserveFirstMinute(account, call.id);
-    try {
-      await insertWithinLimit(this.db, this.liveLimit(account), async (trx) => {
-        await this.calls.insert(call, trx);
-        await this.deps.events.entered(call, null, trx);
-      });
-    } catch (err) {
-      this.deps.reservations.release(call.id);
-      throw err;
-    }
+    await insertWithinLimit(this.db, this.liveLimit(account), async (trx) => {
+      // Its first minute is held with the row that makes it live: both or neither.
+      await this.deps.reservations.reserveFirstMinute(trx, account.id, call.id);
+      await this.calls.insert(call, trx);
+      await this.deps.events.entered(call, null, trx);
+    });
     return call;
   }
 
-  private requireStartable({ account, agent }: LiveCallStart): void {
+  private async requireStartable({ account, agent }: LiveCallStart): Promise<void> {
     if (agent.status !== "active") throw new ApiError(409, "agent_inactive", `Agent ${agent.id} is inactive`);
     // A minute left after what the account's calls under way hold (see CreditReservations).
-    if (!this.deps.reservations.coversMinute(account)) throw this.deps.reservations.refusal(account);
+    if (!(await this.deps.reservations.coversMinute(account.id))) throw await this.deps.reservations.refusal(account.id);
   }
 
   /** The account's concurrent-call limit, over its `ringing` and `in_progress` calls. */
@@ -222,6 +218,8 @@ export class LiveCallsService {
     const closed = await this.db.transaction().execute(async (trx) => {
       await this.calls.lockForChange(callId, trx);
       const call = await this.calls.findById(callId, trx);
+      // Charged (or closed by someone else): the credit it held is the balance's again, with the charge.
+      await this.deps.reservations.release(callId, trx);
       if (!call || call.status !== "in_progress") return false;
       const duration = Math.round(end.durationMs / 1000);
       const credits = billedMinutes(duration) * this.config.credits.perMinute;
@@ -251,8 +249,6 @@ export class LiveCallsService {
       }
       return true;
     });
-    // Charged (or closed by someone else): the credit it held is the balance's again.
-    this.deps.reservations.release(callId);
     if (closed && pending) this.deps.results.finishLater(callId);
     return closed;
   }

@@ -8,6 +8,7 @@ import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
 import { CallsRepository } from "../db/repositories/calls.js";
 import type { CallCommands } from "./call-commands.js";
+import type { CreditReservations } from "./credit-reservations.js";
 import type { LiveCallsService } from "./live-calls.js";
 
 const NODE_ID_FILE = "node-id";
@@ -27,7 +28,9 @@ export function nodeIdOf(config: Pick<Config, "node" | "dataDir">): string {
  * (for longer than PARLEY_NODE_GRACE_MS) closed by this one: `failed`, reason `interrupted`,
  * billed to their own last heartbeat, once whichever node notices first (closing locks the
  * call and needs it live). At start, the calls this node's previous process left live are closed
- * at once: nothing runs here yet. The beat also carries out the live controls other nodes sent
+ * at once: nothing runs here yet, and then the credit holds of calls no longer live are deleted
+ * (left by a process that stopped between a call's end and the release of its hold; see
+ * CreditReservations). The beat also carries out the live controls other nodes sent
  * this one (CallCommands).
  */
 export class NodePresence {
@@ -38,14 +41,17 @@ export class NodePresence {
   constructor(
     private readonly db: Db,
     private readonly config: Pick<Config, "node" | "engine">,
-    private readonly deps: { id: string; liveCalls: LiveCallsService; commands: CallCommands; logger: Logger; now?: () => number },
+    private readonly deps: { id: string; liveCalls: LiveCallsService; reservations: CreditReservations; commands: CallCommands; logger: Logger; now?: () => number },
   ) {}
 
   get id(): string {
     return this.deps.id;
   }
 
-  /** Registers the node and closes the calls lost so far (its own previous process's included); returns how many were closed. */
+  /**
+   * Registers the node, closes the calls lost so far (its own previous process's included) and
+   * deletes the credit holds of calls that are no longer live; returns how many calls were closed.
+   */
   async start(): Promise<number> {
     const at = nowIso();
     const heartbeat = this.now();
@@ -55,6 +61,9 @@ export class NodePresence {
       .onConflict((oc) => oc.column("id").doUpdateSet({ started_at: at, heartbeat_at: heartbeat, stopped_at: null }))
       .execute();
     const closed = await this.recoverLost(true);
+    // Before this node takes calls: a hold whose call has ended would keep its credit from the account's calls.
+    const freed = await this.deps.reservations.releaseEnded();
+    if (freed > 0) this.deps.logger.warn({ holds: freed }, "released the credit held by calls that had ended without releasing it");
     this.timer = setInterval(() => void this.beat(), this.config.engine.heartbeatMs);
     this.timer.unref();
     return closed;

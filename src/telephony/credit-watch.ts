@@ -1,5 +1,4 @@
 import { systemClock, type Clock, type TimerHandle } from "../../engine/index.js";
-import type { AccountRecord } from "../db/repositories/accounts.js";
 import type { CreditReservations } from "../services/credit-reservations.js";
 
 /** Said before a call whose account's credit has run out is hung up. */
@@ -19,21 +18,21 @@ const GOODBYE_MS = 5_000;
 
 export interface CreditWatchOptions {
   callId: string;
+  /** The call's account: each next minute is reserved from its balance as stored then (it may have grown since the call started). */
+  accountId: string;
   reservations: CreditReservations;
-  /** The account as stored now (its balance may have grown since the call started). */
-  account: () => Promise<Pick<AccountRecord, "id" | "credit_balance"> | undefined>;
   /** The balance cannot cover the next minute: the call must be over within `withinMs`. */
   onExhausted: (withinMs: number) => void;
-  /** A balance that could not be read: it is read again every 2 s while a goodbye still fits before the minute. */
+  /** A minute that could not be reserved (a database error): tried again every 2 s while a goodbye still fits before the minute. */
   onError?: (err: unknown) => void;
   clock?: Clock;
 }
 
 /**
  * Keeps a running call inside its account's credit. The call starts with its first minute
- * reserved (CreditReservations); CREDIT_CHECK_LEAD_MS before each further minute would start,
- * that minute is reserved from the balance as it is then, less what the account's other calls
- * hold. When it cannot be, `onExhausted` asks for the call to end before the minute starts:
+ * reserved (CreditReservations: a call holds it from the moment it is live);
+ * CREDIT_CHECK_LEAD_MS before each further minute would start, that minute is reserved from the
+ * balance as it is then, less what the account's other calls hold (on every node). When it cannot be, `onExhausted` asks for the call to end before the minute starts:
  * the caller hears a goodbye, and the account is charged only minutes it could pay for.
  */
 export class CreditWatch {
@@ -41,6 +40,8 @@ export class CreditWatch {
   private startedAt = 0;
   private timer: TimerHandle | undefined;
   private stopped = false;
+  /** Minutes reserved for the call so far: its first, and each one reserved here. */
+  private minutes = 1;
 
   constructor(private readonly options: CreditWatchOptions) {
     this.clock = options.clock ?? systemClock;
@@ -58,7 +59,7 @@ export class CreditWatch {
   }
 
   private schedule(): void {
-    const coveredUntil = this.options.reservations.minutesOf(this.options.callId) * MINUTE_MS;
+    const coveredUntil = this.minutes * MINUTE_MS;
     this.checkAt(this.startedAt + coveredUntil - CREDIT_CHECK_LEAD_MS, coveredUntil);
   }
 
@@ -67,16 +68,20 @@ export class CreditWatch {
   }
 
   private async check(coveredUntil: number): Promise<void> {
-    let account: Pick<AccountRecord, "id" | "credit_balance"> | undefined;
+    if (this.stopped) return;
+    let reserved = false;
     let unreadable = false;
     try {
-      account = await this.options.account();
+      reserved = await this.options.reservations.tryReserveMinute(this.options.accountId, this.options.callId);
     } catch (err) {
       unreadable = true;
       this.options.onError?.(err);
     }
     if (this.stopped) return;
-    if (account && this.options.reservations.tryReserveMinute(account, this.options.callId)) return this.schedule();
+    if (reserved) {
+      this.minutes += 1;
+      return this.schedule();
+    }
     const left = this.startedAt + coveredUntil - CREDIT_HANG_UP_MARGIN_MS - this.clock.now();
     // A database hiccup is not a reason to hang up yet: try again while a goodbye still fits.
     if (unreadable && left > RETRY_MS + GOODBYE_MS) return this.checkAt(this.clock.now() + RETRY_MS, coveredUntil);

@@ -140,8 +140,8 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       });
       const credit = new CreditWatch({
         callId: call.id,
+        accountId: call.account_id,
         reservations: this.services.reservations,
-        account: () => this.services.accounts.find(call.account_id),
         onExhausted: (withinMs) => {
           log.info({ within_ms: withinMs }, "the account's credit does not cover the next minute: ending the call");
           void session.hangUpWith(CREDIT_EXHAUSTED_LINE, "credit_exhausted", withinMs);

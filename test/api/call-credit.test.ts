@@ -72,7 +72,7 @@ describe("credit held by calls under way", () => {
     await accounts.addCredits(acct.id, 1);
     const again = await liveCalls.begin(await liveSetup());
     expect(again.status).toBe("in_progress");
-    expect(app.parley.services.reservations.heldBy(acct.id)).toBe(1);
+    expect(await app.parley.services.reservations.heldBy(acct.id)).toBe(1);
   });
 
   it("checks credit again when queued calls are dialled: those the balance no longer covers fail with reason insufficient_credits", async () => {
@@ -91,9 +91,31 @@ describe("credit held by calls under way", () => {
     expect(events[0]!.data).toMatchObject({ status: "failed", reason: "insufficient_credits" });
 
     // The dialled call's credit is free again once it ends unanswered.
-    expect(reservations.heldBy(acct.id)).toBe(1);
+    expect(await reservations.heldBy(acct.id)).toBe(1);
     await callLifecycle.unanswered(queued[0]!.id, "no_answer");
-    expect(reservations.heldBy(acct.id)).toBe(0);
+    expect(await reservations.heldBy(acct.id)).toBe(0);
+  });
+});
+
+describe("credit holds left behind", () => {
+  it("are deleted when a node starts if their call is no longer live (a stop between its end and the release), and kept while it is", async () => {
+    const { acct, liveSetup } = await accountWithAgent(2);
+    const { db, liveCalls, nodes, reservations } = app.parley.services;
+    const running = await liveCalls.begin(await liveSetup());
+    const ended = await liveCalls.begin(await liveSetup());
+    // The running call is another node's, alive: starting this node leaves it alone (its own it would close).
+    await db.insertInto("nodes").values({ id: "node_alive_elsewhere", started_at: new Date().toISOString(), heartbeat_at: Date.now(), stopped_at: null }).execute();
+    await db.updateTable("calls").set({ node_id: "node_alive_elsewhere" }).where("id", "=", running.id).execute();
+    // As a process stopping right after storing the end would leave it: ended, its hold still there.
+    await db.updateTable("calls").set({ status: "completed", ended_at: new Date().toISOString() }).where("id", "=", ended.id).execute();
+    await expect(liveCalls.begin(await liveSetup())).rejects.toMatchObject({ status: 402, code: "insufficient_credits" });
+
+    await nodes.start();
+    await nodes.stop({ graceful: true });
+    expect(await reservations.minutesOf(ended.id)).toBe(0);
+    expect(await reservations.minutesOf(running.id)).toBe(1);
+    expect(await reservations.heldBy(acct.id)).toBe(1);
+    expect((await liveCalls.begin(await liveSetup())).status).toBe("in_progress");
   });
 });
 

@@ -177,3 +177,44 @@ describe("webhook deliveries", () => {
     expect(new Set(receiver.received.map((r) => r.body.data.n)).size).toBe(50);
   });
 });
+
+describe("credit holds", () => {
+  it("let the calls of one account on both nodes together hold no more minutes than its credit", async () => {
+    const [a, b] = await twoNodes();
+    const acct = await a.account({ credits: 2 });
+    await a.parley.services.accounts.setLimits(acct.id, { concurrentCalls: 50 });
+    const agentId = await agent(a, acct);
+    const start = async (app: TestApp) => {
+      const { accounts, agents, liveCalls } = app.parley.services;
+      const setup = { account: (await accounts.find(acct.id))!, agent: await agents.get(acct.id, agentId), direction: "web", phoneNumber: null, fromNumber: null, record: false, maxDuration: 600, metadata: {}, context: {} } as const;
+      return (await liveCalls.begin(setup)).id;
+    };
+    // 10 calls starting at once, half on each node, for 2 minutes of credit.
+    const raced = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => start(i % 2 === 0 ? a : b)));
+    const refused = raced.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+    expect(refused.filter((err) => err?.code !== "insufficient_credits" && !refusedBySqliteLock(a, err))).toEqual([]);
+    const started = raced.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    // Then each node once more, one after the other: no minute is left to either.
+    for (const app of [a, b]) {
+      const more = await start(app).catch((err: unknown) => {
+        expect(err).toMatchObject({ status: 402, code: "insufficient_credits" });
+        return undefined;
+      });
+      if (more) started.push(more);
+    }
+    expect(started).toHaveLength(2);
+    const db = a.parley.services.db;
+    const live = await db.selectFrom("calls").select("id").where("account_id", "=", acct.id).where("status", "=", "in_progress").execute();
+    expect(live.map((r) => r.id).sort()).toEqual([...started].sort());
+    expect(await b.parley.services.reservations.heldBy(acct.id)).toBe(2);
+
+    // A next minute is not free on either node either; once one call is charged (one minute),
+    // the minute it held is the balance's again, and spent: a credit added is what starts a call.
+    expect(await b.parley.services.reservations.tryReserveMinute(acct.id, started[0]!)).toBe(false);
+    expect(await a.parley.services.liveCalls.end(started[0]!, { status: "completed", durationMs: 20_000, transcript: [], recordingPath: null })).toBe(true);
+    await expect(start(b)).rejects.toMatchObject({ status: 402, code: "insufficient_credits" });
+    await a.parley.services.accounts.addCredits(acct.id, 1);
+    expect(await start(b)).toMatch(/^call_/);
+    expect(await a.parley.services.reservations.heldBy(acct.id)).toBe(2);
+  });
+});

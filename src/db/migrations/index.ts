@@ -18,6 +18,7 @@ import * as idempotencySecrets from "./016-idempotency-secrets.js";
 import * as canonicalPhoneNumbers from "./017-canonical-phone-numbers.js";
 import * as reminderCallInbound from "./018-reminder-call-inbound.js";
 import * as nodes from "./019-nodes.js";
+import * as creditHolds from "./020-credit-holds.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "017-canonical-phone-numbers": canonicalPhoneNumbers,
   "018-reminder-call-inbound": reminderCallInbound,
   "019-nodes": nodes,
+  "020-credit-holds": creditHolds,
 };
 
 export const migrationProvider: MigrationProvider = {
