@@ -22,8 +22,9 @@ import { openMigratedDatabase } from "../src/main.js";
 import { summarize } from "./bench/percentiles.js";
 import { processTreeUsage } from "./bench/process-tree-usage.js";
 import { runCliJson, startServer, type ServerProcess } from "./parley-process.js";
+import { openPostgres } from "../src/db/postgres.js";
 
-export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR] [--write-load]
+export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warmup S] [--connections N] [--only NAME,...] [--json] [--no-fail] [--cpu-prof DIR] [--write-load] [--database-url URL]
 
   --duration S     seconds measured per endpoint and server, in 2 s turns (default 10)
   --warmup S       seconds of load on each endpoint and server before any measurement (default 2)
@@ -32,7 +33,8 @@ export const API_THROUGHPUT_USAGE = `npm run bench:api -- [--duration S] [--warm
   --json           print the result as JSON on stdout
   --no-fail        exit 0 even when a target is missed
   --cpu-prof DIR   run Parley with node --cpu-prof, writing its profile to DIR
-  --write-load     while measuring, write to Parley's database every 50 ms from another connection, as a live call's heartbeat does`;
+  --write-load     while measuring, write to Parley's database every 50 ms from another connection, as a live call's heartbeat does
+  --database-url URL  an empty PostgreSQL database to run Parley on (postgres://...; default: SQLite in a temporary data directory)`;
 
 /** Targets the issue sets: at least this share of the bare app's requests/s, and this p99. */
 const TARGET_RATIO = 0.4;
@@ -140,8 +142,8 @@ async function startBareExpress(routes: Array<{ path: string; body: unknown }>) 
 }
 
 /** Ended calls as the telephony layer leaves them, written beside the running service (SQLite WAL). */
-async function seedCalls(dataDir: string, accountId: string, agentIds: string[]): Promise<void> {
-  const db = await openMigratedDatabase(loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir } }));
+async function seedCalls(env: NodeJS.ProcessEnv, dataDir: string, accountId: string, agentIds: string[]): Promise<void> {
+  const db = await openMigratedDatabase(loadConfig({ env, cwd: dataDir, overrides: { dataDir } }));
   try {
     const start = Date.parse("2026-01-01T09:00:00.000Z");
     for (let i = 0; i < CALLS; i++) {
@@ -196,8 +198,8 @@ async function seedCalls(dataDir: string, accountId: string, agentIds: string[])
  * A call in progress (created before the seeded ones, so it is on no measured page): what the
  * write load's heartbeats update.
  */
-async function seedLiveCall(dataDir: string, accountId: string, agentId: string): Promise<string> {
-  const db = await openMigratedDatabase(loadConfig({ env: {}, cwd: dataDir, overrides: { dataDir } }));
+async function seedLiveCall(env: NodeJS.ProcessEnv, dataDir: string, accountId: string, agentId: string): Promise<string> {
+  const db = await openMigratedDatabase(loadConfig({ env, cwd: dataDir, overrides: { dataDir } }));
   const id = "call_" + randomBase62(20);
   try {
     const created = "2025-12-31T09:00:00.000Z";
@@ -223,16 +225,26 @@ async function seedLiveCall(dataDir: string, accountId: string, agentId: string)
  * process (the service sees another connection's commit, as it sees the admin CLI's). Any
  * write makes the service read its API keys afresh at the next request.
  */
-function heartbeatWriter(file: string, callId: string) {
-  const db = new SQLite(file);
-  db.pragma("busy_timeout = 5000");
-  const touch = db.prepare("UPDATE calls SET updated_at = ?, transcript = ? WHERE id = ?");
+function heartbeatWriter(database: { file: string } | { url: string }, callId: string) {
+  let touch: (at: string, transcript: string) => void;
+  let close: () => void;
+  if ("url" in database) {
+    const pg = openPostgres(database.url, { poolSize: 1 });
+    touch = (at, text) => void pg.updateTable("calls").set({ updated_at: at, transcript: text }).where("id", "=", callId).execute();
+    close = () => void pg.destroy();
+  } else {
+    const db = new SQLite(database.file);
+    db.pragma("busy_timeout = 5000");
+    const statement = db.prepare("UPDATE calls SET updated_at = ?, transcript = ? WHERE id = ?");
+    touch = (at, text) => statement.run(at, text, callId);
+    close = () => db.close();
+  }
   const transcript: Array<{ role: string; content: string; timestamp: number }> = [];
   let writes = 0;
   const timer = setInterval(() => {
     transcript.push({ role: writes % 2 ? "user" : "agent", content: "Still there?", timestamp: writes * (WRITE_INTERVAL_MS / 1000) });
     if (transcript.length > 40) transcript.shift();
-    touch.run(new Date().toISOString(), JSON.stringify(transcript), callId);
+    touch(new Date().toISOString(), JSON.stringify(transcript));
     writes++;
   }, WRITE_INTERVAL_MS);
   let stopped = false;
@@ -242,7 +254,7 @@ function heartbeatWriter(file: string, callId: string) {
       if (!stopped) {
         stopped = true;
         clearInterval(timer);
-        db.close();
+        close();
       }
       return writes;
     },
@@ -271,6 +283,8 @@ export interface Options {
   fail: boolean;
   cpuProf: string | undefined;
   writeLoad: boolean;
+  /** PostgreSQL to run Parley on; undefined: SQLite. */
+  databaseUrl: string | undefined;
 }
 
 function progress(line: string): void {
@@ -279,7 +293,7 @@ function progress(line: string): void {
 
 export async function apiThroughput(options: Options): Promise<{ results: EndpointResult[]; logLines: number; accountLimit: number; writes: number }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-api-bench-"));
-  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "info" };
+  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "info", ...(options.databaseUrl ? { PARLEY_DATABASE_URL: options.databaseUrl } : {}) };
   const logFile = path.join(dataDir, "parley.log");
   const logFd = openSync(logFile, "a");
   let parley: ServerProcess | undefined;
@@ -306,8 +320,8 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
       agentIds.push(agent.id);
     }
     for (let i = 0; i < NUMBERS; i++) await api(base, key, "POST", "/v1/phone-numbers", { phone_number: `+1650555${String(3000 + i)}`, country: "US" });
-    await seedCalls(dataDir, account.id, agentIds);
-    const liveCall = await seedLiveCall(dataDir, account.id, agentIds[0]!);
+    await seedCalls(env, dataDir, account.id, agentIds);
+    const liveCall = await seedLiveCall(env, dataDir, account.id, agentIds[0]!);
     const someCall = (await api(base, key, "GET", "/v1/calls?limit=1")).data[0].id as string;
 
     const paths: Record<(typeof ALL_ENDPOINTS)[number], string> = {
@@ -325,7 +339,7 @@ export async function apiThroughput(options: Options): Promise<{ results: Endpoi
     const headers = { authorization: `Bearer ${key}` };
     const results: EndpointResult[] = [];
     if (options.writeLoad) {
-      writer = heartbeatWriter(path.join(dataDir, DATABASE_FILE_NAME), liveCall);
+      writer = heartbeatWriter(options.databaseUrl ? { url: options.databaseUrl } : { file: path.join(dataDir, DATABASE_FILE_NAME) }, liveCall);
       progress(`write load: the live call's heartbeat written to the database every ${WRITE_INTERVAL_MS} ms from another connection`);
     }
     // The two servers take turns in slices of SLICE_SECONDS, so a change in the machine's other
@@ -381,6 +395,7 @@ function report(results: EndpointResult[], options: Options, logLines: number, a
     `API throughput: ${options.connections} connections, ${options.duration} s measured per endpoint and server after ${options.warmup} s of warm-up on each, the two taking turns every ${SLICE_SECONDS} s (${os.cpus().length} cores)`,
     `Parley: parley serve, log level info (${logLines} request log lines written), the account's rate limit lifted to ${accountLimit}/min with \`parley admin account limits --requests-per-minute\``,
     `Bare Express: another process, each path answered with res.json(the body Parley answered)`,
+    `Database: ${options.databaseUrl ? "PostgreSQL (--database-url)" : "SQLite in the data directory"}`,
     ...(options.writeLoad ? [`Write load: a live call's heartbeat written to Parley's database every ${WRITE_INTERVAL_MS} ms from another connection (${writes} writes)`] : []),
     ``,
     `| endpoint | path | Parley req/s | p50 ms | p99 ms | Express req/s | Express p99 ms | ratio | Parley CPU µs/req | Express CPU µs/req | CPU ratio | target: ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms |`,
@@ -402,7 +417,9 @@ export function parseApiThroughputOptions(argv: string[]): Options {
     "no-fail": { type: "boolean" },
     "cpu-prof": { type: "string" },
     "write-load": { type: "boolean" },
+    "database-url": { type: "string" },
   });
+  if (o["database-url"] !== undefined && !/^postgres(ql)?:\/\//.test(o["database-url"])) throw new UsageError("--database-url: a PostgreSQL URL such as postgres://user@127.0.0.1:5432/bench");
   const only = o.only ? o.only.split(",").map((n) => n.trim()) : [...ALL_ENDPOINTS];
   const unknown = only.filter((n) => !(ALL_ENDPOINTS as readonly string[]).includes(n));
   if (unknown.length > 0) throw new UsageError(`--only: unknown endpoint ${unknown.join(", ")}; known: ${ALL_ENDPOINTS.join(", ")}`);
@@ -415,6 +432,7 @@ export function parseApiThroughputOptions(argv: string[]): Options {
     fail: o["no-fail"] !== true,
     cpuProf: o["cpu-prof"] ? path.resolve(o["cpu-prof"]) : undefined,
     writeLoad: o["write-load"] === true,
+    databaseUrl: o["database-url"],
   };
 }
 

@@ -370,6 +370,13 @@ export interface CallCommandTable {
   created_at: string;
 }
 
+/** A request-rate window shared by the nodes (see SharedRateLimiter). */
+export interface RateWindowTable {
+  key: string;
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -391,4 +398,5 @@ export interface Database {
   web_call_tokens: WebCallTokenTable;
   nodes: NodeTable;
   call_commands: CallCommandTable;
+  rate_windows: RateWindowTable;
 }

@@ -29,6 +29,8 @@ import { RouteTable } from "./route-table.js";
 import { inOrder } from "./middleware/run-handlers.js";
 import { apiFirst, type ApiRoute } from "./api-first.js";
 import { expressMessageClasses, type MessageClasses } from "./express-messages.js";
+import { SharedRateLimiter } from "./middleware/shared-rate-limiter.js";
+import { isPostgres } from "../db/dialect.js";
 
 export interface AppDeps {
   services: Services;
@@ -131,7 +133,9 @@ export function createApp(deps: AppDeps): HttpApp {
   const routes = allRoutes(services);
   const limiter = deps.limiter ?? new FixedWindowRateLimiter();
   const anonymousLimit = Math.min(...PLANS.map((p) => services.config.plans[p].requestsPerMinute));
-  const auth = authenticate({ apiKeys: services.apiKeys, accounts: services.accounts, limiter, anonymousLimit });
+  // Several nodes share PostgreSQL: an account's requests are counted across them there.
+  const accountLimiter = isPostgres(services.db) ? new SharedRateLimiter(services.db) : limiter;
+  const auth = authenticate({ apiKeys: services.apiKeys, accounts: services.accounts, limiter, accountLimiter, anonymousLimit });
   const idem = idempotency(new IdempotencyKeysRepository(services.db), logger);
   const body = jsonBody(services.config.bodyLimitBytes);
   const table = new RouteTable<ApiRoute>(

@@ -5,19 +5,10 @@ import type { Logger } from "pino";
 import { LocalRecordingStore } from "./local-recording-store.js";
 import type { OpenedRecording, RecordingStore } from "./recording-store.js";
 import { parseS3Ref, S3_REF_PREFIX } from "./recording-store.js";
+import type { Config } from "../config.js";
 
 /** The bucket settings (PARLEY_RECORDINGS_S3_*). */
-export interface S3RecordingSettings {
-  bucket: string;
-  /** An S3-compatible service's address (MinIO, Ceph, R2...), addressed path-style; empty: AWS, virtual-hosted. */
-  endpoint: string;
-  region: string;
-  /** Empty: the SDK's default credential chain (AWS_* variables, instance roles...). */
-  accessKeyId: string;
-  secretAccessKey: string;
-  /** Put before `<call id>.wav` in each object's key. */
-  prefix: string;
-}
+export type S3RecordingSettings = Config["recordings"]["s3"];
 
 /** Waits before each further upload attempt: a short outage costs a few seconds at the call's end, not its recording. */
 export const UPLOAD_RETRY_DELAYS_MS: readonly number[] = [500, 2_000, 8_000];

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIVE_CALL_STATUSES } from "../../src/db/repositories/calls.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { untilValue } from "../helpers/until.js";
 
 // Campaigns dialled for real: the runner, the dispatcher and the simulator carrier, with the
 // simulator's dialler numbers (+1500555 then 1 answers and hangs up at once, 2 rings and is
@@ -23,15 +24,6 @@ const ENV = {
   PARLEY_CAMPAIGN_POLL_MS: "50",
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Records, at every call status change, the live calls of each campaign and account (counted in the change's transaction). */
 function sampleConcurrency(app: TestApp) {
@@ -95,7 +87,7 @@ describe("the campaign runner with the simulator carrier", () => {
     return res.body;
   };
   const finished = async (acct: TestAccount, id: string, status = "completed", timeoutMs = 60_000) => {
-    await until(`campaign ${id} ${status}`, async () => (await progress(acct, id)).status === status, timeoutMs);
+    await untilValue(`campaign ${id} ${status}`, async () => (await progress(acct, id)).status === status, timeoutMs);
     return read(acct, id);
   };
   const allContacts = async (acct: TestAccount, id: string) => {
@@ -147,10 +139,10 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp({ concurrentCalls: 4 });
     const first = await createCampaign(acct, { name: "A", agent_id: agentId, contacts: Array.from({ length: 10 }, (_, i) => ({ phone: NO_ANSWER(100 + i) })), settings: { max_concurrent: 3 } });
     const second = await createCampaign(acct, { name: "B", agent_id: agentId, contacts: Array.from({ length: 10 }, (_, i) => ({ phone: NO_ANSWER(200 + i) })), settings: { max_concurrent: 3 } });
-    await until("both campaigns calling", async () => (await progress(acct, first.id)).attempts > 0 && (await progress(acct, second.id)).attempts > 0);
+    await untilValue("both campaigns calling", async () => (await progress(acct, first.id)).attempts > 0 && (await progress(acct, second.id)).attempts > 0);
     const single = await app.request("POST", "/v1/calls", { key: acct.key, body: { phone_number: HANGS_UP(999), agent_id: agentId } });
     expect(single.status).toBe(200);
-    await until("the single call", async () => (await app.parley.services.calls.get(acct.id, single.body.id)).status === "completed");
+    await untilValue("the single call", async () => (await app.parley.services.calls.get(acct.id, single.body.id)).status === "completed");
     const singleDone = (await app.request("GET", `/v1/calls/${single.body.id}`, { key: acct.key })).body;
     await Promise.all([finished(acct, first.id), finished(acct, second.id)]);
     expect(maxLive.get(acct.id)).toBe(4);
@@ -245,7 +237,7 @@ describe("the campaign runner with the simulator carrier", () => {
     const paused = await finished(acct, campaign.id, "paused");
     expect(paused.paused_reason).toBe("insufficient_credits");
     // The calls under way finish; nothing failed, the rest wait.
-    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    await untilValue("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
     const settled = await read(acct, campaign.id);
     expect(settled.contacts).toMatchObject({ failed: 0, no_answer: 2, pending: 4 });
     const [event] = await eventsOf(acct, "campaign.paused");
@@ -264,23 +256,23 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp();
     const contacts = Array.from({ length: 12 }, (_, i) => ({ phone: NO_ANSWER(700 + i) }));
     const campaign = await createCampaign(acct, { name: "Controls", agent_id: agentId, contacts, settings: { max_concurrent: 2 } });
-    await until("first calls", async () => (await progress(acct, campaign.id)).attempts >= 2);
+    await untilValue("first calls", async () => (await progress(acct, campaign.id)).attempts >= 2);
     const paused = await app.request("POST", `/v1/campaigns/${campaign.id}/pause`, { key: acct.key });
     expect(paused.body).toMatchObject({ status: "paused", paused_reason: "requested" });
-    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    await untilValue("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
     const settled = await read(acct, campaign.id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await read(acct, campaign.id)).attempts).toBe(settled.attempts);
 
     expect((await app.request("POST", `/v1/campaigns/${campaign.id}/resume`, { key: acct.key })).status).toBe(200);
-    await until("calls again", async () => (await progress(acct, campaign.id)).attempts > settled.attempts);
+    await untilValue("calls again", async () => (await progress(acct, campaign.id)).attempts > settled.attempts);
     // Running, with contacts done in the last minutes: an estimate of when it will finish.
     const running = await read(acct, campaign.id);
     expect(running.status).toBe("running");
     expect(Date.parse(running.estimated_finish_at)).toBeGreaterThan(Date.parse(running.started_at));
     const cancelled = await app.request("POST", `/v1/campaigns/${campaign.id}/cancel`, { key: acct.key });
     expect(cancelled.body.status).toBe("cancelled");
-    await until("cancelled contacts settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    await untilValue("cancelled contacts settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
     const after = await read(acct, campaign.id);
     expect(after.contacts.pending).toBe(0);
     expect(after.contacts.cancelled).toBeGreaterThan(0);
@@ -294,7 +286,7 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp();
     const contacts = Array.from({ length: 8 }, (_, i) => ({ phone: NO_ANSWER(800 + i) }));
     const campaign = await createCampaign(acct, { name: "Agent off", agent_id: agentId, contacts, settings: { max_concurrent: 1 } });
-    await until("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
+    await untilValue("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
     expect((await app.request("PATCH", `/v1/agents/${agentId}`, { key: acct.key, body: { status: "inactive" } })).status).toBe(200);
     const paused = await finished(acct, campaign.id, "paused");
     expect(paused.paused_reason).toBe("agent_inactive");
@@ -304,9 +296,9 @@ describe("the campaign runner with the simulator carrier", () => {
     const { acct, agentId } = await setUp();
     const contacts = Array.from({ length: 4 }, (_, i) => ({ phone: NO_ANSWER(850 + i) }));
     const campaign = await createCampaign(acct, { name: "Agent gone", agent_id: agentId, contacts, settings: { max_concurrent: 1 } });
-    await until("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
+    await untilValue("first call", async () => (await progress(acct, campaign.id)).attempts >= 1);
     expect((await app.request("POST", `/v1/campaigns/${campaign.id}/pause`, { key: acct.key })).status).toBe(200);
-    await until("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
+    await untilValue("calls under way settled", async () => (await progress(acct, campaign.id)).counts.calling === 0);
     expect((await app.request("DELETE", `/v1/agents/${agentId}`, { key: acct.key })).status).toBe(200);
     expect((await app.request("POST", `/v1/campaigns/${campaign.id}/resume`, { key: acct.key })).status).toBe(200);
     const paused = await finished(acct, campaign.id, "paused");
@@ -366,7 +358,7 @@ describe("calling hours on a fake clock", () => {
     const id = res.body.id as string;
     const contacts = async () => (await app.parley.services.campaigns.contactsOf(await app.parley.services.campaigns.get(acct.id, id))).map((c) => c.status);
     // Only New York is open.
-    await until("the New York contact called", async () => (await contacts())[1] === "completed");
+    await untilValue("the New York contact called", async () => (await contacts())[1] === "completed");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await contacts()).toEqual(["pending", "completed", "pending"]);
     // Tuesday 08:30 in Paris: still closed.
@@ -375,7 +367,7 @@ describe("calling hours on a fake clock", () => {
     expect(await contacts()).toEqual(["pending", "completed", "pending"]);
     // Tuesday 09:00 in Paris: open.
     now = Date.parse("2026-11-24T08:00:00Z");
-    await until("the Paris contacts called", async () => (await contacts()).every((s) => s === "completed"));
+    await untilValue("the Paris contacts called", async () => (await contacts()).every((s) => s === "completed"));
     expect((await app.request("GET", `/v1/campaigns/${id}`, { key: acct.key })).body.status).toBe("completed");
   }, 60_000);
 });

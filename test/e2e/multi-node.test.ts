@@ -10,6 +10,7 @@ import { cliAccount, type CliAccount } from "../helpers/cli-account.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { startPostgresCluster, type PostgresCluster } from "../helpers/postgres-cluster.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { untilValue } from "../helpers/until.js";
 
 // Two `parley serve` processes on loopback sharing one PostgreSQL database, as a deployment of
 // several nodes runs: each with its own data directory and node id, the same PARLEY_SECRET.
@@ -65,15 +66,6 @@ async function startNode(nodeId: string): Promise<ServerProcess> {
   return server;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const callRow = (id: string) => db.selectFrom("calls").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const ledgerOf = async (id: string) => (await db.selectFrom("ledger").select("amount").where("call_id", "=", id).execute()).map((l) => l.amount);
@@ -117,7 +109,7 @@ describe("two nodes on one PostgreSQL database", () => {
       }),
     );
     const ended = (id: string) => async () => !["queued", "ringing", "in_progress"].includes((await callRow(id)).status);
-    for (const id of placed) await until(`call ${id} to end`, ended(id));
+    for (const id of placed) await untilValue(`call ${id} to end`, ended(id));
     for (const id of placed) {
       expect((await callRow(id)).status).toBe("completed");
       expect((await eventsOf(id)).filter((e) => e === "call.ringing")).toHaveLength(1);
@@ -131,7 +123,7 @@ describe("two nodes on one PostgreSQL database", () => {
     });
     expect(campaign.status, JSON.stringify(campaign.body)).toBe(201);
     let maxLive = 0;
-    const done = await until(
+    const done = await untilValue(
       "the campaign to finish",
       async () => {
         const live = await db.selectFrom("calls").select((eb) => eb.fn.countAll<number>().as("n")).where("campaign_id", "=", campaign.body.id).where("status", "in", ["ringing", "in_progress"]).executeTakeFirstOrThrow();
@@ -150,7 +142,7 @@ describe("two nodes on one PostgreSQL database", () => {
     // Every event since the webhook reaches the receiver once, whichever node's worker sent it.
     const stored = await db.selectFrom("deliveries").select("event_id").where("webhook_id", "=", hook.body.id).execute();
     expect(stored.length).toBeGreaterThan(30);
-    await until(`every event delivered (${stored.length} due)`, async () => new Set(receiver.received.map((r) => r.body?.event_id)).size >= stored.length || undefined, 30_000);
+    await untilValue(`every event delivered (${stored.length} due)`, async () => new Set(receiver.received.map((r) => r.body?.event_id)).size >= stored.length || undefined, 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const byEvent = new Map<string, number>();
     for (const r of receiver.received) byEvent.set(r.body.event_id, (byEvent.get(r.body.event_id) ?? 0) + 1);
@@ -179,14 +171,14 @@ describe("two nodes on one PostgreSQL database", () => {
     // Each call marked alive at least once by its node's heartbeat.
     for (const { id } of [...onA, onB]) {
       const started = (await callRow(id)).updated_at;
-      await until(`a heartbeat of ${id}`, async () => (await callRow(id)).updated_at > started);
+      await untilValue(`a heartbeat of ${id}`, async () => (await callRow(id)).updated_at > started);
     }
     const beforeKill = new Map(await Promise.all(onA.map(async ({ id }) => [id, await callRow(id)] as const)));
     expect(await a.stop("SIGKILL")).toBeNull();
     const killedAt = Date.now();
 
     for (const { id } of onA) {
-      const closed = await until(`${id} closed by node B`, async () => {
+      const closed = await untilValue(`${id} closed by node B`, async () => {
         const row = await callRow(id);
         return row.status !== "in_progress" && row;
       });
@@ -201,7 +193,7 @@ describe("two nodes on one PostgreSQL database", () => {
     // Node B's own call went on: still live and its own, still marked alive by B's heartbeat.
     const ownCall = await callRow(onB.id);
     expect(ownCall).toMatchObject({ status: "in_progress", node_id: "node-b", ended_at: null });
-    await until("node B's call marked alive after the kill", async () => (await callRow(onB.id)).updated_at > ownCall.updated_at);
+    await untilValue("node B's call marked alive after the kill", async () => (await callRow(onB.id)).updated_at > ownCall.updated_at);
     expect((await acct.api(b.baseUrl, "POST", `/v1/calls/${onB.id}/end`)).body.status).toBe("completed");
     expect(await ledgerOf(onB.id)).toEqual([-1]);
     // Nothing closed twice, however many beats passed.

@@ -19,6 +19,7 @@ import * as canonicalPhoneNumbers from "./017-canonical-phone-numbers.js";
 import * as reminderCallInbound from "./018-reminder-call-inbound.js";
 import * as nodes from "./019-nodes.js";
 import * as creditHolds from "./020-credit-holds.js";
+import * as rateWindows from "./021-rate-windows.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "018-reminder-call-inbound": reminderCallInbound,
   "019-nodes": nodes,
   "020-credit-holds": creditHolds,
+  "021-rate-windows": rateWindows,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -31,7 +31,10 @@ export function bearerKey(req: Request): string | undefined {
 export function authenticate(deps: {
   apiKeys: ApiKeysService;
   accounts: AccountsService;
+  /** Counts requests without a valid key, by client address: each node its own. */
   limiter: FixedWindowRateLimiter;
+  /** Counts each account's requests: the process's own windows, or the nodes' shared ones (SharedRateLimiter). */
+  accountLimiter: { hit(key: string, limit: number): RateDecision | Promise<RateDecision> };
   anonymousLimit: number;
 }) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -41,7 +44,9 @@ export function authenticate(deps: {
         throw new ApiError(401, "invalid_api_key", "Malformed Authorization header: expected 'Bearer <key>'");
       }
       const { key, account } = await deps.apiKeys.authenticate(presented);
-      const decision = deps.limiter.hit(`account:${account.id}`, deps.accounts.limitsOf(account).requestsPerMinute);
+      const hit = deps.accountLimiter.hit(`account:${account.id}`, deps.accounts.limitsOf(account).requestsPerMinute);
+      // Awaited only when shared: the process's own windows answer at once, without a turn of the event loop.
+      const decision = hit instanceof Promise ? await hit : hit;
       setRateHeaders(res, decision);
       if (!decision.allowed) throw rateLimitExceeded(decision, "requests");
       req.auth = { account, keyId: key.id, permissions: key.permissions };
