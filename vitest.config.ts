@@ -32,10 +32,12 @@ const NOT_REALTIME_E2E = [
 ];
 const REALTIME = ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"];
 /**
- * The suites that run a second time on PostgreSQL (the `postgres` lane): the API's, and the
- * end-to-end calls, campaigns and webhooks whose calls carry no audio to recognise.
+ * The suites that run a second time on PostgreSQL (the `postgres` lane, beside the realtime
+ * one): the API's (agents, calls, campaigns, webhooks and their deliveries...) and the browser
+ * calls' end to end. Calls, campaigns and webhooks across two real nodes on PostgreSQL are
+ * test/e2e/multi-node.test.ts (other lane, its own cluster).
  */
-const ON_POSTGRES = ["test/api/**/*.test.ts"];
+const ON_POSTGRES = ["test/api/**/*.test.ts", "test/e2e/web-calls.test.ts"];
 /** SQLite's own: its query plans. */
 const SQLITE_ONLY = ["test/api/list-query-plans.test.ts"];
 
