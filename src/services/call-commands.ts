@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
@@ -39,7 +40,11 @@ export class CallCommands {
    * REMOTE_END_WAIT_MS; true when it ended meanwhile.
    */
   async endRemotely(callId: string, nodeId: string): Promise<boolean> {
-    await this.db.insertInto("call_commands").values({ id: newId("callCommand"), node_id: nodeId, call_id: callId, command: "end", created_at: nowIso() }).execute();
+    // One pending command a call: a client repeating its request (or flooding it) adds no work
+    // for the node (two racing may both insert: harmless, a hang-up is done once).
+    await sql`INSERT INTO call_commands (id, node_id, call_id, command, created_at)
+      SELECT ${newId("callCommand")}, ${nodeId}, ${callId}, 'end', ${nowIso()}
+      WHERE NOT EXISTS (SELECT 1 FROM call_commands WHERE call_id = ${callId} AND command = 'end')`.execute(this.db);
     for (let waited = 0; waited < REMOTE_END_WAIT_MS; waited += WAIT_STEP_MS) {
       const call = await this.db.selectFrom("calls").select("status").where("id", "=", callId).executeTakeFirst();
       if (!call || !(LIVE_CALL_STATUSES as readonly string[]).includes(call.status as CallStatus)) return true;
