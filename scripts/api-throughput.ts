@@ -15,7 +15,7 @@ import autocannon from "autocannon";
 import SQLite from "better-sqlite3";
 import { integer, parseOptions, UsageError } from "../src/cli/args.js";
 import { answerHelp } from "../src/cli/help.js";
-import { loadConfig } from "../src/config.js";
+import { isPostgresUrl, loadConfig } from "../src/config.js";
 import { DATABASE_FILE_NAME } from "../src/db/database.js";
 import { randomBase62 } from "../src/core/ids.js";
 import { openMigratedDatabase } from "../src/main.js";
@@ -419,7 +419,7 @@ export function parseApiThroughputOptions(argv: string[]): Options {
     "write-load": { type: "boolean" },
     "database-url": { type: "string" },
   });
-  if (o["database-url"] !== undefined && !/^postgres(ql)?:\/\//.test(o["database-url"])) throw new UsageError("--database-url: a PostgreSQL URL such as postgres://user@127.0.0.1:5432/bench");
+  if (o["database-url"] !== undefined && !isPostgresUrl(o["database-url"])) throw new UsageError("--database-url: a PostgreSQL URL such as postgres://user@127.0.0.1:5432/bench");
   const only = o.only ? o.only.split(",").map((n) => n.trim()) : [...ALL_ENDPOINTS];
   const unknown = only.filter((n) => !(ALL_ENDPOINTS as readonly string[]).includes(n));
   if (unknown.length > 0) throw new UsageError(`--only: unknown endpoint ${unknown.join(", ")}; known: ${ALL_ENDPOINTS.join(", ")}`);

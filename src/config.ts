@@ -34,6 +34,11 @@ export type CarrierName = (typeof CARRIERS)[number];
 /** The longest retention an account or the service may set: a hundred years. */
 export const RETENTION_MAX_DAYS = 36_500;
 
+/** Whether `url` names a PostgreSQL database (`postgres://` or `postgresql://`, no spaces). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\/[^\s]+$/.test(url);
+}
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -553,7 +558,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if ("bad" in allowed) {
     throw new ConfigError("PARLEY_WEBHOOK_ALLOW_NETWORKS", `"${allowed.bad}" is not an IP address or CIDR such as 192.168.10.0/24 or fd00:1::/64`);
   }
-  if (result.databaseUrl && !/^postgres(ql)?:\/\/[^\s]+$/.test(result.databaseUrl)) {
+  if (result.databaseUrl && !isPostgresUrl(result.databaseUrl)) {
     // The value may hold a password: not repeated in the message.
     throw new ConfigError("PARLEY_DATABASE_URL", "must be a PostgreSQL URL such as postgres://parley:password@db.example:5432/parley");
   }

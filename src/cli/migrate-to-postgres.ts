@@ -7,6 +7,7 @@ import { openPostgres } from "../db/postgres.js";
 import type { Database } from "../db/schema.js";
 import { UsageError } from "./args.js";
 import { openElsewhere } from "./database-backup.js";
+import { isPostgresUrl } from "../config.js";
 
 /** Rows per INSERT at most; fewer for wide tables, within PostgreSQL's 65,535 parameters a statement. */
 const BATCH_ROWS = 1000;
@@ -56,7 +57,7 @@ export async function migrateToPostgres(from: string, to: string, progress: (lin
   const started = Date.now();
   const source = path.resolve(from);
   checkSource(source);
-  if (!/^postgres(ql)?:\/\/[^\s]+$/.test(to)) throw new UsageError("--to must be a PostgreSQL URL such as postgres://parley:password@db.example:5432/parley");
+  if (!isPostgresUrl(to)) throw new UsageError("--to must be a PostgreSQL URL such as postgres://parley:password@db.example:5432/parley");
   if (openElsewhere(source) === true) {
     throw new UsageError(`${source} is open in another process (parley serve or an admin command): stop it first; what it wrote after the copy would be lost`);
   }

@@ -99,7 +99,6 @@ export function parsePart<S extends z.ZodType>(schema: S, part: RequestPart, inp
  * database: a request means the same on every installation.
  */
 function nulField(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
-  if (!holdsNul(value)) return undefined;
   if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {

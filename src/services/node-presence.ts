@@ -41,7 +41,7 @@ export class NodePresence {
   constructor(
     private readonly db: Db,
     private readonly config: Pick<Config, "node" | "engine">,
-    private readonly deps: { id: string; liveCalls: LiveCallsService; reservations: CreditReservations; commands: CallCommands; logger: Logger; now?: () => number },
+    private readonly deps: { id: string; liveCalls: LiveCallsService; reservations: CreditReservations; commands: CallCommands; logger: Logger },
   ) {}
 
   get id(): string {
@@ -54,7 +54,7 @@ export class NodePresence {
    */
   async start(): Promise<number> {
     const at = nowIso();
-    const heartbeat = this.now();
+    const heartbeat = Date.now();
     await this.db
       .insertInto("nodes")
       .values({ id: this.id, started_at: at, heartbeat_at: heartbeat, stopped_at: null })
@@ -86,9 +86,9 @@ export class NodePresence {
   private beat(): Promise<void> {
     this.beating = (async () => {
       try {
-        await this.db.updateTable("nodes").set({ heartbeat_at: this.now() }).where("id", "=", this.id).execute();
+        await this.db.updateTable("nodes").set({ heartbeat_at: Date.now() }).where("id", "=", this.id).execute();
         await this.recoverLost(false);
-        await this.deps.commands.forgetOlderThan(new Date(this.now() - 2 * this.config.node.graceMs).toISOString());
+        await this.deps.commands.forgetOlderThan(new Date(Date.now() - 2 * this.config.node.graceMs).toISOString());
       } catch (err) {
         this.deps.logger.error({ err }, "node heartbeat failed");
       }
@@ -97,7 +97,7 @@ export class NodePresence {
   }
 
   private async recoverLost(includeOwn: boolean): Promise<number> {
-    const lost = await new CallsRepository(this.db).liveOfLostNodes(this.id, includeOwn, this.now() - this.config.node.graceMs);
+    const lost = await new CallsRepository(this.db).liveOfLostNodes(this.id, includeOwn, Date.now() - this.config.node.graceMs);
     if (lost.length === 0) return 0;
     const closed = await this.deps.liveCalls.recoverInterrupted(lost);
     // At start the composition root reports them (calls of this node's previous process, mostly).
@@ -106,9 +106,5 @@ export class NodePresence {
       this.deps.logger.warn({ calls: closed, nodes }, "closed live calls of lost nodes (failed, interrupted, billed to their last heartbeat)");
     }
     return closed;
-  }
-
-  private now(): number {
-    return this.deps.now?.() ?? Date.now();
   }
 }

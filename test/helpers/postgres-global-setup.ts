@@ -25,25 +25,19 @@ export async function testPostgresDatabase(): Promise<{ url: string; drop(): Pro
   const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
   if (!adminUrl) return undefined;
   const name = `parley_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${POSTGRES_TEMPLATE}`);
-  } finally {
-    await admin.end();
-  }
+  await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${POSTGRES_TEMPLATE}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  return { url: url.toString(), drop: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** Runs one statement on a short-lived connection of its own. */
+async function adminStatement(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

@@ -207,7 +207,6 @@ export class CallsRepository {
     return row && callFromRow(row);
   }
 
-  /** Every account's calls in `statuses` (start-up recovery). */
   /**
    * The live (`ringing`, `in_progress`) calls whose node is lost: none recorded (calls from
    * before nodes existed), `ownId` when `includeOwn` (at start-up nothing runs here yet: such
@@ -240,11 +239,6 @@ export class CallsRepository {
    */
   async lockForChange(id: string, trx: Db): Promise<void> {
     if (isPostgres(trx)) await trx.selectFrom("calls").select("id").where("id", "=", id).forUpdate().execute();
-  }
-
-  async allInStatus(statuses: readonly CallStatus[], db: Db = this.db): Promise<CallRecord[]> {
-    const rows = await db.selectFrom("calls").selectAll().where("status", "in", [...statuses]).execute();
-    return rows.map(callFromRow);
   }
 
   /**
