@@ -7,7 +7,7 @@ import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenFile } from "../core/privat
 import { migrationProvider } from "./migrations/index.js";
 import { isPostgres } from "./dialect.js";
 import { withPostgresColumnTypes } from "./postgres.js";
-import { registerGeneration } from "./database-generation.js";
+import { registerGeneration, sqliteGeneration } from "./database-generation.js";
 import { withStatementCache } from "./statement-cache.js";
 import { observeWrites, type DatabaseWriteObserver } from "./write-observer.js";
 import type { Database } from "./schema.js";
@@ -47,7 +47,7 @@ export function openDatabase(file: string, options: { observer?: DatabaseWriteOb
   // transcript must not stay readable in the file (see CallContentRemoval).
   sqlite.pragma("secure_delete = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: observeWrites(withStatementCache(sqlite), sqlite, options.observer ?? UNOBSERVED) }) });
-  registerGeneration(db, sqlite);
+  registerGeneration(db, sqliteGeneration(sqlite));
   return db;
 }
 

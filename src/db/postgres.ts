@@ -1,5 +1,7 @@
 import pg from "pg";
-import { DataTypeNode, Kysely, OperationNodeTransformer, PostgresDialect, type KyselyPlugin, type OperationNode } from "kysely";
+import { DataTypeNode, Kysely, OperationNodeTransformer, PostgresDialect, PostgresDriver, type Driver, type KyselyPlugin, type OperationNode, type PostgresDialectConfig } from "kysely";
+import { registerGeneration } from "./database-generation.js";
+import { PostgresChanges } from "./postgres-changes.js";
 import type { Database } from "./schema.js";
 
 /** Connections each node keeps to PostgreSQL at most. */
@@ -38,12 +40,37 @@ const numericTypes: pg.CustomTypesConfig = {
 /**
  * Opens a pool of connections to the PostgreSQL database at `url`. A connection that breaks
  * while idle (the server restarted) is reported to `onError` and replaced on the next query,
- * instead of the error ending the process.
+ * instead of the error ending the process. Its generation (database-generation.ts) follows
+ * the changes to accounts and API keys, through one more connection opened when first asked
+ * and closed with the pool.
  */
 export function openPostgres(url: string, options: { onError?: (err: Error) => void; poolSize?: number } = {}): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? POSTGRES_POOL_SIZE, types: numericTypes });
   pool.on("error", (err) => options.onError?.(err));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const changes = new PostgresChanges(url, options.onError);
+  const db = new Kysely<Database>({ dialect: new ListeningPostgresDialect({ pool }, changes), plugins: [changes.plugin] });
+  registerGeneration(db, changes.generation);
+  return db;
+}
+
+/** PostgreSQL's dialect, whose destroy() also stops listening for changes. */
+class ListeningPostgresDialect extends PostgresDialect {
+  constructor(
+    private readonly config: PostgresDialectConfig,
+    private readonly changes: PostgresChanges,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    const changes = this.changes;
+    return new (class extends PostgresDriver {
+      override async destroy(): Promise<void> {
+        await changes.close();
+        await super.destroy();
+      }
+    })(this.config);
+  }
 }
 
 /** `db` with the migrations' column types translated (see PostgresColumnTypes); for running migrations only. */

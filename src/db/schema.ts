@@ -375,6 +375,7 @@ export interface RateWindowTable {
   key: string;
   window_start: number;
   count: number;
+  leased: number;
 }
 
 export interface Database {

@@ -36,4 +36,26 @@ describe("request rates across nodes", () => {
     const other = await b.account();
     expect((await a.request("GET", "/v1/agents", { key: other.key })).status).toBe(200);
   });
+
+  it("take counts from the window several at a time, still letting through exactly the limit", async () => {
+    const LIMIT = 200;
+    const acct = await a.account();
+    await a.parley.services.accounts.setLimits(acct.id, { requestsPerMinute: LIMIT });
+    const statuses: number[] = [];
+    const remaining: number[] = [];
+    for (let i = 0; i < 260; i++) {
+      const response = await (i % 2 ? b : a).request("GET", "/v1/agents", { key: acct.key });
+      statuses.push(response.status);
+      if (response.status === 200) remaining.push(Number(response.headers.get("x-ratelimit-remaining")));
+      if (i === 0) {
+        // The first node took a twentieth of the limit at once.
+        const row = await a.parley.services.db.selectFrom("rate_windows").selectAll().where("key", "=", `account:${acct.id}`).executeTakeFirstOrThrow();
+        expect(row).toMatchObject({ count: LIMIT / 20, leased: LIMIT / 20 });
+      }
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(260 - LIMIT);
+    // Each count handed out once, across both nodes.
+    expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+  });
 });

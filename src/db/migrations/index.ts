@@ -20,6 +20,8 @@ import * as reminderCallInbound from "./018-reminder-call-inbound.js";
 import * as nodes from "./019-nodes.js";
 import * as creditHolds from "./020-credit-holds.js";
 import * as rateWindows from "./021-rate-windows.js";
+import * as changeNotifications from "./022-change-notifications.js";
+import * as rateLeases from "./023-rate-leases.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -47,6 +49,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "019-nodes": nodes,
   "020-credit-holds": creditHolds,
   "021-rate-windows": rateWindows,
+  "022-change-notifications": changeNotifications,
+  "023-rate-leases": rateLeases,
 };
 
 export const migrationProvider: MigrationProvider = {
