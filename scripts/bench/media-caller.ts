@@ -116,6 +116,17 @@ export abstract class MediaClient {
     tick();
   }
 
+  /** Sends `samples` at once as 20 ms frames, without real-time pacing (for tests that need no clock). */
+  sendUnpaced(samples: Int16Array): void {
+    const frame = this.sampleRate / 50;
+    for (let i = 0; i < samples.length; i += frame) {
+      if (this.ws.readyState !== WebSocket.OPEN) return;
+      const chunk = new Int16Array(frame);
+      chunk.set(samples.subarray(i, Math.min(i + frame, samples.length)));
+      this.sendFrame(this.addNoise ? this.addNoise(chunk) : chunk);
+    }
+  }
+
   stopPump(): void {
     if (this.pump) clearTimeout(this.pump);
     this.pump = undefined;
@@ -259,17 +270,33 @@ export class NativeMediaClient extends MediaClient {
   }
 }
 
+/** The sids a Twilio stream carries; random (account all zeros) when not given. */
+export interface TwilioStreamIds {
+  callSid?: string;
+  streamSid?: string;
+  accountSid?: string;
+}
+
 /** Twilio Media Streams as Twilio sends it: JSON messages, base64 mu-law 8 kHz. */
 export class TwilioMediaClient extends MediaClient {
   private sequence = 0;
   /** Unique per connection, like Twilio's: the service stores it in the call's metadata (`twilio_call_sid`). */
-  readonly callSid = "CA" + randomBytes(16).toString("hex");
-  readonly streamSid = "MZ" + randomBytes(16).toString("hex");
+  readonly callSid: string;
+  readonly streamSid: string;
+  readonly accountSid: string;
 
-  static connect(url: string, customParameters: Record<string, string>): Promise<TwilioMediaClient> {
+  private constructor(ws: WebSocket, ids: TwilioStreamIds) {
+    super(ws, 8000);
+    this.callSid = ids.callSid ?? "CA" + randomBytes(16).toString("hex");
+    this.streamSid = ids.streamSid ?? "MZ" + randomBytes(16).toString("hex");
+    this.accountSid = ids.accountSid ?? "AC" + "0".repeat(32);
+  }
+
+  /** `ids` and `headers` let a Twilio stand-in stream a call it placed (its sids, a signed upgrade). */
+  static connect(url: string, customParameters: Record<string, string>, ids: TwilioStreamIds = {}, headers: Record<string, string> = {}): Promise<TwilioMediaClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
-      const client = new TwilioMediaClient(ws, 8000);
+      const ws = new WebSocket(url, { headers });
+      const client = new TwilioMediaClient(ws, ids);
       ws.on("message", (data) => {
         const message = JSON.parse(data.toString());
         if (message.event === "media") client.receiveAudio(decodeMulaw(Buffer.from(message.media.payload, "base64")));
@@ -284,7 +311,7 @@ export class TwilioMediaClient extends MediaClient {
           streamSid: client.streamSid,
           start: {
             streamSid: client.streamSid,
-            accountSid: "AC" + "0".repeat(32),
+            accountSid: client.accountSid,
             callSid: client.callSid,
             tracks: ["inbound"],
             customParameters,
@@ -315,6 +342,6 @@ export class TwilioMediaClient extends MediaClient {
   }
 
   hangUp(): void {
-    this.send({ event: "stop", streamSid: this.streamSid, stop: { accountSid: "AC" + "0".repeat(32), callSid: this.callSid } });
+    this.send({ event: "stop", streamSid: this.streamSid, stop: { accountSid: this.accountSid, callSid: this.callSid } });
   }
 }
