@@ -1,4 +1,4 @@
-import { PLANS, RETENTION_MAX_DAYS, type Config, type Plan, type PlanLimits } from "../config.js";
+import { CARRIERS, PLANS, RETENTION_MAX_DAYS, type CarrierName, type Config, type Plan, type PlanLimits } from "../config.js";
 import type { Db } from "../db/database.js";
 import { openMigratedDatabase } from "../main.js";
 import { ApiError, type FieldProblem } from "../core/api-error.js";
@@ -31,7 +31,8 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   key revoke --key KEY_ID
   credits add --account ID --amount N [--description TEXT]
   number add --account ID --number +E164 [--country US] [--region CA] [--friendly-name NAME]
-             [--agent AGENT_ID]                                   (active at once)
+             [--agent AGENT_ID] [--carrier ${CARRIERS.join("|")}]
+             (active at once; without --carrier: the default, PARLEY_CARRIER)
   number list [--status pending|active|inactive] [--account ID] [--number +E164]
   number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
   number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)
@@ -96,6 +97,7 @@ async function operatorView(s: Services, n: PhoneNumberRecord) {
     account_id: n.account_id,
     phone_number: n.phone_number,
     country: n.country,
+    carrier: n.carrier ?? s.config.carrier,
     status: n.status,
     approved_at: n.approved_at,
     active_in_account: holder ?? null,
@@ -118,6 +120,13 @@ async function targetNumber(s: Services, target: string, accountId: string | und
   if (rows.length === 0) throw new UsageError(`no ${statuses.join(" or ")} ${where} (parley admin number list --number ${target} shows its rows)`);
   if (rows.length > 1) throw new UsageError(`${rows.length} accounts have ${where} (${rows.map((n) => `${n.id} in ${n.account_id}`).join(", ")}): give the number's id or --account`);
   return rows[0]!;
+}
+
+/** `--carrier`: one of CARRIERS; absent, null (the number follows PARLEY_CARRIER). */
+function carrier(value: string | undefined): CarrierName | null {
+  if (value === undefined) return null;
+  if (!(CARRIERS as readonly string[]).includes(value)) throw new UsageError(`--carrier must be one of ${CARRIERS.join(", ")}`);
+  return value as CarrierName;
 }
 
 function status(value: string | undefined): PhoneNumberStatus | undefined {
@@ -227,8 +236,10 @@ const COMMANDS: Record<string, Handler> = {
       region: { type: "string" },
       "friendly-name": { type: "string" },
       agent: { type: "string" },
+      carrier: { type: "string" },
       json: { type: "boolean" },
     });
+    const held = carrier(o.carrier);
     const a = await accountOrFail(s, required(o, "account"));
     const number = required(o, "number");
     // +1 is shared by the US, Canada and the Caribbean; the US is the common case, others say so.
@@ -242,7 +253,7 @@ const COMMANDS: Record<string, Handler> = {
         friendly_name: o["friendly-name"],
         default_agent_id: o.agent,
       });
-      return presentPhoneNumber(await s.phoneNumbers.add(a.id, input));
+      return presentPhoneNumber(await s.phoneNumbers.add(a.id, input, held), s.config.carrier);
     });
   },
   "number list": async (argv, s) => {

@@ -84,6 +84,8 @@ export interface PhoneNumberTable {
   /** `pending` (claimed through the API), `active` (approved, or added by the operator) or `inactive` (released). */
   status: string;
   default_agent_id: string | null;
+  /** The carrier the number is held at (one of CARRIERS); null: the service's default, PARLEY_CARRIER (migration 024). */
+  carrier: string | null;
   /** When the operator approved the number for this account (or added it); null if never, or withdrawn by a rejection. */
   approved_at: string | null;
   created_at: string;

@@ -1,3 +1,4 @@
+import type { CarrierName } from "../config.js";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 import { canonicalPhoneNumber } from "../core/phone-number.js";
@@ -58,12 +59,16 @@ export class PhoneNumbersService {
     return this.insert(accountId, input, "pending");
   }
 
-  /** The operator's `parley admin number add`: the operator vouches for the number, so it is active at once. */
-  add(accountId: string, input: CreatePhoneNumberInput): Promise<PhoneNumberRecord> {
-    return this.insert(accountId, input, "active");
+  /**
+   * The operator's `parley admin number add`: the operator vouches for the number, so it is active
+   * at once. `carrier` (one of CARRIERS) is where the number is held; null: the service's default.
+   * Only the operator names it: a client's claim always gets the default.
+   */
+  add(accountId: string, input: CreatePhoneNumberInput, carrier: CarrierName | null = null): Promise<PhoneNumberRecord> {
+    return this.insert(accountId, input, "active", carrier);
   }
 
-  private async insert(accountId: string, input: CreatePhoneNumberInput, status: "pending" | "active"): Promise<PhoneNumberRecord> {
+  private async insert(accountId: string, input: CreatePhoneNumberInput, status: "pending" | "active", carrier: CarrierName | null = null): Promise<PhoneNumberRecord> {
     if (input.default_agent_id) await this.deps.agents.get(accountId, input.default_agent_id);
     const at = nowIso();
     const record: PhoneNumberRecord = {
@@ -76,6 +81,7 @@ export class PhoneNumbersService {
       capabilities: input.capabilities ?? { voice: true, sms: false },
       status,
       default_agent_id: input.default_agent_id ?? null,
+      carrier,
       approved_at: status === "active" ? at : null,
       created_at: at,
       updated_at: at,
@@ -98,13 +104,20 @@ export class PhoneNumbersService {
     return findOwned(await this.numbers.findById(id), accountId, NOT_FOUND);
   }
 
-  list(accountId: string, filters: PhoneNumberFilters, query: ListQuery) {
+  /**
+   * A page of the account's numbers; a number that records no carrier shows `defaultCarrier`
+   * (PARLEY_CARRIER), as presentPhoneNumber does.
+   */
+  list(accountId: string, filters: PhoneNumberFilters, query: ListQuery, defaultCarrier: string) {
     return jsonListPage({
       codec: this.deps.cursors,
       list: "phone_numbers",
       filters: { ...filters },
       query,
-      fetch: (page) => this.numbers.page(accountId, filters, page),
+      fetch: async (page) => {
+        const found = await this.numbers.page(accountId, filters, page);
+        return { ...found, rows: found.rows.map((row) => ({ ...row, item: withDefaultCarrier(row.item, defaultCarrier) })) };
+      },
       count: () => this.numbers.count(accountId, filters),
     });
   }
@@ -228,6 +241,15 @@ export class PhoneNumbersService {
       : `${phoneNumber} is held by another account; it must be released there first`;
     return new ApiError(409, "phone_number_in_use", message);
   }
+}
+
+/**
+ * A list item's JSON text with the stored null carrier replaced by the default. The item is the
+ * database's JSON.stringify-exact text (json-object.ts), in which `"carrier":null` can only be that
+ * key: a string value's quotes are escaped (`\"`), so no text inside one matches it.
+ */
+function withDefaultCarrier(item: string, defaultCarrier: string): string {
+  return item.replace('"carrier":null', `"carrier":${JSON.stringify(defaultCarrier)}`);
 }
 
 function notApproved(number: PhoneNumberRecord): ApiError {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CARRIERS } from "../../src/config.js";
 import { randomBase62 } from "../../src/core/ids.js";
 import { toJson } from "../../src/db/repositories/json-column.js";
 import { AgentsRepository, type AgentRecord } from "../../src/db/repositories/agents.js";
@@ -133,9 +134,11 @@ describe("list items written by the database", () => {
     );
   });
 
-  it("phone numbers: a page is JSON.stringify of presentPhoneNumber, capabilities as booleans", async () => {
+  it("phone numbers: a page is JSON.stringify of presentPhoneNumber, capabilities as booleans, a number without a carrier showing the default", async () => {
     const numberRow = fc.record({
-      friendly_name: anyText,
+      // Text that spells the stored null carrier must stay as it is: only the key is the default.
+      friendly_name: fc.oneof(anyText, fc.constantFrom('"carrier":null', '\\"carrier":null', 'x","carrier":null')),
+      carrier: fc.option(fc.constantFrom(...CARRIERS)),
       country: anyText,
       region: fc.option(anyText),
       capabilities: fc.record({ voice: fc.boolean(), sms: fc.boolean() }),
@@ -154,7 +157,7 @@ describe("list items written by the database", () => {
         const answered = await page("/v1/phone-numbers?limit=100", account.key);
         const stored = new Map<string, PhoneNumberRecord>();
         for (const { id } of JSON.parse(answered).data) stored.set(id, (await repository.findById(id))!);
-        expect(answered).toBe(expectedEnvelope(answered, inListOrder(answered, stored).map(presentPhoneNumber)));
+        expect(answered).toBe(expectedEnvelope(answered, inListOrder(answered, stored).map((n) => presentPhoneNumber(n, app.config.carrier))));
       }),
       { numRuns: 30 },
     );

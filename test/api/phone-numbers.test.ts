@@ -55,6 +55,8 @@ describe("POST /v1/phone-numbers", () => {
       country: "US",
       region: null,
       capabilities: { voice: true, sms: false },
+      // A claim has no carrier of its own: the service's default (PARLEY_CARRIER).
+      carrier: app.config.carrier,
       status: "pending",
       default_agent_id: null,
       created_at: res.body.created_at,

@@ -41,8 +41,8 @@ describe("parley admin number list, approve, reject", () => {
 
     const pending = await adminJson("number", "list", "--status", "pending", "--number", number);
     expect(pending).toEqual([
-      { id: mine.id, account_id: first.id, phone_number: number, country: "US", status: "pending", approved_at: null, active_in_account: null, created_at: expect.any(String) },
-      { id: theirs.id, account_id: second.id, phone_number: number, country: "US", status: "pending", approved_at: null, active_in_account: null, created_at: expect.any(String) },
+      { id: mine.id, account_id: first.id, phone_number: number, country: "US", carrier: app.config.carrier, status: "pending", approved_at: null, active_in_account: null, created_at: expect.any(String) },
+      { id: theirs.id, account_id: second.id, phone_number: number, country: "US", carrier: app.config.carrier, status: "pending", approved_at: null, active_in_account: null, created_at: expect.any(String) },
     ]);
 
     const ambiguous = await admin("number", "approve", number);

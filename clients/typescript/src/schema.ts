@@ -2089,6 +2089,11 @@ export interface operations {
                                 voice: boolean;
                                 sms: boolean;
                             };
+                            /**
+                             * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
+                             * @enum {string}
+                             */
+                            carrier: "simulator" | "sip" | "twilio";
                             /** @enum {string} */
                             status: "active" | "pending" | "inactive";
                             default_agent_id: string | null;
@@ -2182,6 +2187,11 @@ export interface operations {
                             voice: boolean;
                             sms: boolean;
                         };
+                        /**
+                         * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
+                         * @enum {string}
+                         */
+                        carrier: "simulator" | "sip" | "twilio";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;
@@ -2275,6 +2285,11 @@ export interface operations {
                             voice: boolean;
                             sms: boolean;
                         };
+                        /**
+                         * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
+                         * @enum {string}
+                         */
+                        carrier: "simulator" | "sip" | "twilio";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;
@@ -2450,6 +2465,11 @@ export interface operations {
                             voice: boolean;
                             sms: boolean;
                         };
+                        /**
+                         * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
+                         * @enum {string}
+                         */
+                        carrier: "simulator" | "sip" | "twilio";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;

@@ -22,6 +22,7 @@ import * as creditHolds from "./020-credit-holds.js";
 import * as rateWindows from "./021-rate-windows.js";
 import * as changeNotifications from "./022-change-notifications.js";
 import * as rateLeases from "./023-rate-leases.js";
+import * as numberCarriers from "./024-number-carriers.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "021-rate-windows": rateWindows,
   "022-change-notifications": changeNotifications,
   "023-rate-leases": rateLeases,
+  "024-number-carriers": numberCarriers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -32,7 +32,7 @@ export interface OperatorNumberFilters {
 
 /**
  * An item of the phone number list (GET /v1/phone-numbers): the whole number, as a single read shows it.
- * Its JSON is kept in the list's index (migration 014): a change here needs a migration that
+ * Its JSON is kept in the list's index (migrations 014, 024): a change here needs a migration that
  * indexes the new expression (the plan test fails until then).
  */
 const PHONE_NUMBER_LIST_ITEM: JsonFields = {
@@ -42,6 +42,8 @@ const PHONE_NUMBER_LIST_ITEM: JsonFields = {
   country: jsonField.value("country"),
   region: jsonField.value("region"),
   capabilities: jsonField.object({ voice: jsonField.boolean("capability_voice"), sms: jsonField.boolean("capability_sms") }),
+  // The stored carrier: null (the default) is written in by the service, which knows the setting.
+  carrier: jsonField.value("carrier"),
   status: jsonField.value("status"),
   default_agent_id: jsonField.value("default_agent_id"),
   created_at: jsonField.value("created_at"),
@@ -141,6 +143,21 @@ export class PhoneNumbersRepository {
       .where("status", "=", "active")
       .executeTakeFirst();
     return row && toRecord(row);
+  }
+
+  /**
+   * The carrier of the account's active number `phoneNumber` (canonical E.164): its name, null
+   * for the service's default (PARLEY_CARRIER), undefined when the account holds no such active number.
+   */
+  async carrierOf(accountId: string, phoneNumber: string): Promise<string | null | undefined> {
+    const row = await this.db
+      .selectFrom("phone_numbers")
+      .select("carrier")
+      .where("account_id", "=", accountId)
+      .where("phone_number", "=", phoneNumber)
+      .where("status", "=", "active")
+      .executeTakeFirst();
+    return row === undefined ? undefined : row.carrier;
   }
 
   /** The account's active numbers (E.164 strings). */

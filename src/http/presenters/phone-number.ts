@@ -1,7 +1,10 @@
 import type { PhoneNumberRecord } from "../../db/repositories/phone-numbers.js";
 
-/** The phone number object: the same in lists and single reads. */
-export function presentPhoneNumber(n: PhoneNumberRecord) {
+/**
+ * The phone number object: the same in lists and single reads. `carrier` is the number's own,
+ * or `defaultCarrier` (PARLEY_CARRIER) for a number that records none.
+ */
+export function presentPhoneNumber(n: PhoneNumberRecord, defaultCarrier: string) {
   return {
     id: n.id,
     phone_number: n.phone_number,
@@ -9,6 +12,7 @@ export function presentPhoneNumber(n: PhoneNumberRecord) {
     country: n.country,
     region: n.region,
     capabilities: { voice: n.capabilities.voice, sms: n.capabilities.sms },
+    carrier: n.carrier ?? defaultCarrier,
     status: n.status,
     default_agent_id: n.default_agent_id,
     created_at: n.created_at,

@@ -15,7 +15,9 @@ import {
 
 const phoneNumberIdParam = idParam("phone_number_id");
 
-export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
+export function phoneNumberRoutes({ phoneNumbers, config }: Services): RouteSpec[] {
+  // A number that records no carrier is shown with the service's default.
+  const present = (number: Parameters<typeof presentPhoneNumber>[0]) => presentPhoneNumber(number, config.carrier);
   return [
     defineRoute({
       method: "post",
@@ -28,7 +30,7 @@ export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
       response: phoneNumberSchema,
       status: 201,
       errors: ["invalid_request", "invalid_phone_number", "invalid_country", "agent_not_found", "unauthorized", "phone_number_in_use"],
-      handler: async ({ auth, body }) => presentPhoneNumber(await phoneNumbers.create(auth.account.id, body)),
+      handler: async ({ auth, body }) => present(await phoneNumbers.create(auth.account.id, body)),
     }),
     defineRoute({
       method: "get",
@@ -43,7 +45,7 @@ export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
       errors: ["invalid_request", "invalid_cursor", "invalid_status", "invalid_country"],
       handler: async ({ auth, query }) => {
         const { status, country, ...page } = query;
-        return phoneNumbers.list(auth.account.id, { status, country }, page);
+        return phoneNumbers.list(auth.account.id, { status, country }, page, config.carrier);
       },
     }),
     defineRoute({
@@ -61,7 +63,7 @@ export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
       handler: async ({ auth, params, query }) => {
         const number = await phoneNumbers.get(auth.account.id, params.phone_number_id);
         return {
-          ...presentPhoneNumber(number),
+          ...present(number),
           ...(query.include.has("stats") ? { stats: await phoneNumbers.stats(auth.account.id, number) } : {}),
           ...(query.include.has("recent_calls")
             ? { recent_calls: (await phoneNumbers.recentCalls(auth.account.id, number)).map(presentCallListItem) }
@@ -82,7 +84,7 @@ export function phoneNumberRoutes({ phoneNumbers }: Services): RouteSpec[] {
       response: phoneNumberSchema,
       status: 200,
       errors: ["phone_number_not_found", "unauthorized", "invalid_request", "invalid_status", "agent_not_found", "phone_number_not_approved", "phone_number_in_use"],
-      handler: async ({ auth, params, body }) => presentPhoneNumber(await phoneNumbers.update(auth.account.id, params.phone_number_id, body)),
+      handler: async ({ auth, params, body }) => present(await phoneNumbers.update(auth.account.id, params.phone_number_id, body)),
     }),
     defineRoute({
       method: "delete",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CARRIERS } from "../../config.js";
 import { normaliseCountryCode } from "../../core/country-codes.js";
 import { PHONE_NUMBER_STATUSES } from "../../db/repositories/phone-numbers.js";
 import { callListItemSchema } from "./calls-shared.js";
@@ -73,6 +74,7 @@ export const phoneNumberSchema = z.object({
   country: z.string(),
   region: z.string().nullable(),
   capabilities: z.object({ voice: z.boolean(), sms: z.boolean() }),
+  carrier: z.enum(CARRIERS).describe("The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only"),
   status: z.enum(PHONE_NUMBER_STATUSES),
   default_agent_id: z.string().nullable(),
   created_at: z.string(),
