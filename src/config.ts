@@ -28,7 +28,7 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const TTS_PROVIDERS = ["flite", "openai"] as const;
 export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
 
-export const CARRIERS = ["simulator", "sip"] as const;
+export const CARRIERS = ["simulator", "sip", "twilio"] as const;
 export type CarrierName = (typeof CARRIERS)[number];
 
 /** The longest retention an account or the service may set: a hundred years. */
@@ -173,6 +173,8 @@ export interface Config {
   };
   /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
   carrier: CarrierName;
+  /** Twilio's REST API and the secret its webhooks are signed with (carriers/twilio). */
+  twilio: { accountSid: string; authToken: string; apiUrl: string };
   /**
    * Where outbound calls may go (toll-fraud guard): "+1,+44" prefixes, "*" for anywhere;
    * empty: the calling codes of the account's own numbers.
@@ -313,6 +315,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
   { key: "media.readTimeoutMs", env: "PARLEY_MEDIA_READ_TIMEOUT_MS", kind: "int", min: 0, max: 600_000 },
   { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
+  { key: "twilio.accountSid", env: "PARLEY_TWILIO_ACCOUNT_SID", kind: "string" },
+  { key: "twilio.authToken", env: "PARLEY_TWILIO_AUTH_TOKEN", kind: "string", secret: true },
+  { key: "twilio.apiUrl", env: "PARLEY_TWILIO_API_URL", kind: "url" },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
   { key: "retention.days", env: "PARLEY_RETENTION_DAYS", kind: "int", min: 1, max: RETENTION_MAX_DAYS },
@@ -384,6 +389,7 @@ function defaults(): Config {
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
     media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20, readTimeoutMs: 10_000 },
     carrier: "simulator",
+    twilio: { accountSid: "", authToken: "", apiUrl: "https://api.twilio.com" },
     callPrefixes: "",
     metrics: { token: "" },
     // Unset: content is kept until deleted (DELETE /v1/calls/{id}); once a day otherwise.

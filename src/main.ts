@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import { createEngine, type Engine } from "../engine/index.js";
-import { ConfigError, secretValues, type Config } from "./config.js";
+import { secretValues, type Config } from "./config.js";
 import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { tightenDirAndFiles } from "./core/private-files.js";
@@ -16,9 +16,10 @@ import type { DatabaseWriteObserver } from "./db/write-observer.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
 import { recordingsDir } from "./services/recording-files.js";
-import type { Carrier } from "./telephony/carrier.js";
-import { SimulatorCarrier } from "./telephony/simulator/simulator-carrier.js";
-import { SipTrunkCarrier } from "./telephony/sip-trunk-carrier.js";
+import { chooseCarriers, setUpTwilio } from "./telephony/carrier-setup.js";
+import { PendingDials } from "./telephony/pending-dials.js";
+import type { TwilioCarrier } from "./telephony/carriers/twilio/twilio-carrier.js";
+import { twilioWebhooks } from "./http/carriers/twilio-webhooks.js";
 import { readSipAccess } from "./telephony/sip-access.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
 import { COMMAND_POLL_MS } from "./services/call-commands.js";
@@ -29,7 +30,7 @@ export interface Parley {
   http: RunningServer;
   logger: Logger;
   /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
-  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher } | undefined;
+  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher; twilio: TwilioCarrier | undefined } | undefined;
   /**
    * Graceful stop: no new calls, live calls get up to `graceMs` (default 0) to end by
    * themselves before they are hung up, then open requests finish and the database is closed.
@@ -79,14 +80,16 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     if (config.engine.enabled) {
       const engine = await createEngine({ ...engineOptions(config), onProviderRetry: services.metrics.providerRetry });
       started.push(() => engine.close());
-      const gateway = new MediaGateway(services, engine, logger);
+      const dials = new PendingDials();
+      const twilio = setUpTwilio(config, { services, dials, logger });
+      const gateway = new MediaGateway(services, engine, logger, { dials, twilio });
       started.push(() => gateway.close());
       const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
       if (sip) started.push(() => sip.close());
-      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarrier(config, sip), gateway, logger);
+      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, twilio }), gateway, logger);
       started.push(() => dispatcher.stop());
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
-      media = { engine, gateway, sip, dispatcher };
+      media = { engine, gateway, sip, dispatcher, twilio };
       services.calls.attachLiveControl(media.gateway);
       // Ends asked of this node by others (POST /v1/calls/{id}/end on another node).
       services.callCommands.attach(media.gateway);
@@ -106,7 +109,12 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     services.retention.start();
     started.push(() => services.retention.stop());
     const live = media;
-    const app = createApp({ services, logger, callSlots: live && (() => ({ capacity: live.engine.capacity, inUse: live.gateway.slotsHeld })) });
+    const app = createApp({
+      services,
+      logger,
+      callSlots: live && (() => ({ capacity: live.engine.capacity, inUse: live.gateway.slotsHeld })),
+      carrierWebhooks: live?.twilio && twilioWebhooks(services, live.twilio, logger),
+    });
     const http = await listen(app, config.port, config.host);
     media?.gateway.attach(http.server);
     return running({ config, services, http, logger, media, db });
@@ -150,17 +158,6 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         await db.destroy();
       })()),
   };
-}
-
-/** The simulator, or the SIP trunk when PARLEY_CARRIER=sip (which needs SIP on and a trunk). */
-function chooseCarrier(config: Config, sip: SipGateway | undefined): Carrier {
-  if (config.carrier === "simulator") return new SimulatorCarrier();
-  if (!sip) throw new ConfigError("PARLEY_CARRIER", "sip needs SIP on (PARLEY_SIP_PORT not 0)");
-  if (!config.sip.trunk) throw new ConfigError("PARLEY_SIP_TRUNK", "is required with PARLEY_CARRIER=sip");
-  const { trunkUser: username, trunkPassword: password, trunkRealm: realm } = config.sip;
-  if (password && !username) throw new ConfigError("PARLEY_SIP_TRUNK_USER", "is required with PARLEY_SIP_TRUNK_PASSWORD");
-  const credentials = username ? { username, password, ...(realm ? { realm } : {}) } : undefined;
-  return new SipTrunkCarrier(sip.userAgent, config.sip.trunk, config.sip.ringTimeoutMs, credentials);
 }
 
 /** Deletes stored idempotent responses past their 24 hours, now and every hour. */

@@ -380,6 +380,24 @@ export interface RateWindowTable {
   leased: number;
 }
 
+/** A carrier media stream's single-use token (see CarrierStreamTokens). */
+export interface CarrierStreamTokenTable {
+  token_hash: string;
+  carrier: string;
+  account_id: string;
+  /** `inbound` (the carrier's voice webhook) or `outbound` (a call Parley placed through it). */
+  direction: string;
+  call_id: string | null;
+  agent_id: string | null;
+  phone_number: string | null;
+  from_number: string | null;
+  /** The carrier's id of the call (Twilio's CallSid), when known as the token is made. */
+  carrier_call_id: string | null;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -402,4 +420,5 @@ export interface Database {
   nodes: NodeTable;
   call_commands: CallCommandTable;
   rate_windows: RateWindowTable;
+  carrier_stream_tokens: CarrierStreamTokenTable;
 }

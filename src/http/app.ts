@@ -40,6 +40,8 @@ export interface AppDeps {
   /** The box's call slots (PARLEY_CALL_CAPACITY) and those held now, shown by /readyz; absent without the engine. */
   callSlots?: () => { capacity: number; inUse: number };
   limiter?: FixedWindowRateLimiter;
+  /** The carriers' webhooks (`/carriers/...`, each signed by its carrier), when a carrier that has them is set up. */
+  carrierWebhooks?: express.Router | undefined;
 }
 
 function requirePermission(permission: string | null): RequestHandler {
@@ -171,6 +173,8 @@ export function createApp(deps: AppDeps): HttpApp {
       res.status(503).json({ status: "not_ready", reason: (err as Error).message });
     }
   });
+
+  if (deps.carrierWebhooks) app.use("/carriers", deps.carrierWebhooks);
 
   app.use("/console", consoleHandler()); // the web console: static files, no API key (the page signs in with one)
 

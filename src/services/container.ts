@@ -34,6 +34,7 @@ import { StorageHealth } from "./storage-health.js";
 import { VoiceCatalog } from "./voices.js";
 import { CallContentRemoval } from "./call-content-removal.js";
 import { RetentionJob } from "./retention-job.js";
+import { CarrierStreamTokens } from "./carrier-stream-tokens.js";
 import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
@@ -88,6 +89,8 @@ export interface Services {
   callContent: CallContentRemoval;
   /** Single-use tokens browsers connect their calls with. */
   webCallTokens: WebCallTokens;
+  /** Single-use tokens of the media streams carriers open back to Parley. */
+  carrierStreams: CarrierStreamTokens;
   callLifecycle: CallLifecycle;
   destinations: DestinationPolicy;
   /** Where every event is written, with its deliveries, in the transaction of its change. */
@@ -190,6 +193,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     nodes,
     callCommands,
     webCallTokens: new WebCallTokens(db, { agents, liveCalls }),
+    carrierStreams: new CarrierStreamTokens(db),
     callContent,
     retention,
     callLifecycle,

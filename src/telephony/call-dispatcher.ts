@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Carrier } from "./carrier.js";
+import type { CarrierChoice } from "./carrier-choice.js";
 import type { EngineSlot } from "./engine-share.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { MediaGateway } from "./media-gateway.js";
@@ -23,7 +23,7 @@ export class CallDispatcher {
   constructor(
     private readonly services: Services,
     private readonly lifecycle: CallLifecycle,
-    private readonly carrier: Carrier,
+    private readonly carriers: CarrierChoice,
     private readonly media: MediaGateway,
     private readonly logger: Logger,
   ) {
@@ -82,7 +82,9 @@ export class CallDispatcher {
 
   /** True once the call runs on the media gateway (which then owns the slot). */
   private async dialAndRun(call: CallRecord, slot: EngineSlot): Promise<boolean> {
-    const log = this.logger.child({ call_id: call.id, account_id: call.account_id, carrier: this.carrier.name });
+    const carrier = await this.carriers.forCall(call);
+    const carrierName = "missing" in carrier ? carrier.missing : carrier.name;
+    const log = this.logger.child({ call_id: call.id, account_id: call.account_id, carrier: carrierName });
     const controller = new AbortController();
     this.dialling.set(call.id, controller);
     // While it rings, the greeting is rendered: the callee hears it as soon as they answer.
@@ -90,14 +92,17 @@ export class CallDispatcher {
     if (ringingAgent) void this.media.prepareGreeting(call, ringingAgent, controller.signal);
     let result;
     try {
-      result = await this.carrier.dial({ id: call.id, to: call.phone_number!, from: call.from_number, metadata: call.metadata }, controller.signal);
+      result =
+        "missing" in carrier
+          ? { outcome: "failed" as const, reason: `the ${carrier.missing} carrier is not set up on this node (see docs/carriers.md)` }
+          : await carrier.dial({ id: call.id, accountId: call.account_id, to: call.phone_number!, from: call.from_number, metadata: call.metadata }, controller.signal);
     } catch (err) {
       log.error({ err }, "dialling failed");
       result = { outcome: "failed" as const, reason: (err as Error).message };
     } finally {
       this.dialling.delete(call.id);
     }
-    this.services.metrics.dialled(this.carrier.name, result.outcome);
+    this.services.metrics.dialled(carrierName, result.outcome);
     if (result.outcome !== "answered") {
       await this.lifecycle.unanswered(call.id, result.outcome);
       log.info({ outcome: result.outcome, reason: result.reason }, "outbound call not answered");

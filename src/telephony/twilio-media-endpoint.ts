@@ -2,7 +2,6 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
-import { TwilioTransport } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { KeyedSlots } from "../core/keyed-slots.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
@@ -14,6 +13,18 @@ import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
 import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
 import { checkTwilioStart } from "./twilio-start.js";
 import { refuseUpgrade } from "./upgrade-response.js";
+import { ControlledTwilioTransport } from "./carriers/twilio/controlled-twilio-transport.js";
+import type { TwilioCarrier } from "./carriers/twilio/twilio-carrier.js";
+import type { PendingDials } from "./pending-dials.js";
+import type { TwilioStreamStart } from "./twilio-start.js";
+import type { StreamGrant } from "../services/carrier-stream-tokens.js";
+import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+
+/** What streams opened with a carrier stream token need: the dials waiting for them, and the carrier controlling their calls. */
+export interface CarrierStreams {
+  dials: PendingDials;
+  twilio: TwilioCarrier | undefined;
+}
 
 /** How long a Twilio stream may take to send its `start` message (Twilio sends it at once). */
 const TWILIO_START_TIMEOUT_MS = 5_000;
@@ -23,9 +34,11 @@ const TWILIO_MAX_MESSAGE_BYTES = 16 * 1024;
 const PENDING_RETRY_AFTER_S = 5;
 
 /**
- * `/media/twilio`, Twilio Media Streams. The stream authenticates in its first message: the
- * account's media token in `start.customParameters.token`. Until then it holds a pending
- * slot, bounded per client address and in all, so unauthenticated sockets cannot pile up.
+ * `/media/twilio`, Twilio Media Streams. The stream authenticates in its first message: either a
+ * single-use stream token (`start.customParameters.stream_token`) that Parley wrote into the
+ * TwiML it answered Twilio with (its voice webhook, or a call it placed), or the account's
+ * media token (`token`) in TwiML written by hand. Until then it holds a pending slot, bounded
+ * per client address and in all, so unauthenticated sockets cannot pile up.
  */
 export class TwilioMediaEndpoint implements MediaEndpoint {
   readonly path = "/media/twilio";
@@ -37,6 +50,7 @@ export class TwilioMediaEndpoint implements MediaEndpoint {
     private readonly services: Services,
     private readonly runner: LiveCallRunner,
     private readonly logger: Logger,
+    private readonly carriers: CarrierStreams,
   ) {
     this.pendingStreams = new KeyedSlots(services.config.media.pendingStreams);
   }
@@ -64,11 +78,12 @@ export class TwilioMediaEndpoint implements MediaEndpoint {
 
   /** `authenticated` is called once the stream's `start` carries a valid media token (it is no longer pending). */
   private async accept(ws: WebSocket, authenticated: () => void): Promise<void> {
-    const transport = new TwilioTransport(ws);
+    const transport = new ControlledTwilioTransport(ws, (err) => this.logger.warn({ err }, "Twilio refused a call control request"));
     transport.watchReading(this.services.config.media.readTimeoutMs);
     try {
       const start = checkTwilioStart(await withTimeout(transport.waitForStart(), TWILIO_START_TIMEOUT_MS, "no start message"));
       const params = start.parameters;
+      if (params.stream_token !== undefined) return await this.acceptCarrierStream(ws, transport, start, params.stream_token, authenticated);
       const account = await this.services.accounts.findByMediaToken(params.token ?? "");
       if (!account) {
         ws.close(CLOSE_POLICY_VIOLATION, "missing or invalid media token");
@@ -101,6 +116,56 @@ export class TwilioMediaEndpoint implements MediaEndpoint {
       this.logger.warn({ err: (err as Error).message }, "twilio stream refused");
       ws.close(refusalCloseCode(err), (err as Error).message.slice(0, 100));
     }
+  }
+
+  /**
+   * A stream Parley asked Twilio for, with its single-use token: an outbound call's goes to the
+   * dial waiting for it, an inbound call's starts the call its voice webhook routed. Either way
+   * the call is then controlled through Twilio's API as well (hang-up, transfer).
+   */
+  private async acceptCarrierStream(ws: WebSocket, transport: ControlledTwilioTransport, start: TwilioStreamStart, token: string, authenticated: () => void): Promise<void> {
+    const grant = await this.services.carrierStreams.redeem("twilio", token);
+    if ("refused" in grant) {
+      ws.close(CLOSE_POLICY_VIOLATION, `stream token ${grant.refused}`);
+      return;
+    }
+    authenticated();
+    if (grant.carrierCallId !== null && grant.carrierCallId !== start.callSid) {
+      ws.close(CLOSE_POLICY_VIOLATION, "the stream token is for another call");
+      return;
+    }
+    if (this.carriers.twilio) transport.controlWith(this.carriers.twilio.control(start.callSid));
+    if (grant.direction === "outbound") {
+      if (!grant.callId || !this.carriers.dials.deliverStream(grant.callId, transport)) ws.close(CLOSE_POLICY_VIOLATION, "no call waits for this stream");
+      return;
+    }
+    await this.startInbound(transport, grant, start);
+  }
+
+  private async startInbound(transport: ControlledTwilioTransport, grant: StreamGrant, start: TwilioStreamStart): Promise<void> {
+    const account = await this.services.accounts.find(grant.accountId);
+    const agent = account && grant.agentId ? await this.services.agents.get(account.id, grant.agentId).catch(() => undefined) : undefined;
+    if (!account || !agent) {
+      transport.close("the number's agent is gone");
+      return;
+    }
+    const slot = await this.runner.admit(account.id);
+    const setup: LiveCallStart = {
+      account,
+      agent,
+      direction: "inbound",
+      phoneNumber: grant.phoneNumber,
+      fromNumber: grant.fromNumber,
+      record: true,
+      maxDuration: MAX_CALL_DURATION_SECONDS,
+      metadata: { twilio_call_sid: start.callSid, twilio_stream_sid: start.streamSid },
+      context: {},
+    };
+    const call = await this.services.liveCalls.begin(setup).catch((err: unknown) => {
+      slot.release();
+      throw err;
+    });
+    await this.runner.runCall(call, setup, transport, slot);
   }
 
   /** The agent for a stream: the one named, or the dialled number's default agent. */

@@ -23,6 +23,7 @@ import * as rateWindows from "./021-rate-windows.js";
 import * as changeNotifications from "./022-change-notifications.js";
 import * as rateLeases from "./023-rate-leases.js";
 import * as numberCarriers from "./024-number-carriers.js";
+import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "022-change-notifications": changeNotifications,
   "023-rate-leases": rateLeases,
   "024-number-carriers": numberCarriers,
+  "025-carrier-stream-tokens": carrierStreamTokens,
 };
 
 export const migrationProvider: MigrationProvider = {

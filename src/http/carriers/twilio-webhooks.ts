@@ -1,0 +1,67 @@
+import express, { type Request, type Response, type Router } from "express";
+import type { Logger } from "pino";
+import { ApiError } from "../../core/api-error.js";
+import { isE164 } from "../../core/e164.js";
+import { callerNumber, canonicalPhoneNumber } from "../../core/phone-number.js";
+import type { Services } from "../../services/container.js";
+import { isTwilioSignatureValid } from "../../telephony/carriers/twilio/request-signature.js";
+import { TWILIO_PATHS, websocketBase, type TwilioCarrier } from "../../telephony/carriers/twilio/twilio-carrier.js";
+import { connectStreamTwiml, rejectTwiml } from "../../telephony/carriers/twilio/twiml.js";
+
+/** Twilio's webhooks are small forms: a few dozen parameters. */
+const FORM_LIMIT = { limit: "16kb", parameterLimit: 100 };
+/** How long an inbound call's stream token may wait for Twilio to open the stream (it does at once). */
+const INBOUND_STREAM_TTL_MS = 60_000;
+const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
+
+/**
+ * Twilio's webhooks (mounted at `/carriers`): the voice webhook a Twilio number's voice URL
+ * points at, answered with TwiML that connects the call's audio to `/media/twilio` with a
+ * single-use stream token, and the status callback of calls Parley placed. Each request must
+ * carry a valid `X-Twilio-Signature` over PARLEY_BASE_URL + its path and its form parameters
+ * (403 otherwise): the URL Twilio signed is the public one, which Parley knows only from the
+ * setting.
+ */
+export function twilioWebhooks(services: Services, carrier: TwilioCarrier, logger: Logger): Router {
+  const { config } = services;
+  const router = express.Router();
+  const signed = [
+    express.urlencoded({ extended: false, ...FORM_LIMIT }),
+    (req: Request, _res: Response, next: (err?: unknown) => void) => {
+      const params = (req.body ?? {}) as Record<string, string | string[]>;
+      const url = `${config.baseUrl.replace(/\/+$/, "")}${req.originalUrl}`;
+      if (!isTwilioSignatureValid(config.twilio.authToken, url, params, req.get("x-twilio-signature"))) {
+        return next(new ApiError(403, "invalid_signature", "X-Twilio-Signature does not match this request: check PARLEY_BASE_URL and PARLEY_TWILIO_AUTH_TOKEN"));
+      }
+      next();
+    },
+  ];
+
+  router.post(TWILIO_PATHS.voice.replace("/carriers", ""), ...signed, async (req, res) => {
+    const form = req.body as Record<string, unknown>;
+    const to = typeof form.To === "string" && isE164(form.To) ? canonicalPhoneNumber(form.To) : null;
+    const from = typeof form.From === "string" && isE164(form.From) ? callerNumber(form.From) : null;
+    const callSid = typeof form.CallSid === "string" && CALL_SID.test(form.CallSid) ? form.CallSid : null;
+    const number = to && callSid ? await services.phoneNumbers.findActiveAnywhere(to) : undefined;
+    const carrierOf = number && (number.carrier ?? config.carrier);
+    if (!number || carrierOf !== "twilio" || !number.default_agent_id) {
+      logger.info({ to, call_sid: callSid }, number ? "Twilio call to a number with no agent or another carrier refused" : "Twilio call to an unknown number refused");
+      res.type("text/xml").send(rejectTwiml());
+      return;
+    }
+    const token = await services.carrierStreams.issue(
+      { carrier: "twilio", accountId: number.account_id, direction: "inbound", callId: null, agentId: number.default_agent_id, phoneNumber: to, fromNumber: from, carrierCallId: callSid },
+      INBOUND_STREAM_TTL_MS,
+    );
+    res.type("text/xml").send(connectStreamTwiml(`${websocketBase(config.baseUrl)}${TWILIO_PATHS.media}`, { stream_token: token }));
+  });
+
+  router.post(TWILIO_PATHS.status.replace("/carriers", ""), ...signed, (req, res) => {
+    const form = req.body as Record<string, unknown>;
+    const callId = typeof req.query.call_id === "string" ? req.query.call_id : undefined;
+    if (callId && typeof form.CallStatus === "string") carrier.statusChanged(callId, form.CallStatus);
+    res.status(204).end();
+  });
+
+  return router;
+}
