@@ -34,6 +34,7 @@ export { systemClock, type Clock, type TimerHandle } from "./audio/clock.js";
 export { NativeTransport } from "./transports/websocket/native-transport.js";
 export { NATIVE_FORMATS, NATIVE_OPUS_RATES, NATIVE_PCM_RATES, type NativeFormat } from "./transports/websocket/native-protocol.js";
 export { TwilioTransport } from "./transports/websocket/twilio-transport.js";
+export { TelnyxTransport, type TelnyxStartInfo } from "./transports/websocket/telnyx-transport.js";
 export { VonageTransport, type VonageStartInfo } from "./transports/websocket/vonage-transport.js";
 export { Resampler } from "./audio/resampler.js";
 export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
