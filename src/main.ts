@@ -82,7 +82,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       started.push(() => engine.close());
       const dials = new PendingDials();
       const twilio = setUpTwilio(config, { services, dials, logger });
-      const gateway = new MediaGateway(services, engine, logger, { dials, twilio });
+      const gateway = new MediaGateway(services, engine, logger, { dials, control: (carrier, id) => (carrier === "twilio" ? twilio?.control(id) : undefined) });
       started.push(() => gateway.close());
       const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
       if (sip) started.push(() => sip.close());

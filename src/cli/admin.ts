@@ -13,6 +13,7 @@ import { integer, parseOptions, parseOptionsAndTarget, required, UsageError } fr
 import { print } from "./output.js";
 import { backupDatabase, restoreDatabase } from "./database-backup.js";
 import { migrateToPostgres } from "./migrate-to-postgres.js";
+import { findTwilioNumber, pointAtParley, twilioNumberSetup } from "./twilio-number-setup.js";
 
 export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
 
@@ -31,8 +32,9 @@ export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for m
   key revoke --key KEY_ID
   credits add --account ID --amount N [--description TEXT]
   number add --account ID --number +E164 [--country US] [--region CA] [--friendly-name NAME]
-             [--agent AGENT_ID] [--carrier ${CARRIERS.join("|")}]
-             (active at once; without --carrier: the default, PARLEY_CARRIER)
+             [--agent AGENT_ID] [--carrier ${CARRIERS.join("|")}] [--configure]
+             (active at once; without --carrier: the default, PARLEY_CARRIER;
+             --configure: a Twilio number's voice URL is set at Twilio to this service)
   number list [--status pending|active|inactive] [--account ID] [--number +E164]
   number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
   number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)
@@ -237,9 +239,12 @@ const COMMANDS: Record<string, Handler> = {
       "friendly-name": { type: "string" },
       agent: { type: "string" },
       carrier: { type: "string" },
+      configure: { type: "boolean" },
       json: { type: "boolean" },
     });
     const held = carrier(o.carrier);
+    if (o.configure && (held ?? s.config.carrier) !== "twilio") throw new UsageError("--configure is for Twilio numbers (--carrier twilio)");
+    const twilio = o.configure ? twilioNumberSetup(s.config) : undefined;
     const a = await accountOrFail(s, required(o, "account"));
     const number = required(o, "number");
     // +1 is shared by the US, Canada and the Caribbean; the US is the common case, others say so.
@@ -253,7 +258,10 @@ const COMMANDS: Record<string, Handler> = {
         friendly_name: o["friendly-name"],
         default_agent_id: o.agent,
       });
-      return presentPhoneNumber(await s.phoneNumbers.add(a.id, input, held), s.config.carrier);
+      // Checked at Twilio before the number is added: a number Twilio does not hold would answer nothing.
+      const atTwilio = twilio && (await findTwilioNumber(twilio, input.phone_number));
+      const added = presentPhoneNumber(await s.phoneNumbers.add(a.id, input, held), s.config.carrier);
+      return twilio && atTwilio ? { ...added, twilio: await pointAtParley(twilio, atTwilio) } : added;
     });
   },
   "number list": async (argv, s) => {

@@ -19,8 +19,9 @@ import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
 import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
 import { NativeMediaEndpoint } from "./native-media-endpoint.js";
-import { TwilioMediaEndpoint, type CarrierStreams } from "./twilio-media-endpoint.js";
+import { TwilioMediaEndpoint } from "./twilio-media-endpoint.js";
 import { PendingDials } from "./pending-dials.js";
+import type { CarrierStreams } from "./carrier-media-endpoint.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** Waits before storing a call's end again after a database error. */
@@ -50,7 +51,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     private readonly services: Services,
     private readonly engine: Engine,
     private readonly logger: Logger,
-    carriers: CarrierStreams = { dials: new PendingDials(), twilio: undefined },
+    carriers: CarrierStreams = { dials: new PendingDials(), control: () => undefined },
   ) {
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
     this.endpoints = new Map([new NativeMediaEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger, carriers)].map((e) => [e.path, e]));

@@ -1,7 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { TwilioApi, TwilioApiError, type CreateCallRequest } from "../../../src/telephony/carriers/twilio/twilio-api.js";
+import { CarrierApiError } from "../../../src/telephony/carriers/carrier-http.js";
+import { TwilioApi, type CreateCallRequest } from "../../../src/telephony/carriers/twilio/twilio-api.js";
 import { dialTwiml } from "../../../src/telephony/carriers/twilio/twiml.js";
 import { TwilioStandIn } from "../../helpers/twilio-standin.js";
 import { readDial } from "../../helpers/twiml-read.js";
@@ -28,14 +29,14 @@ const callRequest = (extra: Partial<CreateCallRequest> = {}): CreateCallRequest 
   ...extra,
 });
 
-/** The TwilioApiError a promise rejects with (fails the test when it resolves or throws anything else). */
-async function failure(promise: Promise<unknown>): Promise<TwilioApiError> {
+/** The CarrierApiError a promise rejects with (fails the test when it resolves or throws anything else). */
+async function failure(promise: Promise<unknown>): Promise<CarrierApiError> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(TwilioApiError);
-  const error = err as TwilioApiError;
+  expect(err).toBeInstanceOf(CarrierApiError);
+  const error = err as CarrierApiError;
   // Whatever went wrong, the auth token is nowhere in what the error says.
   expect(JSON.stringify([error.message, error.moreInfo, error.stack, { ...error }])).not.toContain(AUTH_TOKEN);
   return error;

@@ -1,8 +1,10 @@
 /**
  * The slice of Twilio's REST API (2010-04-01) Parley uses: create, hang up and redirect calls,
  * and point a number's voice webhook at Parley. Plain `fetch`, HTTP basic auth with the account
- * SID and auth token, form-encoded bodies with Twilio's own field names.
+ * SID and auth token, form-encoded bodies with Twilio's own field names. Failures are
+ * CarrierApiError (carrier-http.ts).
  */
+import { CarrierApiError, carrierRequest, DEFAULT_CARRIER_TIMEOUT_MS, scrub } from "../carrier-http.js";
 
 /** Twilio's events a status callback can be asked for (`completed` is sent whatever is asked). */
 export type TwilioStatusCallbackEvent = "initiated" | "ringing" | "answered" | "completed";
@@ -51,36 +53,11 @@ export interface TwilioIncomingNumber {
   voiceUrl: string | null;
 }
 
-/**
- * A request Twilio refused (`status` its HTTP status, `code` its error code such as 20003 for
- * authentication, 20404 for an unknown resource) or that never got an answer (`status` 0: a
- * timeout, a network failure, or a request refused here before it was sent). The message is
- * Twilio's (or says what went wrong here); it never holds the auth token.
- */
-export class TwilioApiError extends Error {
-  override readonly name = "TwilioApiError";
-
-  constructor(
-    readonly status: number,
-    readonly code: number | undefined,
-    message: string,
-    readonly moreInfo?: string,
-  ) {
-    super(message);
-  }
-}
-
 const API_VERSION = "2010-04-01";
-const DEFAULT_TIMEOUT_MS = 10_000;
-/** More than any answer of these resources; a larger body is not Twilio's. */
-const MAX_BODY_BYTES = 1 << 20;
-/** Twilio's own message is passed on (into call records and logs), cut to this length. */
-const MAX_MESSAGE_CHARS = 500;
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
 const NUMBER_SID = /^PN[0-9a-fA-F]{32}$/;
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 type Form = Record<string, string | readonly string[] | undefined>;
 
@@ -95,7 +72,7 @@ export class TwilioApi {
     this.accountSid = options.accountSid;
     this.authToken = options.authToken;
     this.apiUrl = options.apiUrl.replace(/\/+$/, "");
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_CARRIER_TIMEOUT_MS;
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
@@ -118,9 +95,9 @@ export class TwilioApi {
   async updateCall(callSid: string, update: UpdateCallRequest): Promise<TwilioCall> {
     checkSid(callSid, CALL_SID, "call");
     if (update.status !== undefined && update.status !== "completed" && update.status !== "canceled") {
-      throw new TwilioApiError(0, undefined, "a call's status can only be updated to completed or canceled");
+      throw new CarrierApiError(0, undefined, "a call's status can only be updated to completed or canceled");
     }
-    if (update.status === undefined && update.twiml === undefined) throw new TwilioApiError(0, undefined, "a call update needs a status or TwiML");
+    if (update.status === undefined && update.twiml === undefined) throw new CarrierApiError(0, undefined, "a call update needs a status or TwiML");
     const body = await this.request("POST", `Calls/${callSid}.json`, { Status: update.status, Twiml: update.twiml });
     return callOf(body);
   }
@@ -142,7 +119,7 @@ export class TwilioApi {
     return numberOf(body);
   }
 
-  /** One request under the account; the parsed JSON of a 2xx answer, else a TwilioApiError. */
+  /** One request under the account; the parsed JSON of a 2xx answer, else a CarrierApiError. */
   private async request(method: "GET" | "POST", path: string, form?: Form): Promise<unknown> {
     const url = `${this.accountBase()}/${path}`;
     let body: URLSearchParams | undefined;
@@ -154,73 +131,46 @@ export class TwilioApi {
         for (const one of typeof value === "string" ? [value] : value) body.append(name, one);
       }
     }
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let status = 0;
-    let text: string;
-    try {
-      const response = await this.fetch(url, {
-        method,
-        headers: {
-          authorization: "Basic " + Buffer.from(`${this.accountSid}:${this.authToken}`, "utf8").toString("base64"),
-          accept: "application/json",
-          ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
-        },
-        body,
-        // Twilio's API does not redirect: following one could hand the credentials to another origin.
-        redirect: "error",
-        signal,
-      });
-      status = response.status;
-      text = await readCapped(response);
-    } catch (err) {
-      if (err instanceof TwilioApiError) throw err;
-      if (signal.aborted) throw new TwilioApiError(0, undefined, `Twilio did not answer within ${this.timeoutMs} ms`);
-      throw new TwilioApiError(0, undefined, this.scrub(`Twilio could not be reached: ${reason(err)}`));
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const { status, json } = await carrierRequest({
+      carrier: "Twilio",
+      urlSetting: "PARLEY_TWILIO_API_URL",
+      method,
+      url,
+      headers: {
+        authorization: "Basic " + Buffer.from(`${this.accountSid}:${this.authToken}`, "utf8").toString("base64"),
+        accept: "application/json",
+        ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      body,
+      timeoutMs: this.timeoutMs,
+      fetch: this.fetch,
+      secrets: [this.authToken],
+    });
     if (status < 200 || status > 299) {
       const error = (json ?? {}) as { code?: unknown; message?: unknown; more_info?: unknown };
       const message = typeof error.message === "string" && error.message ? error.message : `Twilio answered HTTP ${status}`;
-      throw new TwilioApiError(
-        status,
-        typeof error.code === "number" ? error.code : undefined,
-        this.scrub(message).slice(0, MAX_MESSAGE_CHARS),
-        typeof error.more_info === "string" ? this.scrub(error.more_info).slice(0, MAX_MESSAGE_CHARS) : undefined,
-      );
+      const secrets = [this.authToken];
+      throw new CarrierApiError(status, typeof error.code === "number" ? error.code : undefined, scrub(message, secrets), typeof error.more_info === "string" ? scrub(error.more_info, secrets) : undefined);
     }
-    if (json === null || typeof json !== "object") throw new TwilioApiError(status, undefined, `Twilio answered HTTP ${status} without a JSON object`);
+    if (json === null || typeof json !== "object") throw new CarrierApiError(status, undefined, `Twilio answered HTTP ${status} without a JSON object`);
     return json;
   }
 
   /** `{apiUrl}/2010-04-01/Accounts/{sid}`, once the settings are known to be usable; nothing is sent otherwise. */
   private accountBase(): string {
-    if (!this.accountSid || !this.authToken) throw new TwilioApiError(0, undefined, "Twilio is not configured: set PARLEY_TWILIO_ACCOUNT_SID and PARLEY_TWILIO_AUTH_TOKEN");
-    if (!ACCOUNT_SID.test(this.accountSid)) throw new TwilioApiError(0, undefined, "PARLEY_TWILIO_ACCOUNT_SID is not an account SID (AC and 32 hexadecimal digits)");
-    const api = URL.canParse(this.apiUrl) ? new URL(this.apiUrl) : undefined;
-    // Basic auth sends the token itself: only over TLS, or to a stand-in on this machine.
-    if (!api || !(api.protocol === "https:" || (api.protocol === "http:" && LOOPBACK_HOSTS.has(api.hostname)))) {
-      throw new TwilioApiError(0, undefined, "PARLEY_TWILIO_API_URL must be an https:// URL (http:// only to loopback)");
-    }
+    if (!this.accountSid || !this.authToken) throw new CarrierApiError(0, undefined, "Twilio is not configured: set PARLEY_TWILIO_ACCOUNT_SID and PARLEY_TWILIO_AUTH_TOKEN");
+    if (!ACCOUNT_SID.test(this.accountSid)) throw new CarrierApiError(0, undefined, "PARLEY_TWILIO_ACCOUNT_SID is not an account SID (AC and 32 hexadecimal digits)");
     return `${this.apiUrl}/${API_VERSION}/Accounts/${this.accountSid}`;
   }
 
-  /** The message with the auth token taken out, should anything ever echo it. */
-  private scrub(message: string): string {
-    return this.authToken ? message.split(this.authToken).join("[redacted]") : message;
-  }
 }
 
 function checkSid(sid: string, pattern: RegExp, what: string): void {
-  if (typeof sid !== "string" || !pattern.test(sid)) throw new TwilioApiError(0, undefined, `not a Twilio ${what} SID`);
+  if (typeof sid !== "string" || !pattern.test(sid)) throw new CarrierApiError(0, undefined, `not a Twilio ${what} SID`);
 }
 
-function unexpected(what: string): TwilioApiError {
-  return new TwilioApiError(0, undefined, `Twilio's answer is not ${what}`);
+function unexpected(what: string): CarrierApiError {
+  return new CarrierApiError(0, undefined, `Twilio's answer is not ${what}`);
 }
 
 function callOf(body: unknown): TwilioCall {
@@ -233,31 +183,4 @@ function numberOf(body: unknown): TwilioIncomingNumber {
   const { sid, phone_number: phoneNumber, voice_url: voiceUrl } = (body ?? {}) as { sid?: unknown; phone_number?: unknown; voice_url?: unknown };
   if (typeof sid !== "string" || !NUMBER_SID.test(sid) || typeof phoneNumber !== "string") throw unexpected("a phone number");
   return { sid, phoneNumber, voiceUrl: typeof voiceUrl === "string" && voiceUrl ? voiceUrl : null };
-}
-
-/** The answer's body as text, refused past MAX_BODY_BYTES rather than held in memory whole. */
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new TwilioApiError(response.status, undefined, `Twilio's answer is larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** What a failed fetch says: undici puts the network error (ECONNREFUSED...) in `cause`. */
-function reason(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (cause && typeof cause.code === "string") return cause.code;
-  if (cause && typeof cause.message === "string") return cause.message;
-  return err instanceof Error ? err.message : String(err);
 }

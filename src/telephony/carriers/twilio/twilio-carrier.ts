@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Carrier, DialResult } from "../../carrier.js";
 import type { CarrierStreamTokens } from "../../../services/carrier-stream-tokens.js";
 import type { PendingDials } from "../../pending-dials.js";
-import type { CarrierCallControl } from "./controlled-twilio-transport.js";
+import type { CarrierCallControl } from "../../carrier-call-control.js";
 import type { TwilioApi } from "./twilio-api.js";
 import { connectStreamTwiml, dialTwiml } from "./twiml.js";
 
