@@ -28,7 +28,7 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const TTS_PROVIDERS = ["flite", "openai"] as const;
 export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
 
-export const CARRIERS = ["simulator", "sip", "twilio"] as const;
+export const CARRIERS = ["simulator", "sip", "twilio", "telnyx", "vonage"] as const;
 export type CarrierName = (typeof CARRIERS)[number];
 
 /** The longest retention an account or the service may set: a hundred years. */
@@ -175,6 +175,10 @@ export interface Config {
   carrier: CarrierName;
   /** Twilio's REST API and the secret its webhooks are signed with (carriers/twilio). */
   twilio: { accountSid: string; authToken: string; apiUrl: string };
+  /** Telnyx's Call Control API, the Call Control application calls go through, and the key its webhooks are signed with (carriers/telnyx). */
+  telnyx: { apiKey: string; publicKey: string; connectionId: string; apiUrl: string };
+  /** Vonage's Voice API: the application, its private key file, and the secret its webhooks are signed with (carriers/vonage). */
+  vonage: { applicationId: string; privateKeyFile: string; signatureSecret: string; apiUrl: string };
   /**
    * Where outbound calls may go (toll-fraud guard): "+1,+44" prefixes, "*" for anywhere;
    * empty: the calling codes of the account's own numbers.
@@ -318,6 +322,14 @@ export const SETTINGS: readonly Setting[] = [
   { key: "twilio.accountSid", env: "PARLEY_TWILIO_ACCOUNT_SID", kind: "string" },
   { key: "twilio.authToken", env: "PARLEY_TWILIO_AUTH_TOKEN", kind: "string", secret: true },
   { key: "twilio.apiUrl", env: "PARLEY_TWILIO_API_URL", kind: "url" },
+  { key: "telnyx.apiKey", env: "PARLEY_TELNYX_API_KEY", kind: "string", secret: true },
+  { key: "telnyx.publicKey", env: "PARLEY_TELNYX_PUBLIC_KEY", kind: "string" },
+  { key: "telnyx.connectionId", env: "PARLEY_TELNYX_CONNECTION_ID", kind: "string" },
+  { key: "telnyx.apiUrl", env: "PARLEY_TELNYX_API_URL", kind: "url" },
+  { key: "vonage.applicationId", env: "PARLEY_VONAGE_APPLICATION_ID", kind: "string" },
+  { key: "vonage.privateKeyFile", env: "PARLEY_VONAGE_PRIVATE_KEY_FILE", kind: "string" },
+  { key: "vonage.signatureSecret", env: "PARLEY_VONAGE_SIGNATURE_SECRET", kind: "string", secret: true },
+  { key: "vonage.apiUrl", env: "PARLEY_VONAGE_API_URL", kind: "url" },
   { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
   { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
   { key: "retention.days", env: "PARLEY_RETENTION_DAYS", kind: "int", min: 1, max: RETENTION_MAX_DAYS },
@@ -390,6 +402,8 @@ function defaults(): Config {
     media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20, readTimeoutMs: 10_000 },
     carrier: "simulator",
     twilio: { accountSid: "", authToken: "", apiUrl: "https://api.twilio.com" },
+    telnyx: { apiKey: "", publicKey: "", connectionId: "", apiUrl: "https://api.telnyx.com" },
+    vonage: { applicationId: "", privateKeyFile: "", signatureSecret: "", apiUrl: "https://api.nexmo.com" },
     callPrefixes: "",
     metrics: { token: "" },
     // Unset: content is kept until deleted (DELETE /v1/calls/{id}); once a day otherwise.

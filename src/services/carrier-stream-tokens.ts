@@ -58,6 +58,11 @@ export class CarrierStreamTokens {
     return token;
   }
 
+  /** Records the carrier's id of the call a token was issued for, once the carrier has given it (an outbound call's, after it is placed). */
+  async bind(carrier: string, token: string, carrierCallId: string): Promise<void> {
+    await this.db.updateTable("carrier_stream_tokens").set({ carrier_call_id: carrierCallId }).where("token_hash", "=", hashToken(token)).where("carrier", "=", carrier).execute();
+  }
+
   /** Uses the token up: what it grants, or why it grants nothing. */
   async redeem(carrier: string, token: string, now = Date.now()): Promise<StreamGrant | { refused: StreamTokenRefusal }> {
     if (!token.startsWith(TOKEN_PREFIX)) return { refused: "unknown" };

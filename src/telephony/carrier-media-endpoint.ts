@@ -33,8 +33,11 @@ export interface CarrierStreamTransport extends ControllableTransport {
 
 /** What a stream's first message says, checked. */
 export interface CarrierStreamStart {
-  /** The carrier's id of the call (Twilio's CallSid, Telnyx's call_control_id, Vonage's uuid). */
-  carrierCallId: string;
+  /**
+   * The carrier's id of the call (Twilio's CallSid, Telnyx's call_control_id), when the stream
+   * says it; a Vonage stream does not, and its token knows it instead (see CarrierStreamTokens.bind).
+   */
+  carrierCallId: string | undefined;
   /** The single-use stream token Parley gave the carrier, when the stream carries one. */
   streamToken: string | undefined;
   /** What the call's metadata keeps of the stream (the carrier's ids). */
@@ -114,11 +117,12 @@ export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S e
         return;
       }
       authenticated();
-      if (grant.carrierCallId !== null && grant.carrierCallId !== start.carrierCallId) {
+      if (grant.carrierCallId !== null && start.carrierCallId !== undefined && grant.carrierCallId !== start.carrierCallId) {
         ws.close(CLOSE_POLICY_VIOLATION, "the stream token is for another call");
         return;
       }
-      const control = this.carriers.control(this.carrier, start.carrierCallId);
+      const carrierCallId = start.carrierCallId ?? grant.carrierCallId;
+      const control = carrierCallId === null ? undefined : this.carriers.control(this.carrier, carrierCallId);
       if (control) transport.controlWith(control, (err) => this.logger.warn({ err, carrier: this.carrier }, "the carrier refused a call control request"));
       if (grant.direction === "outbound") {
         if (!grant.callId || !this.carriers.dials.deliverStream(grant.callId, transport)) ws.close(CLOSE_POLICY_VIOLATION, "no call waits for this stream");

@@ -64,6 +64,8 @@ export class TwilioCarrier implements Carrier {
         timeoutSeconds: Math.ceil(ringTimeoutMs / 1000),
       });
       sid = created.sid;
+      // The stream must then come from this very call.
+      await tokens.bind("twilio", token, sid);
       if (signal.aborted) cancel();
     } catch (err) {
       waiting.settle({ outcome: "failed", reason: `Twilio refused the call: ${(err as Error).message}` });
