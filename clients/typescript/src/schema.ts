@@ -2093,7 +2093,7 @@ export interface operations {
                              * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
                              * @enum {string}
                              */
-                            carrier: "simulator" | "sip" | "twilio";
+                            carrier: "simulator" | "sip" | "twilio" | "telnyx" | "vonage";
                             /** @enum {string} */
                             status: "active" | "pending" | "inactive";
                             default_agent_id: string | null;
@@ -2191,7 +2191,7 @@ export interface operations {
                          * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
                          * @enum {string}
                          */
-                        carrier: "simulator" | "sip" | "twilio";
+                        carrier: "simulator" | "sip" | "twilio" | "telnyx" | "vonage";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;
@@ -2289,7 +2289,7 @@ export interface operations {
                          * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
                          * @enum {string}
                          */
-                        carrier: "simulator" | "sip" | "twilio";
+                        carrier: "simulator" | "sip" | "twilio" | "telnyx" | "vonage";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;
@@ -2469,7 +2469,7 @@ export interface operations {
                          * @description The carrier the number is held at: the one the operator named when adding it, else the service's default (PARLEY_CARRIER). Read-only
                          * @enum {string}
                          */
-                        carrier: "simulator" | "sip" | "twilio";
+                        carrier: "simulator" | "sip" | "twilio" | "telnyx" | "vonage";
                         /** @enum {string} */
                         status: "active" | "pending" | "inactive";
                         default_agent_id: string | null;
