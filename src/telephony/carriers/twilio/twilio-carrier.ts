@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Carrier, DialResult } from "../../carrier.js";
+import { dialThroughApi } from "../api-dial.js";
 import type { CarrierStreamTokens } from "../../../services/carrier-stream-tokens.js";
 import type { PendingDials } from "../../pending-dials.js";
 import type { CarrierCallControl } from "../../carrier-call-control.js";
@@ -8,8 +9,6 @@ import { connectStreamTwiml, dialTwiml } from "./twiml.js";
 
 /** Twilio's call statuses that end a dial, and what each comes to. */
 const UNANSWERED = { busy: "busy", "no-answer": "no_answer", canceled: "no_answer", failed: "failed", completed: "failed" } as const;
-/** After Twilio's own ring timeout, how long the dial waits for its stream or final status before letting go. */
-const GRACE_MS = 30_000;
 
 /** Paths Twilio is pointed at (relative to PARLEY_BASE_URL). */
 export const TWILIO_PATHS = { voice: "/carriers/twilio/voice", status: "/carriers/twilio/status", media: "/media/twilio" } as const;
@@ -28,54 +27,42 @@ export interface TwilioCarrierOptions {
  * Outbound calls through Twilio's Calls API (`PARLEY_CARRIER=twilio`, or a number whose carrier
  * is `twilio`): the call is created with TwiML that connects its audio to `/media/twilio` with a
  * single-use stream token, and a status callback (`/carriers/twilio/status?call_id=...`, signed
- * by Twilio) that tells busy, no answer and failure. The dial waits for the first of the stream
- * (answered) or a final status; aborting it cancels the call at Twilio.
+ * by Twilio) that tells busy, no answer and failure (see dialThroughApi).
  */
 export class TwilioCarrier implements Carrier {
   readonly name = "twilio";
 
   constructor(private readonly options: TwilioCarrierOptions) {}
 
-  async dial(call: { id: string; accountId: string; to: string; from: string | null }, signal: AbortSignal): Promise<DialResult> {
-    const { api, tokens, dials, baseUrl, ringTimeoutMs } = this.options;
-    if (!call.from) return { outcome: "failed", reason: "a call through Twilio needs a from_number (one of the account's Twilio numbers)" };
-    const waiting = dials.expect(call.id);
-    const token = await tokens.issue(
-      { carrier: "twilio", accountId: call.accountId, direction: "outbound", callId: call.id, agentId: null, phoneNumber: call.to, fromNumber: call.from, carrierCallId: null },
-      ringTimeoutMs + GRACE_MS,
+  dial(call: { id: string; accountId: string; to: string; from: string | null }, signal: AbortSignal): Promise<DialResult> {
+    const { api, baseUrl, ringTimeoutMs } = this.options;
+    const from = call.from;
+    if (!from) return Promise.resolve({ outcome: "failed", reason: "a call through Twilio needs a from_number (one of the account's Twilio numbers)" });
+    return dialThroughApi(
+      {
+        carrier: "twilio",
+        call: { ...call, from },
+        tokens: this.options.tokens,
+        dials: this.options.dials,
+        ringTimeoutMs,
+        logger: this.options.logger,
+        place: async (token) =>
+          (
+            await api.createCall({
+              to: call.to,
+              from,
+              twiml: connectStreamTwiml(`${websocketBase(baseUrl)}${TWILIO_PATHS.media}`, { stream_token: token }),
+              statusCallback: `${baseUrl}${TWILIO_PATHS.status}?call_id=${encodeURIComponent(call.id)}`,
+              statusCallbackEvents: ["initiated", "ringing", "answered", "completed"],
+              timeoutSeconds: Math.ceil(ringTimeoutMs / 1000),
+            })
+          ).sid,
+        cancel: async (sid) => {
+          await api.updateCall(sid, { status: "canceled" });
+        },
+      },
+      signal,
     );
-    let sid: string | undefined;
-    const cancel = () => {
-      waiting.settle({ outcome: "no_answer", reason: "cancelled" });
-      if (sid) void api.updateCall(sid, { status: "canceled" }).catch((err: unknown) => this.options.logger.warn({ err, call_id: call.id }, "cancelling the Twilio call failed"));
-    };
-    signal.addEventListener("abort", cancel);
-    const guard = setTimeout(() => {
-      waiting.settle({ outcome: "no_answer", reason: "no stream or final status from Twilio in time" });
-      if (sid) void api.updateCall(sid, { status: "canceled" }).catch(() => {});
-    }, ringTimeoutMs + GRACE_MS);
-    try {
-      const created = await api.createCall({
-        to: call.to,
-        from: call.from,
-        twiml: connectStreamTwiml(`${websocketBase(baseUrl)}${TWILIO_PATHS.media}`, { stream_token: token }),
-        statusCallback: `${baseUrl}${TWILIO_PATHS.status}?call_id=${encodeURIComponent(call.id)}`,
-        statusCallbackEvents: ["initiated", "ringing", "answered", "completed"],
-        timeoutSeconds: Math.ceil(ringTimeoutMs / 1000),
-      });
-      sid = created.sid;
-      // The stream must then come from this very call.
-      await tokens.bind("twilio", token, sid);
-      if (signal.aborted) cancel();
-    } catch (err) {
-      waiting.settle({ outcome: "failed", reason: `Twilio refused the call: ${(err as Error).message}` });
-    }
-    try {
-      return await waiting.result;
-    } finally {
-      clearTimeout(guard);
-      signal.removeEventListener("abort", cancel);
-    }
   }
 
   /** A status callback for `callId`: a final status that ends its dial (an answered call's stream ends the dial itself). */
