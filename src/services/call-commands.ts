@@ -1,3 +1,4 @@
+import { beatingNodes } from "../db/repositories/beating-nodes.js";
 import { sql } from "kysely";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
@@ -31,7 +32,7 @@ export class CallCommands {
 
   /** Whether node `nodeId` beat at or after `since` (ms) and has not stopped. */
   async isAlive(nodeId: string, since: number): Promise<boolean> {
-    const row = await this.db.selectFrom("nodes").select("id").where("id", "=", nodeId).where("heartbeat_at", ">=", since).where("stopped_at", "is", null).executeTakeFirst();
+    const row = await beatingNodes(this.db, since).where("nodes.id", "=", nodeId).executeTakeFirst();
     return row !== undefined;
   }
 

@@ -36,11 +36,7 @@ export class CreditReservations {
 
   /** Credits the account's calls hold now. */
   async heldBy(accountId: string, db: Db = this.db): Promise<number> {
-    const row = await db
-      .selectFrom("credit_holds")
-      .select(sql<number>`COALESCE(SUM(minutes), 0)`.as("minutes"))
-      .where("account_id", "=", accountId)
-      .executeTakeFirst();
+    const row = await db.selectNoFrom(heldMinutes(accountId).as("minutes")).executeTakeFirst();
     return Number(row?.minutes ?? 0) * this.perMinute;
   }
 
@@ -136,7 +132,7 @@ export class CreditReservations {
   private async standing(accountId: string, db: Db): Promise<Standing | undefined> {
     const row = await db
       .selectFrom("accounts")
-      .select(["credit_balance", sql<number>`(SELECT COALESCE(SUM(minutes), 0) FROM credit_holds WHERE account_id = ${accountId})`.as("held_minutes")])
+      .select(["credit_balance", heldMinutes(accountId).as("held_minutes")])
       .where("id", "=", accountId)
       .executeTakeFirst();
     return row && { balance: Number(row.credit_balance), heldMinutes: Number(row.held_minutes) };
@@ -145,4 +141,9 @@ export class CreditReservations {
   private covers(standing: Standing | undefined): boolean {
     return standing !== undefined && standing.balance - standing.heldMinutes * this.perMinute >= this.perMinute;
   }
+}
+
+/** The minutes all of the account's calls hold now, as one expression. */
+function heldMinutes(accountId: string) {
+  return sql<number>`(SELECT COALESCE(SUM(minutes), 0) FROM credit_holds WHERE account_id = ${accountId})`;
 }

@@ -1,3 +1,4 @@
+import { beatingNodes } from "./beating-nodes.js";
 import { sql } from "kysely";
 import type { CallAction, CallAnalysis, CallLatency, CallOutcome } from "../../../engine/index.js";
 import type { Db } from "../database.js";
@@ -224,7 +225,7 @@ export class CallsRepository {
           ...(includeOwn ? [eb("node_id", "=", ownId)] : []),
           eb.and([
             eb("node_id", "<>", ownId),
-            eb.not(eb.exists(eb.selectFrom("nodes").select("nodes.id").whereRef("nodes.id", "=", "calls.node_id").where("nodes.heartbeat_at", ">=", staleBefore).where("nodes.stopped_at", "is", null))),
+            eb.not(eb.exists(beatingNodes(db, staleBefore).where("nodes.id", "=", sql.ref<string>("calls.node_id")))),
           ]),
         ]),
       )
