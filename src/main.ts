@@ -18,8 +18,13 @@ import { MediaGateway } from "./telephony/media-gateway.js";
 import { recordingsDir } from "./services/recording-files.js";
 import { chooseCarriers, setUpTwilio } from "./telephony/carrier-setup.js";
 import { PendingDials } from "./telephony/pending-dials.js";
-import type { TwilioCarrier } from "./telephony/carriers/twilio/twilio-carrier.js";
+import type { Router } from "express";
+import type { CarrierCallControl } from "./telephony/carrier-call-control.js";
 import { twilioWebhooks } from "./http/carriers/twilio-webhooks.js";
+import { telnyxWebhooks } from "./http/carriers/telnyx-webhooks.js";
+import { setUpTelnyx } from "./telephony/carriers/telnyx/telnyx-setup.js";
+import { vonageWebhooks } from "./http/carriers/vonage-webhooks.js";
+import { setUpVonage } from "./telephony/carriers/vonage/vonage-setup.js";
 import { readSipAccess } from "./telephony/sip-access.js";
 import { SipGateway } from "./telephony/sip-gateway.js";
 import { COMMAND_POLL_MS } from "./services/call-commands.js";
@@ -30,7 +35,7 @@ export interface Parley {
   http: RunningServer;
   logger: Logger;
   /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
-  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher; twilio: TwilioCarrier | undefined } | undefined;
+  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher; carrierWebhooks: Router[] } | undefined;
   /**
    * Graceful stop: no new calls, live calls get up to `graceMs` (default 0) to end by
    * themselves before they are hung up, then open requests finish and the database is closed.
@@ -80,16 +85,33 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     if (config.engine.enabled) {
       const engine = await createEngine({ ...engineOptions(config), onProviderRetry: services.metrics.providerRetry });
       started.push(() => engine.close());
+      // Carriers reached through their APIs: their media comes back on a WebSocket, their webhooks under /carriers.
       const dials = new PendingDials();
+      const controlled = new Map<string, { control(carrierCallId: string): CarrierCallControl }>();
+      const carrierWebhooks: Router[] = [];
       const twilio = setUpTwilio(config, { services, dials, logger });
-      const gateway = new MediaGateway(services, engine, logger, { dials, control: (carrier, id) => (carrier === "twilio" ? twilio?.control(id) : undefined) });
+      if (twilio) {
+        controlled.set("twilio", twilio);
+        carrierWebhooks.push(twilioWebhooks(services, twilio, logger));
+      }
+      const telnyx = setUpTelnyx(config, { services, dials, logger });
+      if (telnyx) {
+        controlled.set("telnyx", telnyx.carrier);
+        carrierWebhooks.push(telnyxWebhooks(services, telnyx.carrier, telnyx.publicKey, logger));
+      }
+      const vonage = setUpVonage(config, { services, dials, logger });
+      if (vonage) {
+        controlled.set("vonage", vonage);
+        carrierWebhooks.push(vonageWebhooks(services, vonage, logger));
+      }
+      const gateway = new MediaGateway(services, engine, logger, { dials, control: (carrier, id) => controlled.get(carrier)?.control(id) });
       started.push(() => gateway.close());
       const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
       if (sip) started.push(() => sip.close());
-      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, twilio }), gateway, logger);
+      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, twilio, vonage, telnyx: telnyx?.carrier }), gateway, logger);
       started.push(() => dispatcher.stop());
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
-      media = { engine, gateway, sip, dispatcher, twilio };
+      media = { engine, gateway, sip, dispatcher, carrierWebhooks };
       services.calls.attachLiveControl(media.gateway);
       // Ends asked of this node by others (POST /v1/calls/{id}/end on another node).
       services.callCommands.attach(media.gateway);
@@ -113,7 +135,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       services,
       logger,
       callSlots: live && (() => ({ capacity: live.engine.capacity, inUse: live.gateway.slotsHeld })),
-      carrierWebhooks: live?.twilio && twilioWebhooks(services, live.twilio, logger),
+      carrierWebhooks: live?.carrierWebhooks ?? [],
     });
     const http = await listen(app, config.port, config.host);
     media?.gateway.attach(http.server);

@@ -40,8 +40,8 @@ export interface AppDeps {
   /** The box's call slots (PARLEY_CALL_CAPACITY) and those held now, shown by /readyz; absent without the engine. */
   callSlots?: () => { capacity: number; inUse: number };
   limiter?: FixedWindowRateLimiter;
-  /** The carriers' webhooks (`/carriers/...`, each signed by its carrier), when a carrier that has them is set up. */
-  carrierWebhooks?: express.Router | undefined;
+  /** The webhooks of the carriers set up (`/carriers/...`, each signed by its carrier). */
+  carrierWebhooks?: express.Router[];
 }
 
 function requirePermission(permission: string | null): RequestHandler {
@@ -174,7 +174,7 @@ export function createApp(deps: AppDeps): HttpApp {
     }
   });
 
-  if (deps.carrierWebhooks) app.use("/carriers", deps.carrierWebhooks);
+  for (const webhooks of deps.carrierWebhooks ?? []) app.use("/carriers", webhooks);
 
   app.use("/console", consoleHandler()); // the web console: static files, no API key (the page signs in with one)
 

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApiError } from "../core/api-error.js";
-import { KeyedSlots } from "../core/keyed-slots.js";
+import type { KeyedSlots } from "../core/keyed-slots.js";
 import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
 import type { StreamGrant } from "../services/carrier-stream-tokens.js";
 import type { Services } from "../services/container.js";
@@ -26,6 +26,15 @@ export interface CarrierStreams {
   control(carrier: string, carrierCallId: string): CarrierCallControl | undefined;
 }
 
+/**
+ * What every carrier endpoint shares: the carriers' streams, and one count of the sockets
+ * waiting for their first message (PARLEY_MEDIA_PENDING_STREAMS bounds them on all the carrier
+ * endpoints together, not on each).
+ */
+export interface CarrierEndpointDeps extends CarrierStreams {
+  pending: KeyedSlots;
+}
+
 /** A transport of a carrier's stream: controllable, and watched for a peer that stops reading. */
 export interface CarrierStreamTransport extends ControllableTransport {
   watchReading(timeoutMs: number): void;
@@ -45,9 +54,9 @@ export interface CarrierStreamStart {
 }
 
 /**
- * The base of the carriers' media stream endpoints (`/media/twilio`, and the others): a stream
- * authenticates in its first message, and until then holds a pending slot, bounded per client
- * address and in all, for at most START_TIMEOUT_MS, so unauthenticated sockets cannot pile up.
+ * The base of the carriers' media stream endpoints (`/media/twilio`, `/media/telnyx`,
+ * `/media/vonage`): a stream authenticates in its first message, and until then holds a pending
+ * slot, bounded per client address and in all (over the three endpoints), for at most START_TIMEOUT_MS, so unauthenticated sockets cannot pile up.
  * A stream carrying a single-use stream token (CarrierStreamTokens) is the call its token was
  * issued for: an outbound call's goes to the dial waiting for it, an inbound call's starts the
  * call the carrier's webhook routed, and either is then controlled through the carrier's API.
@@ -58,18 +67,18 @@ export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S e
   /** The carrier's name, as its stream tokens and numbers record it. */
   protected abstract readonly carrier: string;
   private readonly wss: WebSocketServer;
-  /** Sockets not yet authenticated by a valid first message. */
+  /** Sockets not yet authenticated by a valid first message (shared by the carrier endpoints). */
   private readonly pendingStreams: KeyedSlots;
 
   constructor(
     protected readonly services: Services,
     protected readonly runner: LiveCallRunner,
     protected readonly logger: Logger,
-    protected readonly carriers: CarrierStreams,
+    protected readonly carriers: CarrierEndpointDeps,
     maxMessageBytes: number,
   ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
-    this.pendingStreams = new KeyedSlots(services.config.media.pendingStreams);
+    this.pendingStreams = carriers.pending;
   }
 
   /** The protocol's transport over an accepted socket. */

@@ -18,16 +18,20 @@ const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
  * (setUpTwilio, made first: its media endpoint needs it). The default carrier
  * (PARLEY_CARRIER) must be one of them.
  */
-export function chooseCarriers(config: Config, deps: { services: Services; sip: SipGateway | undefined; twilio: TwilioCarrier | undefined }): CarrierChoice {
+export function chooseCarriers(config: Config, deps: { services: Services; sip: SipGateway | undefined; twilio: TwilioCarrier | undefined; vonage?: Carrier | undefined; telnyx?: Carrier | undefined }): CarrierChoice {
   const available = new Map<CarrierName, Carrier>([["simulator", new SimulatorCarrier()]]);
   const sip = sipTrunk(config, deps.sip);
   if (sip) available.set("sip", sip);
   if (deps.twilio) available.set("twilio", deps.twilio);
+  if (deps.vonage) available.set("vonage", deps.vonage);
+  if (deps.telnyx) available.set("telnyx", deps.telnyx);
   if (!available.has(config.carrier)) {
     if (config.carrier === "sip") {
       if (!deps.sip) throw new ConfigError("PARLEY_CARRIER", "sip needs SIP on (PARLEY_SIP_PORT not 0)");
       throw new ConfigError("PARLEY_SIP_TRUNK", "is required with PARLEY_CARRIER=sip");
     }
+    if (config.carrier === "telnyx") throw new ConfigError("PARLEY_TELNYX_API_KEY", "is required with PARLEY_CARRIER=telnyx");
+    if (config.carrier === "vonage") throw new ConfigError("PARLEY_VONAGE_APPLICATION_ID", "is required with PARLEY_CARRIER=vonage");
     throw new ConfigError("PARLEY_TWILIO_ACCOUNT_SID", `is required with PARLEY_CARRIER=${config.carrier}`);
   }
   return new CarrierChoice(available, config.carrier, deps.services.phoneNumbers);

@@ -20,7 +20,10 @@ import { EngineShare, type EngineSlot } from "./engine-share.js";
 import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
 import { NativeMediaEndpoint } from "./native-media-endpoint.js";
 import { TwilioMediaEndpoint } from "./twilio-media-endpoint.js";
+import { TelnyxMediaEndpoint } from "./telnyx-media-endpoint.js";
+import { VonageMediaEndpoint } from "./vonage-media-endpoint.js";
 import { PendingDials } from "./pending-dials.js";
+import { KeyedSlots } from "../core/keyed-slots.js";
 import type { CarrierStreams } from "./carrier-media-endpoint.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
@@ -54,7 +57,11 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     carriers: CarrierStreams = { dials: new PendingDials(), control: () => undefined },
   ) {
     this.share = new EngineShare({ capacity: engine.capacity, sharePercent: services.config.engine.accountSharePercent, countAccounts: () => services.accounts.count() });
-    this.endpoints = new Map([new NativeMediaEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger, carriers)].map((e) => [e.path, e]));
+    // Streams waiting for their first message are counted over all the carrier endpoints together.
+    const carrierDeps = { ...carriers, pending: new KeyedSlots(services.config.media.pendingStreams) };
+    this.endpoints = new Map(
+      [new NativeMediaEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger, carrierDeps), new TelnyxMediaEndpoint(services, this, logger, carrierDeps), new VonageMediaEndpoint(services, this, logger, carrierDeps)].map((e) => [e.path, e]),
+    );
     // A crashed call's duration and transcript are known to within this (PARLEY_CALL_HEARTBEAT_MS).
     this.heartbeat = setInterval(() => {
       if (this.live.size === 0) return;

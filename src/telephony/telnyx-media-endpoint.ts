@@ -3,7 +3,7 @@ import type { WebSocket } from "ws";
 import { TelnyxTransport } from "../../engine/index.js";
 import type { Services } from "../services/container.js";
 import { withCarrierControl } from "./carrier-call-control.js";
-import { CarrierMediaEndpoint, type CarrierStreams, type CarrierStreamStart } from "./carrier-media-endpoint.js";
+import { CarrierMediaEndpoint, type CarrierEndpointDeps, type CarrierStreamStart } from "./carrier-media-endpoint.js";
 import type { LiveCallRunner } from "./media-endpoint.js";
 
 /** Largest message accepted: Telnyx's are small JSON (a 20 ms `media` message is about 300 bytes). */
@@ -21,7 +21,7 @@ export class TelnyxMediaEndpoint extends CarrierMediaEndpoint<ControlledTelnyxTr
   readonly path = "/media/telnyx";
   protected readonly carrier = "telnyx";
 
-  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierStreams) {
+  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierEndpointDeps) {
     super(services, runner, logger, carriers, TELNYX_MAX_MESSAGE_BYTES);
   }
 

@@ -6,7 +6,7 @@ import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { Logger } from "pino";
 import { withCarrierControl } from "./carrier-call-control.js";
-import { CarrierMediaEndpoint, type CarrierStreams, type CarrierStreamStart } from "./carrier-media-endpoint.js";
+import { CarrierMediaEndpoint, type CarrierEndpointDeps, type CarrierStreamStart } from "./carrier-media-endpoint.js";
 import { parseContext, parseMaxDuration } from "./media-call-parameters.js";
 import type { LiveCallRunner } from "./media-endpoint.js";
 import { CLOSE_POLICY_VIOLATION } from "./refusal-close-code.js";
@@ -30,7 +30,7 @@ export class TwilioMediaEndpoint extends CarrierMediaEndpoint<ControlledTwilioTr
   readonly path = "/media/twilio";
   protected readonly carrier = "twilio";
 
-  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierStreams) {
+  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierEndpointDeps) {
     super(services, runner, logger, carriers, TWILIO_MAX_MESSAGE_BYTES);
   }
 

@@ -3,7 +3,7 @@ import type { WebSocket } from "ws";
 import { VonageTransport } from "../../engine/index.js";
 import type { Services } from "../services/container.js";
 import { withCarrierControl } from "./carrier-call-control.js";
-import { CarrierMediaEndpoint, type CarrierStreams, type CarrierStreamStart } from "./carrier-media-endpoint.js";
+import { CarrierMediaEndpoint, type CarrierEndpointDeps, type CarrierStreamStart } from "./carrier-media-endpoint.js";
 import { VONAGE_UUID } from "./carriers/vonage/vonage-api.js";
 import type { LiveCallRunner } from "./media-endpoint.js";
 
@@ -27,7 +27,7 @@ export class VonageMediaEndpoint extends CarrierMediaEndpoint<ControlledVonageTr
   readonly path = "/media/vonage";
   protected readonly carrier = "vonage";
 
-  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierStreams) {
+  constructor(services: Services, runner: LiveCallRunner, logger: Logger, carriers: CarrierEndpointDeps) {
     super(services, runner, logger, carriers, VONAGE_MAX_MESSAGE_BYTES);
   }
 

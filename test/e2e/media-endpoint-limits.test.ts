@@ -491,4 +491,16 @@ describe("Twilio streams waiting for their start message", () => {
     expect(after.status).toBe(101);
     after.socket!.close();
   });
+
+  it("are capped over the carrier endpoints together: idle Twilio and Telnyx streams leave no place on /media/vonage", async () => {
+    await app?.close();
+    app = await startEngineApp({ PARLEY_MEDIA_PENDING_STREAMS: "2" });
+    wsBase = app.baseUrl.replace(/^http/, "ws");
+    const waiting = [await upgrade(`${wsBase}/media/twilio`), await upgrade(`${wsBase}/media/telnyx`)];
+    expect(waiting.map((o) => o.status)).toEqual([101, 101]);
+    const refused = await upgrade(`${wsBase}/media/vonage`);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("server_busy");
+    for (const o of waiting) o.socket!.close();
+  });
 });

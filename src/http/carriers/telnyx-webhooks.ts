@@ -52,7 +52,7 @@ export function telnyxWebhooks(services: Services, carrier: TelnyxCarrier, publi
     const callControlId = typeof payload.call_control_id === "string" ? payload.call_control_id : undefined;
     const callId = typeof req.query.call_id === "string" ? req.query.call_id : undefined;
     res.status(200).json({ ok: true });
-    if (event.event_type === "call.hangup" && callId) carrier.hungUp(callId, typeof payload.hangup_cause === "string" ? payload.hangup_cause : "unspecified");
+    if (event.event_type === "call.hangup" && callId && callControlId) carrier.hungUp(callId, callControlId, typeof payload.hangup_cause === "string" ? payload.hangup_cause : "unspecified");
     if (event.event_type === "call.initiated" && payload.direction === "incoming" && callControlId && !callId) {
       void answerIncoming(callControlId, payload).catch((err: unknown) => logger.warn({ err, call_control_id: callControlId }, "answering a Telnyx call failed"));
     }

@@ -5,7 +5,8 @@ import { isE164 } from "../../core/e164.js";
 import { callerNumber, canonicalPhoneNumber } from "../../core/phone-number.js";
 import type { Services } from "../../services/container.js";
 import { isTwilioSignatureValid } from "../../telephony/carriers/twilio/request-signature.js";
-import { TWILIO_PATHS, websocketBase, type TwilioCarrier } from "../../telephony/carriers/twilio/twilio-carrier.js";
+import { TWILIO_PATHS, type TwilioCarrier } from "../../telephony/carriers/twilio/twilio-carrier.js";
+import { websocketBase } from "../../telephony/carriers/public-url.js";
 import { connectStreamTwiml, rejectTwiml } from "../../telephony/carriers/twilio/twiml.js";
 
 /** Twilio's webhooks are small forms: a few dozen parameters. */
@@ -59,7 +60,7 @@ export function twilioWebhooks(services: Services, carrier: TwilioCarrier, logge
   router.post(TWILIO_PATHS.status.replace("/carriers", ""), ...signed, (req, res) => {
     const form = req.body as Record<string, unknown>;
     const callId = typeof req.query.call_id === "string" ? req.query.call_id : undefined;
-    if (callId && typeof form.CallStatus === "string") carrier.statusChanged(callId, form.CallStatus);
+    if (callId && typeof form.CallSid === "string" && typeof form.CallStatus === "string") carrier.statusChanged(callId, form.CallSid, form.CallStatus);
     res.status(204).end();
   });
 

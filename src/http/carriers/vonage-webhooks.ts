@@ -6,7 +6,8 @@ import type { Services } from "../../services/container.js";
 import { verifyVonageSignedWebhook } from "../../telephony/carriers/vonage/jwt.js";
 import { connectWebsocketNcco, hangUpNcco } from "../../telephony/carriers/vonage/ncco.js";
 import { VONAGE_UUID } from "../../telephony/carriers/vonage/vonage-api.js";
-import { VONAGE_PATHS, websocketBase, type VonageCarrier } from "../../telephony/carriers/vonage/vonage-carrier.js";
+import { VONAGE_PATHS, type VonageCarrier } from "../../telephony/carriers/vonage/vonage-carrier.js";
+import { websocketBase } from "../../telephony/carriers/public-url.js";
 
 /** Vonage's webhooks are small JSON objects (an event is well under 1 KB). */
 const BODY_LIMIT = "16kb";

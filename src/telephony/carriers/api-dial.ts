@@ -43,6 +43,7 @@ export async function dialThroughApi(dial: ApiDial, signal: AbortSignal): Promis
   const guard = setTimeout(() => giveUp(`no stream or final status from ${dial.carrier} in time`), dial.ringTimeoutMs + GRACE_MS);
   try {
     placed = await dial.place(token);
+    waiting.placed(placed);
     // The stream must then come from this very call.
     await tokens.bind(dial.carrier, token, placed);
     if (signal.aborted) abort();

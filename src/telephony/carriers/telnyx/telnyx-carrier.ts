@@ -4,6 +4,7 @@ import type { Carrier, DialResult } from "../../carrier.js";
 import type { CarrierCallControl } from "../../carrier-call-control.js";
 import type { PendingDials } from "../../pending-dials.js";
 import { dialThroughApi } from "../api-dial.js";
+import { websocketBase } from "../public-url.js";
 import type { TelnyxApi } from "./telnyx-api.js";
 
 /** Paths Telnyx is pointed at (relative to PARLEY_BASE_URL). */
@@ -71,13 +72,13 @@ export class TelnyxCarrier implements Carrier {
 
   /** Where a call's audio goes, with the token its stream must present. */
   stream(token: string): { streamUrl: string; clientState: string } {
-    return { streamUrl: `${this.options.baseUrl.replace(/^http/, "ws")}${TELNYX_PATHS.media}`, clientState: Buffer.from(token, "utf8").toString("base64") };
+    return { streamUrl: `${websocketBase(this.options.baseUrl)}${TELNYX_PATHS.media}`, clientState: Buffer.from(token, "utf8").toString("base64") };
   }
 
   /** A `call.hangup` webhook for `callId`: a call that never connected ends its dial (a connected one's stream ended it already). */
-  hungUp(callId: string, cause: string): void {
+  hungUp(callId: string, callControlId: string, cause: string): void {
     const outcome = UNANSWERED[cause as keyof typeof UNANSWERED] ?? "failed";
-    this.options.dials.deliverOutcome(callId, outcome, `Telnyx: ${cause}`);
+    this.options.dials.deliverOutcome(callId, callControlId, outcome, `Telnyx: ${cause}`);
   }
 
   /** Control of the Telnyx call `callControlId` through Call Control: hang-up and transfer. */

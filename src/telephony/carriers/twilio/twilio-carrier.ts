@@ -6,6 +6,7 @@ import type { PendingDials } from "../../pending-dials.js";
 import type { CarrierCallControl } from "../../carrier-call-control.js";
 import type { TwilioApi } from "./twilio-api.js";
 import { connectStreamTwiml, dialTwiml } from "./twiml.js";
+import { websocketBase } from "../public-url.js";
 
 /** Twilio's call statuses that end a dial, and what each comes to. */
 const UNANSWERED = { busy: "busy", "no-answer": "no_answer", canceled: "no_answer", failed: "failed", completed: "failed" } as const;
@@ -66,9 +67,9 @@ export class TwilioCarrier implements Carrier {
   }
 
   /** A status callback for `callId`: a final status that ends its dial (an answered call's stream ends the dial itself). */
-  statusChanged(callId: string, status: string): void {
+  statusChanged(callId: string, callSid: string, status: string): void {
     const outcome = UNANSWERED[status as keyof typeof UNANSWERED];
-    if (outcome) this.options.dials.deliverOutcome(callId, outcome, `Twilio: ${status}`);
+    if (outcome) this.options.dials.deliverOutcome(callId, callSid, outcome, `Twilio: ${status}`);
   }
 
   /** Control of the Twilio call `callSid` through the API: hang-up and transfer. */
@@ -79,9 +80,4 @@ export class TwilioCarrier implements Carrier {
       transfer: (target) => api.updateCall(callSid, { twiml: dialTwiml(target) }).then(() => undefined),
     };
   }
-}
-
-/** The WebSocket origin of an http(s) base URL. */
-export function websocketBase(baseUrl: string): string {
-  return baseUrl.replace(/^http/, "ws").replace(/\/+$/, "");
 }
