@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
-import { loopbackRewrite, TelnyxStandIn } from "../helpers/telnyx-standin.js";
+import { loopbackRewrite } from "../helpers/standin-server.js";
+import { TelnyxStandIn } from "../helpers/telnyx-standin.js";
 import { untilValue } from "../helpers/until.js";
+import { CARRIER_GREETING, carrierTestAgents, endedCall } from "../helpers/carrier-call-setup.js";
 
 // Telnyx as a carrier by configuration alone: the Call Control application's webhook pointed at
 // /carriers/telnyx/events answers calls to Telnyx numbers, and calls from them are dialled
@@ -13,7 +15,7 @@ const PUBLIC = "https://parley.example.test";
 const NUMBER = "+14155550200";
 const TRANSFERRING = "+14155550201";
 const DESK = "+14155550299";
-const GREETING = "Thanks for calling Acme Dental.";
+const GREETING = CARRIER_GREETING;
 const CONNECTION = "1494404757140276705";
 
 let standIn: TelnyxStandIn;
@@ -36,14 +38,7 @@ beforeAll(async () => {
   });
   standIn.rewrite = loopbackRewrite(app.baseUrl);
   acct = await app.account();
-  const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING } });
-  agentId = agent.body.id;
-  const desk = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: { name: "Desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: "Acme Dental, how can I help?", transfer_enabled: true, transfer_number: DESK, transfer_message: "Please hold while I transfer you." },
-  });
-  await app.activeNumber(acct.key, { phone_number: NUMBER, country: "US", default_agent_id: agentId });
-  await app.activeNumber(acct.key, { phone_number: TRANSFERRING, country: "US", default_agent_id: desk.body.id });
+  agentId = await carrierTestAgents(app, acct, { answering: NUMBER, transferring: TRANSFERRING, desk: DESK });
 }, 60_000);
 
 afterAll(async () => {
@@ -51,12 +46,7 @@ afterAll(async () => {
   await standIn?.close();
 });
 
-async function ended(callId: string): Promise<any> {
-  return untilValue(`call ${callId} ended`, async () => {
-    const res = await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key });
-    return ["queued", "ringing", "in_progress"].includes(res.body.status) ? undefined : res.body;
-  });
-}
+const ended = (callId: string) => endedCall(app, acct, callId);
 
 async function placeCall(): Promise<{ id: string; callControlId: string }> {
   const before = new Set(standIn.calls.keys());

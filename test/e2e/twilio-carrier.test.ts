@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
-import { loopbackRewrite, TwilioStandIn } from "../helpers/twilio-standin.js";
+import { loopbackRewrite } from "../helpers/standin-server.js";
+import { TwilioStandIn } from "../helpers/twilio-standin.js";
 import { readConnectStream } from "../helpers/twiml-read.js";
 import { untilValue } from "../helpers/until.js";
+import { CARRIER_GREETING, carrierTestAgents, endedCall } from "../helpers/carrier-call-setup.js";
 
 // Twilio as a carrier by configuration alone: a number's voice URL pointed at
 // /carriers/twilio/voice answers calls, and calls from a Twilio number are placed through
@@ -15,7 +17,7 @@ const NUMBER = "+14155550100";
 const TRANSFERRING = "+14155550101";
 const SIMULATED = "+14155550102";
 const DESK = "+14155550199";
-const GREETING = "Thanks for calling Acme Dental.";
+const GREETING = CARRIER_GREETING;
 
 let standIn: TwilioStandIn;
 let app: TestApp;
@@ -35,14 +37,7 @@ beforeAll(async () => {
   });
   standIn.rewrite = loopbackRewrite(app.baseUrl);
   acct = await app.account();
-  const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING } });
-  agentId = agent.body.id;
-  const desk = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: { name: "Desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: "Acme Dental, how can I help?", transfer_enabled: true, transfer_number: DESK, transfer_message: "Please hold while I transfer you." },
-  });
-  await app.activeNumber(acct.key, { phone_number: NUMBER, country: "US", default_agent_id: agentId });
-  await app.activeNumber(acct.key, { phone_number: TRANSFERRING, country: "US", default_agent_id: desk.body.id });
+  agentId = await carrierTestAgents(app, acct, { answering: NUMBER, transferring: TRANSFERRING, desk: DESK });
   await app.activeNumber(acct.key, { phone_number: SIMULATED, country: "US", default_agent_id: agentId });
   await app.parley.services.db.updateTable("phone_numbers").set({ carrier: "simulator" }).where("phone_number", "=", SIMULATED).execute();
   standIn.addNumber(NUMBER, `${PUBLIC}/carriers/twilio/voice`);
@@ -56,12 +51,7 @@ afterAll(async () => {
 
 const voiceUrl = `${PUBLIC}/carriers/twilio/voice`;
 
-async function ended(callId: string): Promise<any> {
-  return untilValue(`call ${callId} ended`, async () => {
-    const res = await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key });
-    return ["queued", "ringing", "in_progress"].includes(res.body.status) ? undefined : res.body;
-  });
-}
+const ended = (callId: string) => endedCall(app, acct, callId);
 
 async function placeCall(from: string, to = "+14155550177"): Promise<{ id: string; sid: string | undefined }> {
   const before = new Set(standIn.calls.keys());

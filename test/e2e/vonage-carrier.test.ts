@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { untilValue } from "../helpers/until.js";
-import { loopbackRewrite, vonageKeyPair, VonageStandIn, websocketEndpoint } from "../helpers/vonage-standin.js";
+import { loopbackRewrite } from "../helpers/standin-server.js";
+import { vonageKeyPair, VonageStandIn, websocketEndpoint } from "../helpers/vonage-standin.js";
+import { CARRIER_GREETING, carrierTestAgents, endedCall } from "../helpers/carrier-call-setup.js";
 
 // Vonage as a carrier by configuration alone: an application's answer URL pointed at
 // /carriers/vonage/answer answers calls, and calls from a Vonage number are placed through the
@@ -18,7 +20,7 @@ const NUMBER = "+14155550100";
 const TRANSFERRING = "+14155550101";
 const DESK = "+14155550199";
 const CALLEE = "+14155550177";
-const GREETING = "Thanks for calling Acme Dental.";
+const GREETING = CARRIER_GREETING;
 const answerUrl = `${PUBLIC}/carriers/vonage/answer`;
 
 const keys = vonageKeyPair();
@@ -44,14 +46,7 @@ beforeAll(async () => {
   });
   standIn.rewrite = loopbackRewrite(app.baseUrl);
   acct = await app.account();
-  const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING } });
-  agentId = agent.body.id;
-  const desk = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: { name: "Desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: "Acme Dental, how can I help?", transfer_enabled: true, transfer_number: DESK, transfer_message: "Please hold while I transfer you." },
-  });
-  await app.activeNumber(acct.key, { phone_number: NUMBER, country: "US", default_agent_id: agentId });
-  await app.activeNumber(acct.key, { phone_number: TRANSFERRING, country: "US", default_agent_id: desk.body.id });
+  agentId = await carrierTestAgents(app, acct, { answering: NUMBER, transferring: TRANSFERRING, desk: DESK });
 }, 60_000);
 
 afterAll(async () => {
@@ -60,12 +55,7 @@ afterAll(async () => {
   rmSync(keyDir, { recursive: true, force: true });
 });
 
-async function ended(callId: string): Promise<any> {
-  return untilValue(`call ${callId} ended`, async () => {
-    const res = await app.request("GET", `/v1/calls/${callId}?include=transcript`, { key: acct.key });
-    return ["queued", "ringing", "in_progress"].includes(res.body.status) ? undefined : res.body;
-  });
-}
+const ended = (callId: string) => endedCall(app, acct, callId);
 
 async function placeCall(): Promise<{ id: string; uuid: string }> {
   const before = new Set(standIn.calls.keys());

@@ -1,10 +1,8 @@
 import { generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { TelnyxMediaClient, type TelnyxStreamEncoding } from "./telnyx-media-client.js";
-import { loopbackRewrite } from "./twilio-standin.js";
+import { assertLoopback, StandInServer } from "./standin-server.js";
 
-export { loopbackRewrite };
 
 /**
  * A stand-in for Telnyx on 127.0.0.1, for carrier tests that run offline. It speaks Telnyx's
@@ -124,11 +122,6 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** A call control id as Telnyx makes them: a version prefix and base64url. */
 const callControlId = () => "v3:" + randomBytes(30).toString("base64url");
 
-function assertLoopback(url: string): void {
-  const { hostname } = new URL(url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(hostname)) throw new Error(`the Telnyx stand-in only connects to loopback; ${url} is not (pass a rewrite)`);
-}
-
 class TelnyxError extends Error {
   constructor(
     readonly status: number,
@@ -152,12 +145,12 @@ const notFound = () => new TelnyxError(404, "10005", "Resource not found", "The 
 const ended = () => new TelnyxError(422, "90018", "Call has already ended", "This call is no longer active and can't receive commands.");
 const badRequest = (detail: string, pointer?: string) => new TelnyxError(422, "10015", "Bad Request", detail, pointer);
 
-export class TelnyxStandIn {
+export class TelnyxStandIn extends StandInServer<TelnyxStandInCall> {
+  protected readonly carrier = "Telnyx";
   readonly apiKey: string;
   readonly connectionId: string | undefined;
   /** The ed25519 public key as Telnyx's portal shows it: base64 of its raw 32 bytes (PARLEY_TELNYX_PUBLIC_KEY). */
   readonly publicKeyBase64: string;
-  readonly calls = new Map<string, TelnyxStandInCall>();
   readonly requests: TelnyxApiRequest[] = [];
   /** Every webhook sent, in order, whatever its call. */
   readonly webhooks: SentWebhook[] = [];
@@ -168,14 +161,11 @@ export class TelnyxStandIn {
   /** The account id streams carry as `user_id`. */
   readonly userId = randomUUID();
   private readonly privateKey: KeyObject;
-  private server: http.Server | undefined;
-  private base = "";
-  private failures: number[] = [];
-  private background = new Set<Promise<unknown>>();
   private pacing = new WeakSet<TelnyxMediaClient>();
   private commandIds = new Map<string, Set<string>>();
 
   constructor(options: TelnyxStandInOptions = {}) {
+    super();
     this.apiKey = options.apiKey ?? "KEY" + randomBytes(16).toString("hex").toUpperCase() + "_" + randomBytes(16).toString("base64url");
     this.connectionId = options.connectionId;
     this.webhookUrl = options.webhookUrl;
@@ -188,53 +178,9 @@ export class TelnyxStandIn {
     this.publicKeyBase64 = publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
   }
 
-  /** `http://127.0.0.1:<port>`: the API is under `/v2` (`apiBase`), as at https://api.telnyx.com/v2. */
-  get url(): string {
-    if (!this.base) throw new Error("the Telnyx stand-in is not started");
-    return this.base;
-  }
-
   /** `http://127.0.0.1:<port>/v2`: what Telnyx's own client takes as `baseURL`. */
   get apiBase(): string {
     return `${this.url}/v2`;
-  }
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => this.serve(req, Buffer.concat(chunks).toString("utf8"), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    this.server = server;
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    await this.idle();
-    for (const call of this.calls.values()) call.stream?.close();
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  }
-
-  /** Resolves once the work commands started (webhooks, streams opened or ended) is done. */
-  async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.allSettled([...this.background]);
-  }
-
-  /** The next `count` REST requests (after authentication) are answered `status` with Telnyx's error body. */
-  failNext(count: number, status = 500): void {
-    for (let i = 0; i < count; i++) this.failures.push(status);
-  }
-
-  call(id: string): TelnyxStandInCall {
-    const call = this.calls.get(id);
-    if (!call) throw new Error(`no call ${id} at the Telnyx stand-in`);
-    return call;
   }
 
   /** The only call dialled through the API so far (throws when there are none or several). */
@@ -331,7 +277,7 @@ export class TelnyxStandIn {
    */
   async connectStream(streamUrl: string, options: { callControlId: string; encoding?: TelnyxStreamEncoding; authToken?: string; customParameters?: Record<string, string>; rewrite?: (url: string) => string }): Promise<TelnyxMediaClient> {
     const target = (options.rewrite ?? this.rewrite)(streamUrl);
-    assertLoopback(target);
+    assertLoopback(target, "Telnyx");
     const call = this.calls.get(options.callControlId);
     const client = await TelnyxMediaClient.connect(target, {
       callControlId: options.callControlId,
@@ -374,7 +320,7 @@ export class TelnyxStandIn {
     const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
     const signature = sign(null, Buffer.from(`${timestamp}|${rawBody}`, "utf8"), options.signWith ?? this.privateKey).toString("base64");
     const target = this.rewrite(publicUrl);
-    assertLoopback(target);
+    assertLoopback(target, "Telnyx");
     const response = await fetch(target, {
       method: "POST",
       redirect: "manual",
@@ -435,16 +381,9 @@ export class TelnyxStandIn {
     return call;
   }
 
-  private inBackground(work: () => Promise<unknown>): void {
-    const p: Promise<unknown> = work()
-      .catch(() => undefined)
-      .finally(() => this.background.delete(p));
-    this.background.add(p);
-  }
-
   // ---- Telnyx's Call Control API ----------------------------------------------------------------
 
-  private serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? "/", this.base);
     let body: unknown = undefined;
     const answer = (status: number, json: unknown, after?: () => void) => {

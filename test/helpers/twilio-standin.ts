@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import twilio from "twilio";
 import { TwilioMediaClient } from "./media-client.js";
 import { readConnectStream, readDial } from "./twiml-read.js";
+import { assertLoopback, StandInServer } from "./standin-server.js";
 
 /**
  * A stand-in for Twilio on 127.0.0.1, for carrier tests that run offline. It speaks Twilio's
@@ -112,21 +112,6 @@ function formParams(text: string): FormParams {
   return out;
 }
 
-/** Maps `https://host/x` to `http://127.0.0.1:port/x` and `wss://host/x` to `ws://127.0.0.1:port/x`, for `rewrite`. */
-export function loopbackRewrite(localHttpBase: string): (url: string) => string {
-  const local = new URL(localHttpBase);
-  return (url) => {
-    const u = new URL(url);
-    const ws = u.protocol === "wss:" || u.protocol === "ws:";
-    return `${ws ? "ws" : "http"}://${local.host}${u.pathname}${u.search}`;
-  };
-}
-
-function assertLoopback(url: string): void {
-  const { hostname } = new URL(url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(hostname)) throw new Error(`the Twilio stand-in only connects to loopback; ${url} is not (pass a rewrite)`);
-}
-
 class TwilioError extends Error {
   constructor(
     readonly status: number,
@@ -137,57 +122,21 @@ class TwilioError extends Error {
   }
 }
 
-export class TwilioStandIn {
+export class TwilioStandIn extends StandInServer<StandInCall> {
+  protected readonly carrier = "Twilio";
   readonly accountSid: string;
   readonly authToken: string;
-  readonly calls = new Map<string, StandInCall>();
   readonly numbers = new Map<string, StandInNumber>();
   readonly requests: ApiRequest[] = [];
   rewrite: (url: string) => string;
-  private server: http.Server | undefined;
-  private base = "";
-  private failures: number[] = [];
-  private background = new Set<Promise<unknown>>();
   /** Streams already pumping frames in real time (one pump each). */
   private pacing = new WeakSet<TwilioMediaClient>();
 
   constructor(options: TwilioStandInOptions = {}) {
+    super();
     this.accountSid = options.accountSid ?? sid("AC");
     this.authToken = options.authToken ?? randomBytes(16).toString("hex");
     this.rewrite = options.rewrite ?? ((url) => url);
-  }
-
-  /** `http://127.0.0.1:<port>`: what PARLEY_TWILIO_API_URL points at. */
-  get url(): string {
-    if (!this.base) throw new Error("the Twilio stand-in is not started");
-    return this.base;
-  }
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => this.serve(req, Buffer.concat(chunks).toString("utf8"), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    this.server = server;
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    await this.idle();
-    for (const call of this.calls.values()) call.stream?.close();
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  }
-
-  /** Resolves once the work started by API requests (final callbacks, stream stops) is done. */
-  async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
   /** A number the account owns: the only numbers calls may come `From`, and IncomingPhoneNumbers' list. */
@@ -195,17 +144,6 @@ export class TwilioStandIn {
     const number: StandInNumber = { sid: sid("PN"), phoneNumber, voiceUrl, voiceMethod: "POST", statusCallback: null, statusCallbackMethod: "POST", updates: [] };
     this.numbers.set(number.sid, number);
     return number;
-  }
-
-  /** The next `count` REST requests (after authentication) are answered `status` with Twilio's error body. */
-  failNext(count: number, status = 500): void {
-    for (let i = 0; i < count; i++) this.failures.push(status);
-  }
-
-  call(callSid: string): StandInCall {
-    const call = this.calls.get(callSid);
-    if (!call) throw new Error(`no call ${callSid} at the Twilio stand-in`);
-    return call;
   }
 
   /** The only call created through the API so far (throws when there are none or several). */
@@ -324,7 +262,7 @@ export class TwilioStandIn {
   async connectStream(twiml: string, options: { callSid?: string; rewrite?: (url: string) => string } = {}): Promise<TwilioMediaClient> {
     const { url, parameters } = readConnectStream(twiml);
     const target = (options.rewrite ?? this.rewrite)(url);
-    assertLoopback(target);
+    assertLoopback(target, "Twilio");
     const call = options.callSid ? this.call(options.callSid) : undefined;
     if (call) call.status = "in-progress";
     const signature = twilio.getExpectedTwilioSignature(this.authToken, url, {});
@@ -383,7 +321,7 @@ export class TwilioStandIn {
     } else body = new URLSearchParams(params).toString();
     const signature = twilio.getExpectedTwilioSignature(this.authToken, signedUrl, method === "GET" ? {} : params);
     const target = this.rewrite(signedUrl);
-    assertLoopback(target);
+    assertLoopback(target, "Twilio");
     const response = await fetch(target, {
       method,
       redirect: "manual",
@@ -399,7 +337,7 @@ export class TwilioStandIn {
 
   // ---- Twilio's REST API ------------------------------------------------------------------------
 
-  private serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? "/", this.base);
     const params = req.method === "POST" ? formParams(text) : formParams(url.search);
     const answer = (status: number, json: unknown) => {
@@ -522,13 +460,6 @@ export class TwilioStandIn {
       this.inBackground(() => this.endStream(call.sid));
     }
     return call;
-  }
-
-  private inBackground(work: () => Promise<unknown>): void {
-    const p: Promise<unknown> = work()
-      .catch(() => undefined)
-      .finally(() => this.background.delete(p));
-    this.background.add(p);
   }
 
   private updateNumber(number: StandInNumber, params: FormParams): StandInNumber {

@@ -1,8 +1,8 @@
 import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { verifySignature } from "@vonage/jwt";
 import { VonageMediaClient } from "./vonage-media-client.js";
+import { assertLoopback, StandInServer } from "./standin-server.js";
 
 /**
  * A stand-in for Vonage's Voice API on 127.0.0.1, for carrier tests that run offline. It speaks
@@ -111,21 +111,6 @@ export function vonageKeyPair(): { publicKeyPem: string; privateKeyPem: string }
   };
 }
 
-/** Maps `https://host/x` to `http://127.0.0.1:port/x` and `wss://host/x` to `ws://127.0.0.1:port/x`, for `rewrite`. */
-export function loopbackRewrite(localHttpBase: string): (url: string) => string {
-  const local = new URL(localHttpBase);
-  return (url) => {
-    const u = new URL(url);
-    const ws = u.protocol === "wss:" || u.protocol === "ws:";
-    return `${ws ? "ws" : "http"}://${local.host}${u.pathname}${u.search}`;
-  };
-}
-
-function assertLoopback(url: string): void {
-  const { hostname } = new URL(url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(hostname)) throw new Error(`the Vonage stand-in only connects to loopback; ${url} is not (pass a rewrite)`);
-}
-
 /** The websocket endpoint of an NCCO's `connect` action, or undefined when it has none. */
 export function websocketEndpoint(ncco: unknown): Record<string, unknown> | undefined {
   if (!Array.isArray(ncco)) return undefined;
@@ -166,71 +151,24 @@ class VonageError extends Error {
 const unauthorized = () => new VonageError(401, "unauthorized", "Unauthorized", "You did not provide correct credentials.");
 const badRequest = (name: string, reason: string) => new VonageError(400, "bad-request", "Bad Request", `Invalid parameter: ${name}`, [{ name, reason }]);
 
-export class VonageStandIn {
+export class VonageStandIn extends StandInServer<VonageStandInCall> {
+  protected readonly carrier = "Vonage";
   readonly applicationId: string;
   readonly signatureSecret: string;
   readonly apiKey: string;
   readonly publicKeyPem: string | Buffer;
-  readonly calls = new Map<string, VonageStandInCall>();
   readonly requests: VonageApiRequest[] = [];
   rewrite: (url: string) => string;
-  private server: http.Server | undefined;
-  private base = "";
-  private failures: number[] = [];
-  private background = new Set<Promise<unknown>>();
   /** Streams already pumping frames in real time (one pump each). */
   private pacing = new WeakSet<VonageMediaClient>();
 
   constructor(options: VonageStandInOptions) {
+    super();
     this.publicKeyPem = options.publicKeyPem;
     this.applicationId = options.applicationId ?? randomUUID();
     this.signatureSecret = options.signatureSecret ?? randomBytes(24).toString("base64url");
     this.apiKey = options.apiKey ?? randomBytes(4).toString("hex");
     this.rewrite = options.rewrite ?? ((url) => url);
-  }
-
-  /** `http://127.0.0.1:<port>`: what PARLEY_VONAGE_API_URL points at. */
-  get url(): string {
-    if (!this.base) throw new Error("the Vonage stand-in is not started");
-    return this.base;
-  }
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => this.serve(req, Buffer.concat(chunks).toString("utf8"), res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    this.server = server;
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    await this.idle();
-    for (const call of this.calls.values()) call.stream?.close();
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  }
-
-  /** Resolves once the work started by API requests (final events, sockets closed) is done. */
-  async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.allSettled([...this.background]);
-  }
-
-  /** The next `count` authenticated REST requests are answered `status` with Vonage's error body. */
-  failNext(count: number, status = 500): void {
-    for (let i = 0; i < count; i++) this.failures.push(status);
-  }
-
-  call(uuid: string): VonageStandInCall {
-    const call = this.calls.get(uuid);
-    if (!call) throw new Error(`no call ${uuid} at the Vonage stand-in`);
-    return call;
   }
 
   /** The only call created through the API so far (throws when there are none or several). */
@@ -328,7 +266,7 @@ export class VonageStandIn {
     if (!endpoint || typeof endpoint.uri !== "string") throw new Error(`no connect action to a websocket endpoint in ${JSON.stringify(ncco)}`);
     if (!/^wss?:\/\//.test(endpoint.uri)) throw new Error(`a websocket endpoint's uri is ws:// or wss://, not ${endpoint.uri}`);
     const target = (options.rewrite ?? this.rewrite)(endpoint.uri);
-    assertLoopback(target);
+    assertLoopback(target, "Vonage");
     const call = options.uuid ? this.call(options.uuid) : undefined;
     const upgradeHeaders: Record<string, string> = {};
     const authorization = endpoint.authorization as { type?: unknown; value?: unknown } | undefined;
@@ -400,7 +338,7 @@ export class VonageStandIn {
     } else rawBody = JSON.stringify(payload);
     const token = this.webhookToken(rawBody || undefined);
     const target = this.rewrite(url);
-    assertLoopback(target);
+    assertLoopback(target, "Vonage");
     const authorization = `Bearer ${token}`;
     const response = await fetch(target, {
       method,
@@ -442,7 +380,7 @@ export class VonageStandIn {
 
   // ---- Vonage's Voice API -----------------------------------------------------------------------
 
-  private serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected serve(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? "/", this.base);
     let body: unknown;
     const answer = (status: number, json?: unknown): void => {
@@ -558,13 +496,6 @@ export class VonageStandIn {
       call.dialed = dialedEndpoint(destination.ncco);
       this.inBackground(() => this.endStream(call.uuid));
     }
-  }
-
-  private inBackground(work: () => Promise<unknown>): void {
-    const p: Promise<unknown> = work()
-      .catch(() => undefined)
-      .finally(() => this.background.delete(p));
-    this.background.add(p);
   }
 
   private callJson(call: VonageStandInCall): Record<string, unknown> {

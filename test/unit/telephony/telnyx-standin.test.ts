@@ -8,7 +8,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { decodeMulaw } from "../../../engine/audio/mulaw.js";
 import { isTelnyxSignatureValid } from "../../../src/telephony/carriers/telnyx/webhook-signature.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../../helpers/webhook-receiver.js";
-import { loopbackRewrite, TelnyxStandIn } from "../../helpers/telnyx-standin.js";
+import { loopbackRewrite } from "../../helpers/standin-server.js";
+import { TelnyxStandIn } from "../../helpers/telnyx-standin.js";
 import { until } from "../../helpers/until.js";
 
 // The stand-in's own behaviour. Public URLs (parley.example) are only strings that get signed:

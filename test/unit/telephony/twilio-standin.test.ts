@@ -5,7 +5,8 @@ import twilio from "twilio";
 import { WebSocketServer, type WebSocket } from "ws";
 import { decodeMulaw } from "../../../engine/audio/mulaw.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver.js";
-import { loopbackRewrite, TwilioStandIn } from "../../helpers/twilio-standin.js";
+import { loopbackRewrite } from "../../helpers/standin-server.js";
+import { TwilioStandIn } from "../../helpers/twilio-standin.js";
 import { readConnectStream, readDial } from "../../helpers/twiml-read.js";
 import { until } from "../../helpers/until.js";
 

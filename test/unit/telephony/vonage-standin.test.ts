@@ -7,7 +7,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { bytesToPcm16, pcm16ToBytes } from "../../../engine/audio/pcm16.js";
 import { verifyVonageSignedWebhook, vonageApiToken } from "../../../src/telephony/carriers/vonage/jwt.js";
 import { until } from "../../helpers/until.js";
-import { loopbackRewrite, vonageKeyPair, VonageStandIn } from "../../helpers/vonage-standin.js";
+import { loopbackRewrite } from "../../helpers/standin-server.js";
+import { vonageKeyPair, VonageStandIn } from "../../helpers/vonage-standin.js";
 
 // The stand-in's own behaviour. Public URLs (parley.example) are only strings that get signed:
 // every request goes to loopback through `rewrite`, and the stand-in refuses anything else.
