@@ -1,4 +1,4 @@
-/** `npm run bench`: the latency benchmark (the same runner as `parley bench`). */
+/** `npm run bench`: the latency benchmark. */
 import { UsageError } from "../src/cli/args.js";
 import { answerHelp } from "../src/cli/help.js";
 import { bench, BENCH_USAGE } from "./bench/run-bench.js";

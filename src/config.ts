@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseIpNetworkList } from "./core/ip-networks.js";
 import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
+import { LOG_LEVELS, type LogLevel } from "./core/logger.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -39,8 +40,6 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\/[^\s]+$/.test(url);
 }
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   port: number;

@@ -43,10 +43,10 @@ import {
   type Providers,
 } from "./capacity.js";
 
-export const BENCH_USAGE = `parley bench [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
-             [--protocol native|twilio|both] [--endpointing fixed,adaptive]
-             [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N] [--api-load]
-             [--find-capacity [--from N] [--step N] [--max N] [--v2v-p95-ms MS] [--jitter-p95-ms MS]]
+export const BENCH_USAGE = `npm run bench -- [--quick] [--providers embedded|standin] [--concurrency 1,2,4,8]
+                 [--protocol native|twilio|both] [--endpointing fixed,adaptive]
+                 [--conversations a,b] [--url URL --key KEY] [--out DIR] [--seed N] [--api-load]
+                 [--find-capacity [--from N] [--step N] [--max N] [--v2v-p95-ms MS] [--jitter-p95-ms MS]]
 
 Replays fixtures/conversations/ over the media WebSocket as real-time callers and writes
 bench.json, bench.html and a summary to --out (default <data dir>/bench/). Without --url it
@@ -142,7 +142,7 @@ export function endpointingFields(mode: EndpointingMode): { endpointing_mode: En
   return { endpointing_mode: mode, endpointing_ms: BENCH_ENDPOINTING_MS[mode] };
 }
 
-/** `parley bench` / `npm run bench`: returns the exit code. */
+/** `npm run bench`: returns the exit code. */
 export async function bench(argv: string[]): Promise<number> {
   const o = parseOptions(argv, {
     quick: { type: "boolean" },

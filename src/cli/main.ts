@@ -6,7 +6,6 @@ import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
 import { serve } from "./serve.js";
 import { talk, TALK_USAGE } from "./talk.js";
-import { bench, BENCH_USAGE } from "../../scripts/bench/run-bench.js";
 import { UsageError } from "./args.js";
 import { usageFor, wantsHelp } from "./help.js";
 
@@ -26,15 +25,14 @@ const USAGE = `Usage: parley <command>   (parley <command> --help for one comman
   migrate            create or upgrade the database, then exit
   admin ...          accounts, API keys, credits and numbers (parley admin for the list)
   talk ...           talk to an agent from this terminal (see below)
-  bench ...          the latency benchmark (see below)
+
+The latency benchmark is npm run bench (npm run bench -- --help), outside the service's command.
 
 Configuration: PARLEY_* environment variables or parley.config.json (see docs/configuration.md).
 
 ${ADMIN_USAGE}
 
-${TALK_USAGE}
-
-${BENCH_USAGE}`;
+${TALK_USAGE}`;
 
 /** The usage of the command `argv` names; undefined for an unknown command. */
 function helpFor(command: string, rest: string[]): string | undefined {
@@ -42,7 +40,6 @@ function helpFor(command: string, rest: string[]): string | undefined {
   if (command === "migrate") return MIGRATE_USAGE;
   if (command === "admin") return usageFor(ADMIN_USAGE, rest);
   if (command === "talk") return TALK_USAGE;
-  if (command === "bench") return BENCH_USAGE;
   return undefined;
 }
 
@@ -68,9 +65,8 @@ async function run(argv: string[]): Promise<number> {
     case "admin":
       return admin(rest, loadConfig());
     case "talk":
-    case "bench":
       try {
-        return await (command === "talk" ? talk(rest) : bench(rest));
+        return await talk(rest);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         process.stderr.write(`parley ${command}: ${err.message}\n`);

@@ -1,6 +1,9 @@
 import { pino, type DestinationStream, type Logger } from "pino";
-import type { LogLevel } from "../config.js";
 import { logLineScrubber, maskPhoneNumber } from "./log-scrub.js";
+
+/** Pino's levels, and `silent`. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Fields that hold a phone number wherever a log call puts them: masked whatever their format. */
 const PHONE_FIELDS: ReadonlySet<string> = new Set(["phone_number", "from_number", "to_number", "transfer_number", "caller_number"]);

@@ -17,7 +17,7 @@ import { metricsEndpoint } from "./metrics-endpoint.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { pathEncoding } from "./middleware/path-encoding.js";
-import { FixedWindowRateLimiter } from "./middleware/rate-limiter.js";
+import { FixedWindowRateLimiter } from "../core/fixed-window-rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
 import { requestLog } from "./middleware/request-log.js";
 import { consoleHandler } from "./console.js";

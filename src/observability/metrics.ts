@@ -1,4 +1,4 @@
-import type { StorageTarget } from "../services/storage-health.js";
+import type { StorageTarget } from "../core/storage-target.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FastHistogram } from "./fast-histogram.js";
 import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type TurnMetrics } from "../../engine/index.js";

@@ -5,7 +5,6 @@ import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
-import type { CreateAgentInput, UpdateAgentInput } from "../http/schemas/agents.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
@@ -21,6 +20,45 @@ import type { AccountRecord } from "../db/repositories/accounts.js";
 import { CALL_OUTCOMES, type CallOutcome } from "../../engine/index.js";
 import { knownZone } from "../core/zoned-time.js";
 import { grants, needsPermissionToo } from "./permissions.js";
+import type { AnalysisFieldType, EndpointingMode } from "../../engine/index.js";
+import type { AgentModel } from "./agent-defaults.js";
+
+/** An agent's analysis field, as an agent is created or updated with it. */
+export interface AnalysisFieldInput {
+  name: string;
+  type: AnalysisFieldType;
+  description: string;
+  enum?: string[];
+}
+
+/** What an agent is created with (POST /v1/agents, validated; defaults filled by the service). */
+export interface CreateAgentInput {
+  name: string;
+  voice_id: string;
+  language?: string;
+  metadata?: Record<string, unknown>;
+  model?: AgentModel;
+  temperature?: number;
+  transfer_number?: string | null;
+  system_prompt?: string;
+  first_message?: string | null;
+  max_tokens?: number;
+  interruption_threshold?: number;
+  end_call_phrases?: string[];
+  transfer_enabled?: boolean;
+  transfer_message?: string;
+  endpointing_ms?: number;
+  analysis_fields?: AnalysisFieldInput[];
+  reminder_minutes_before?: number | null;
+  reminder_call?: boolean;
+  endpointing_mode?: EndpointingMode;
+  reminder_call_inbound?: boolean;
+}
+
+/** What an agent update may change (PATCH /v1/agents/{id}): any field, and its status. */
+export interface UpdateAgentInput extends Partial<CreateAgentInput> {
+  status?: "active" | "inactive";
+}
 
 export interface AgentStats {
   total_calls: number;

@@ -11,7 +11,7 @@ import { AgentsRepository, type AgentRecord } from "../db/repositories/agents.js
 import type { AppointmentRecord } from "../db/repositories/appointments.js";
 import { CallsRepository, unfinishedCallFields, type CallRecord } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "./call-limits.js";
 import type { AccountsService } from "./accounts.js";
 import type { DestinationPolicy } from "./destination-policy.js";
 import type { DoNotCallService } from "./do-not-call.js";

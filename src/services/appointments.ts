@@ -5,7 +5,6 @@ import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import { AppointmentsRepository, type AppointmentFilters, type AppointmentRecord } from "../db/repositories/appointments.js";
-import type { UpdateAppointmentInput } from "../http/schemas/appointments.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
@@ -15,6 +14,18 @@ import { addDays, bookingRefusal, nearestFreeTimes, type BookingHours } from "./
 import { AgentsRepository } from "../db/repositories/agents.js";
 import { reminderFields } from "./appointment-reminders.js";
 import { grants, needsPermissionToo } from "./permissions.js";
+
+/** What an appointment update may change (PATCH /v1/appointments/{id}, validated). */
+export interface UpdateAppointmentInput {
+  date?: string;
+  time?: string;
+  service?: string | null;
+  duration_minutes?: number;
+  notes?: string | null;
+  customer_name?: string | null;
+  customer_email?: string | null;
+  customer_phone?: string | null;
+}
 
 export const APPOINTMENT_LIMITS = {
   minDurationMinutes: 5,

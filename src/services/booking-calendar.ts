@@ -1,5 +1,5 @@
 import { dateParts } from "../core/calendar.js";
-import { CALLING_DAYS, parseClock, type CallingDay, type CallingHours } from "./calling-hours.js";
+import { CALLING_DAYS, parseClock, type CallingDay, type CallingHours } from "../core/calling-hours.js";
 
 /**
  * When an agent takes appointments: a daily window on some days of the week, in the business's

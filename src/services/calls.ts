@@ -7,7 +7,7 @@ import type { AccountRecord } from "../db/repositories/accounts.js";
 import { AgentsRepository } from "../db/repositories/agents.js";
 import { CallsRepository, unfinishedCallFields, ENDED_CALL_STATUSES, LIVE_CALL_STATUSES, type CallFilters, type CallRecord, type CallStatus } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
-import { MAX_CALL_DURATION_SECONDS, type CreateCallInput } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "./call-limits.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallEvents } from "./call-events.js";
 import type { DestinationPolicy } from "./destination-policy.js";
@@ -21,6 +21,18 @@ import type { CreditReservations } from "./credit-reservations.js";
 import type { WebhookTargets } from "./webhook-targets.js";
 import type { DoNotCallService } from "./do-not-call.js";
 import type { CallCommands } from "./call-commands.js";
+
+/** What an outbound call is created with (POST /v1/calls, validated). */
+export interface CreateCallInput {
+  phone_number: string;
+  agent_id: string;
+  from_number?: string;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  webhook_url?: string;
+  record?: boolean;
+  max_duration?: number;
+}
 
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 

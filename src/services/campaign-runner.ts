@@ -10,9 +10,9 @@ import { CampaignContactsRepository, type ContactRecord } from "../db/repositori
 import { CampaignsRepository, type CampaignRecord } from "../db/repositories/campaigns.js";
 import { ACTIVE_CALL_STATUSES, CallsRepository, unfinishedCallFields, type CallRecord } from "../db/repositories/calls.js";
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "./call-limits.js";
 import type { AccountsService } from "./accounts.js";
-import { DEFAULT_CALLING_HOURS, contactZone, isOpen } from "./calling-hours.js";
+import { DEFAULT_CALLING_HOURS, contactZone, isOpen } from "../core/calling-hours.js";
 import type { ParleyMetrics } from "../observability/metrics.js";
 import type { CampaignEvents } from "./campaign-events.js";
 import type { CreditReservations } from "./credit-reservations.js";

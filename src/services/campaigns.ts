@@ -10,13 +10,29 @@ import { CampaignsRepository, type CampaignChange, type CampaignFilters, type Ca
 import { PhoneNumbersRepository } from "../db/repositories/phone-numbers.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import { campaignResultsCsv } from "./campaign-results-csv.js";
-import { DEFAULT_CALLING_HOURS, contactZone, nextOpening, type CallingHours } from "./calling-hours.js";
-import type { CreateCampaignInput } from "../http/schemas/campaigns.js";
+import { DEFAULT_CALLING_HOURS, contactZone, nextOpening, type CallingDay, type CallingHours } from "../core/calling-hours.js";
 import type { AccountsService } from "./accounts.js";
 import type { CampaignEvents } from "./campaign-events.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
+
+/** What a campaign is created with (POST /v1/campaigns, validated; calling hours completed). */
+export interface CreateCampaignInput {
+  name: string;
+  agent_id: string;
+  contacts: Array<{ phone: string; context?: Record<string, unknown>; timezone?: string }>;
+  settings?: {
+    max_concurrent?: number;
+    retry_no_answer?: boolean;
+    schedule?: string | null;
+    from_number?: string;
+    max_attempts?: number;
+    retry_delay_minutes?: number;
+    calling_hours?: { start: string; end: string; days: CallingDay[] };
+    timezone?: string | null;
+  };
+}
 
 export const CAMPAIGN_LIMITS = {
   name: 200,

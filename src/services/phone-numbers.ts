@@ -12,13 +12,29 @@ import {
   type PhoneNumberFilters,
   type PhoneNumberRecord,
 } from "../db/repositories/phone-numbers.js";
-import type { CreatePhoneNumberInput, UpdatePhoneNumberInput } from "../http/schemas/phone-numbers.js";
 import type { AgentsService } from "./agents.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { jsonListPage, type ListQuery } from "./list-page.js";
 import { findOwned } from "./ownership.js";
 import type { Outbox } from "./outbox.js";
 import { phoneNumberEventData } from "./resource-event-data.js";
+
+/** What a number is claimed or added with (POST /v1/phone-numbers, validated). */
+export interface CreatePhoneNumberInput {
+  phone_number: string;
+  country: string;
+  friendly_name?: string;
+  region?: string;
+  capabilities?: { voice: boolean; sms: boolean };
+  default_agent_id?: string | null;
+}
+
+/** What a number update may change (PATCH /v1/phone-numbers/{id}). */
+export interface UpdatePhoneNumberInput {
+  friendly_name?: string;
+  default_agent_id?: string | null;
+  status?: "active" | "inactive";
+}
 
 export interface PhoneNumberStats {
   total_calls: number;

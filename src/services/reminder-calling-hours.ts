@@ -1,5 +1,5 @@
 import { knownZone } from "../core/zoned-time.js";
-import { DEFAULT_CALLING_HOURS, contactZone, isOpen, nextOpening } from "./calling-hours.js";
+import { DEFAULT_CALLING_HOURS, contactZone, isOpen, nextOpening } from "../core/calling-hours.js";
 
 /**
  * When a reminder call may ring: the calling hours campaigns keep by default (08:00 to 21:00

@@ -1,11 +1,9 @@
 import type { Logger } from "pino";
 import { pino } from "pino";
 import { LogThrottle } from "../core/log-throttle.js";
+import { STORAGE_TARGETS, type StorageTarget } from "../core/storage-target.js";
 import type { DatabaseWriteObserver } from "../db/write-observer.js";
 
-/** What the service writes to disk: call recordings, and the database. */
-export const STORAGE_TARGETS = ["recording", "database"] as const;
-export type StorageTarget = (typeof STORAGE_TARGETS)[number];
 
 /** A failure counts against readiness this long at most (unless a write of its kind succeeds first). */
 export const STORAGE_FAILURE_WINDOW_MS = 60_000;

@@ -4,7 +4,7 @@ import { nowIso } from "../core/time.js";
 import { hashToken } from "../core/token-hash.js";
 import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "./call-limits.js";
 import type { AgentsService } from "./agents.js";
 import type { LiveCallsService } from "./live-calls.js";
 

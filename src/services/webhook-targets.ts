@@ -1,6 +1,6 @@
 import type { LookupFunction } from "node:net";
 import { ApiError } from "../core/api-error.js";
-import { FixedWindowRateLimiter, rateLimitExceeded } from "../http/middleware/rate-limiter.js";
+import { FixedWindowRateLimiter, rateLimitExceeded } from "../core/fixed-window-rate-limiter.js";
 import type { UrlReachabilityProbe } from "./url-reachability.js";
 import { checkWebhookTarget, guardedLookup, literalRefusal, UNREACHABLE_MESSAGE, type WebhookNetworkPolicy } from "./webhook-network-policy.js";
 import { parseWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";

@@ -7,13 +7,26 @@ import type { Db } from "../db/database.js";
 import type { AccountRecord } from "../db/repositories/accounts.js";
 import { DeliveriesRepository } from "../db/repositories/deliveries.js";
 import { WebhooksRepository, type WebhookFilters, type WebhookRecord } from "../db/repositories/webhooks.js";
-import type { CreateWebhookInput, UpdateWebhookInput } from "../http/schemas/webhooks.js";
 import type { AccountsService } from "./accounts.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import { insertWithinLimit, type RowLimit } from "./limited-insert.js";
 import { findOwned } from "./ownership.js";
 import type { WebhookTargets } from "./webhook-targets.js";
+
+/** What a webhook is created with (POST /v1/webhooks, validated). */
+export interface CreateWebhookInput {
+  url: string;
+  events: string[];
+  secret?: string;
+  description?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** What a webhook update may change (PATCH /v1/webhooks/{id}). */
+export interface UpdateWebhookInput extends Partial<CreateWebhookInput> {
+  status?: "active" | "inactive";
+}
 
 const NOT_FOUND = { code: "webhook_not_found", message: "No webhook with this id" };
 

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApiError } from "../core/api-error.js";
 import type { KeyedSlots } from "../core/keyed-slots.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "../services/call-limits.js";
 import type { StreamGrant } from "../services/carrier-stream-tokens.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";

@@ -1,5 +1,5 @@
 import { ApiError } from "../core/api-error.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "../services/call-limits.js";
 
 /** A media call's `max_duration` parameter (seconds); the longest call allowed when absent. */
 export function parseMaxDuration(value: string | null): number {

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { callLatency, type CallEndReason, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { clientAddressKey } from "../core/client-address-key.js";
-import { FixedWindowRateLimiter, rateLimitExceeded } from "../http/middleware/rate-limiter.js";
+import { FixedWindowRateLimiter, rateLimitExceeded } from "../core/fixed-window-rate-limiter.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { Services } from "../services/container.js";

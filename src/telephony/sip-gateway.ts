@@ -6,7 +6,7 @@ import { ApiError } from "../core/api-error.js";
 import { LogThrottle } from "../core/log-throttle.js";
 import { callerNumber, dialledNumber } from "../core/phone-number.js";
 import type { Services } from "../services/container.js";
-import { MAX_CALL_DURATION_SECONDS } from "../http/schemas/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "../services/call-limits.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { MediaGateway } from "./media-gateway.js";
 import type { SipAccess } from "./sip-access.js";

@@ -129,7 +129,7 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect(keyCreate.code, keyCreate.stderr).toBe(0);
     expect(keyCreate.stdout).toContain("key create --account ID --name NAME");
     expect(keyCreate.stdout).not.toContain("account create");
-    for (const command of [["serve", "--help"], ["migrate", "-h"], ["admin", "--help"], ["talk", "--help"], ["bench", "--help"]]) {
+    for (const command of [["serve", "--help"], ["migrate", "-h"], ["admin", "--help"], ["talk", "--help"]]) {
       const run = await runCli(command, env);
       expect(run.code, `${command.join(" ")}: ${run.stderr}`).toBe(0);
       expect(run.stdout, command.join(" ")).toContain(`parley ${command[0]}`);

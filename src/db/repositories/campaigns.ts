@@ -1,6 +1,6 @@
 import type { Db } from "../database.js";
 import type { CampaignTable } from "../schema.js";
-import type { CallingHours } from "../../services/calling-hours.js";
+import type { CallingHours } from "../../core/calling-hours.js";
 import { parseJson, toJson } from "./json-column.js";
 import { fetchPage, type Page, type PageRequest } from "./keyset.js";
 

@@ -4,7 +4,7 @@ import type { AccountsService } from "../../services/accounts.js";
 import type { ApiKeysService } from "../../services/api-keys.js";
 import type { AuthContext } from "../auth-context.js";
 import { clientAddressKey } from "../../core/client-address-key.js";
-import { rateLimitExceeded, type FixedWindowRateLimiter, type RateDecision } from "./rate-limiter.js";
+import { rateLimitExceeded, type FixedWindowRateLimiter, type RateDecision } from "../../core/fixed-window-rate-limiter.js";
 
 declare module "express-serve-static-core" {
   interface Request {

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.js";
-import type { RateDecision } from "./rate-limiter.js";
+import type { RateDecision } from "../../core/fixed-window-rate-limiter.js";
 
 /** How often each node deletes windows over: the table holds about one row per key active lately. */
 const PRUNE_EVERY_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { ContactRecord } from "../../db/repositories/campaign-contacts.js";
 import type { CallRecord } from "../../db/repositories/calls.js";
-import { DEFAULT_CALLING_HOURS } from "../../services/calling-hours.js";
+import { DEFAULT_CALLING_HOURS } from "../../core/calling-hours.js";
 import type { CampaignView } from "../../services/campaigns.js";
 
 export function presentCampaign(campaign: CampaignView) {

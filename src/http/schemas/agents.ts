@@ -5,6 +5,7 @@ import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
 import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 import { callListItemSchema } from "./calls-shared.js";
+import type { CreateAgentInput, UpdateAgentInput } from "../../services/agents.js";
 
 const L = AGENT_LIMITS;
 const nonBlank = (max: number) =>
@@ -153,8 +154,6 @@ export const updateAgentBody = z
   .strict()
   .transform(resolveAliases);
 
-export type CreateAgentInput = z.output<typeof createAgentBody>;
-export type UpdateAgentInput = z.output<typeof updateAgentBody>;
 
 export const listAgentsQuery = z
   .object({
@@ -224,3 +223,7 @@ export const agentListItemSchema = agentSchema.pick({
 });
 
 export const agentListSchema = listEnvelope(agentListItemSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+createAgentBody satisfies z.ZodType<CreateAgentInput>;
+updateAgentBody satisfies z.ZodType<UpdateAgentInput>;

@@ -4,6 +4,7 @@ import { APPOINTMENT_STATUSES } from "../../db/repositories/appointments.js";
 import { APPOINTMENT_LIMITS } from "../../services/appointments.js";
 import { REMINDER_STATUSES } from "../../services/appointment-reminders.js";
 import { e164, listEnvelope, listQueryShape } from "./common.js";
+import type { UpdateAppointmentInput } from "../../services/appointments.js";
 
 const L = APPOINTMENT_LIMITS;
 const durationMessage = `must be an integer from ${L.minDurationMinutes} to ${L.maxDurationMinutes}`;
@@ -37,7 +38,6 @@ export const updateAppointmentBody = z
   })
   .strict();
 
-export type UpdateAppointmentInput = z.output<typeof updateAppointmentBody>;
 
 export const listAppointmentsQuery = z
   .object({
@@ -72,3 +72,6 @@ export const appointmentSchema = z.object({
 });
 
 export const appointmentListSchema = listEnvelope(appointmentSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+updateAppointmentBody satisfies z.ZodType<UpdateAppointmentInput>;

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ANALYSIS_FIELD_TYPES, CALL_OUTCOMES } from "../../../engine/index.js";
 import { CALL_DIRECTIONS, CALL_STATUSES } from "../../db/repositories/calls.js";
+import { MAX_CALL_DURATION_SECONDS } from "../../services/call-limits.js";
 import { callListItemSchema } from "./calls-shared.js";
 import { DATE_RANGE_ISSUE, dateRangeInOrder, dateRangeShape, e164, includeQuery, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import type { CreateCallInput } from "../../services/calls.js";
 
-export const MAX_CALL_DURATION_SECONDS = 3600;
 
 const maxDurationRule = `must be an integer from 1 to ${MAX_CALL_DURATION_SECONDS} (seconds)`;
 
@@ -51,7 +52,6 @@ export const createCallBody = z
   )
   .transform(({ to, phone_number, ...rest }) => ({ ...rest, phone_number: (phone_number ?? to)! }));
 
-export type CreateCallInput = z.output<typeof createCallBody>;
 
 /** POST /v1/calls/web: a token for a browser to connect a call with (see WebCallTokens). */
 export const createWebCallBody = z.object(callSettingsShape).strict();
@@ -130,3 +130,6 @@ export const callReadSchema = callSchema.extend({
 });
 
 export const callListSchema = listEnvelope(callListItemSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+createCallBody satisfies z.ZodType<CreateCallInput>;

@@ -2,9 +2,10 @@ import { z } from "zod";
 import { parseIsoTimestamp } from "../../core/time.js";
 import { CONTACT_STATUSES } from "../../db/repositories/campaign-contacts.js";
 import { CAMPAIGN_STATUSES } from "../../db/repositories/campaigns.js";
-import { CALLING_DAYS, parseClock, isTimeZone } from "../../services/calling-hours.js";
+import { CALLING_DAYS, parseClock, isTimeZone } from "../../core/calling-hours.js";
 import { CAMPAIGN_LIMITS } from "../../services/campaigns.js";
 import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import type { CreateCampaignInput } from "../../services/campaigns.js";
 
 const L = CAMPAIGN_LIMITS;
 
@@ -96,7 +97,6 @@ export const createCampaignBody = z
   })
   .strict();
 
-export type CreateCampaignInput = z.output<typeof createCampaignBody>;
 
 export const listCampaignsQuery = z
   .object({
@@ -178,3 +178,6 @@ export const listContactsQuery = z
   .strict();
 
 export const contactListSchema = listEnvelope(campaignContactWithAttemptsSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+createCampaignBody satisfies z.ZodType<CreateCampaignInput>;

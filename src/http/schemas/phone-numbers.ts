@@ -4,6 +4,7 @@ import { normaliseCountryCode } from "../../core/country-codes.js";
 import { PHONE_NUMBER_STATUSES } from "../../db/repositories/phone-numbers.js";
 import { callListItemSchema } from "./calls-shared.js";
 import { e164, includeQuery, listEnvelope, listQueryShape } from "./common.js";
+import type { CreatePhoneNumberInput, UpdatePhoneNumberInput } from "../../services/phone-numbers.js";
 
 const COUNTRY_RULE = "must be a two-letter ISO 3166-1 country code like US";
 
@@ -54,8 +55,6 @@ export const updatePhoneNumberBody = z
   })
   .strict();
 
-export type CreatePhoneNumberInput = z.output<typeof createPhoneNumberBody>;
-export type UpdatePhoneNumberInput = z.output<typeof updatePhoneNumberBody>;
 
 export const listPhoneNumbersQuery = z
   .object({
@@ -94,3 +93,7 @@ export const phoneNumberReadSchema = phoneNumberSchema.extend({
 });
 
 export const phoneNumberListSchema = listEnvelope(phoneNumberSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+createPhoneNumberBody satisfies z.ZodType<CreatePhoneNumberInput>;
+updatePhoneNumberBody satisfies z.ZodType<UpdatePhoneNumberInput>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { WEBHOOK_STATUSES } from "../../db/repositories/webhooks.js";
 import { ALL_EVENTS, EVENT_ALIASES, EVENT_NAMES, isEventName, type EventName } from "../../services/event-names.js";
 import { listEnvelope, listQueryShape, metadataSchema } from "./common.js";
+import type { CreateWebhookInput, UpdateWebhookInput } from "../../services/webhooks.js";
 
 const WEBHOOK_LIMITS = { url: 2048, secretMin: 16, secretMax: 256, description: 500 } as const;
 const L = WEBHOOK_LIMITS;
@@ -65,8 +66,6 @@ export const updateWebhookBody = z
   })
   .strict();
 
-export type CreateWebhookInput = z.output<typeof createWebhookBody>;
-export type UpdateWebhookInput = z.output<typeof updateWebhookBody>;
 
 export const listWebhooksQuery = z
   .object({
@@ -91,3 +90,7 @@ export const webhookSchema = z.object({
 export const createdWebhookSchema = webhookSchema.extend({ secret: z.string() });
 
 export const webhookListSchema = listEnvelope(webhookSchema);
+
+// The bodies validate into what the service takes (its input types are its own).
+createWebhookBody satisfies z.ZodType<CreateWebhookInput>;
+updateWebhookBody satisfies z.ZodType<UpdateWebhookInput>;

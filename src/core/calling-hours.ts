@@ -1,6 +1,6 @@
 import { getCountry } from "countries-and-timezones";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
-import { localParts, localToUtc } from "../core/zoned-time.js";
+import { localParts, localToUtc } from "./zoned-time.js";
 
 /**
  * When a campaign may call a contact: a daily window (`start` to `end`, local time) on some

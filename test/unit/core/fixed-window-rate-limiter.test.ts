@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientAddressKey } from "../../../src/core/client-address-key.js";
-import { FixedWindowRateLimiter } from "../../../src/http/middleware/rate-limiter.js";
+import { FixedWindowRateLimiter } from "../../../src/core/fixed-window-rate-limiter.js";
 
 function clock(start = 1_000_000) {
   let now = start;

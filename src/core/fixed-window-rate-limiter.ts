@@ -1,4 +1,4 @@
-import { ApiError } from "../../core/api-error.js";
+import { ApiError } from "./api-error.js";
 
 /**
  * Fixed-window counter per key (an account, or a client address before it has
