@@ -30,3 +30,13 @@ export class ProviderError extends Error {
 export function isRetryable(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.retryable;
 }
+
+/**
+ * Whether an HTTP status a provider answered with is worth the same request again: 408 (the
+ * server gave up waiting), 429 (a rate limit) and 5xx (its own fault). Any other status is the
+ * request's fault (a refused key, an unknown model, a bad body) and will fail the same way.
+ * The one rule for every provider.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}

@@ -4,6 +4,7 @@ import WebSocket from "ws";
 import { pcm16ToBytes } from "../../../audio/pcm16.js";
 import { AsrError } from "../asr-error.js";
 import { encodeControl, parseServerMessage, type DeepgramControlType, type DeepgramServerEvent } from "./deepgram-protocol.js";
+import { isRetryableStatus } from "../../provider-error.js";
 
 export interface DeepgramConnectOptions {
   /** The full `ws(s)://.../v1/listen?...` address. */
@@ -63,7 +64,8 @@ export class DeepgramConnection extends EventEmitter<DeepgramConnectionEvents> {
 
   /**
    * Opens the socket. Rejects with `recognizer_unavailable`: retryable on a timeout, an abort,
-   * a network failure or a server error; not retryable when the server refuses the key (401, 403).
+   * a network failure or a status isRetryableStatus allows (408, 429, 5xx); not retryable for
+   * any other status (a refused key, 401 or 403, says so in the message).
    */
   static connect(options: DeepgramConnectOptions): Promise<DeepgramConnection> {
     const { signal } = options;
@@ -96,7 +98,7 @@ export class DeepgramConnection extends EventEmitter<DeepgramConnectionEvents> {
         response.resume();
         const refused = status === 401 || status === 403;
         const message = `the Deepgram service answered the stream request with HTTP ${status}${detail ? ` (${String(detail)})` : ""}${refused ? ": check the API key" : ""}`;
-        fail(unavailable(message, !refused));
+        fail(unavailable(message, isRetryableStatus(status)));
       };
       const onError = (error: Error) => {
         failure ??= unavailable(`could not open the Deepgram stream: ${error.message}`, true, error);

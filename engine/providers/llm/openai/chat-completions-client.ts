@@ -1,5 +1,6 @@
 import { parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
-import { ChatCompletionsError, isRetryableStatus } from "./chat-completions-error.js";
+import { isRetryableStatus } from "../../provider-error.js";
+import { ChatCompletionsError } from "./chat-completions-error.js";
 import type { ChatCompletionRequest } from "./chat-completions-wire.js";
 import { parseChatChunk, type ChatStreamDelta } from "./chat-stream-delta.js";
 import { readServerSentEvents } from "./server-sent-events.js";

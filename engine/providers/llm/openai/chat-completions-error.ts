@@ -18,7 +18,8 @@ export type ChatCompletionsErrorCode = (typeof CHAT_COMPLETIONS_ERROR_CODES)[num
 
 /**
  * A failed dialogue request. `retryable` says whether the same request may succeed later
- * (429, 5xx, network, timeout) or will fail again as it is (other 4xx: key, model, body).
+ * (isRetryableStatus: 408, 429, 5xx; network, timeout) or will fail again as it is (other 4xx:
+ * key, model, body).
  * Messages never carry the API key.
  */
 export class ChatCompletionsError extends ProviderError {
@@ -38,9 +39,4 @@ export class ChatCompletionsError extends ProviderError {
     this.code = code;
     this.status = options.status ?? null;
   }
-}
-
-/** 429 (rate limit) and 5xx are worth trying again; other statuses are the request's fault. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status >= 500;
 }

@@ -16,8 +16,3 @@ export class OpenAiSpeechError extends ProviderError {
     this.status = options.status;
   }
 }
-
-/** Rate limits, timeouts and server faults pass; anything else is the request's own fault. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}

@@ -5,7 +5,8 @@ import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryBeforeFirstItem, type Retry
 import { prefetchInOrder } from "../prefetch-in-order.js";
 import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
-import { isRetryableStatus, OpenAiSpeechError } from "./openai-speech-error.js";
+import { isRetryableStatus } from "../../provider-error.js";
+import { OpenAiSpeechError } from "./openai-speech-error.js";
 import { OPENAI_VOICE_NAMES, openAiVoices } from "./openai-voices.js";
 import { Pcm16ChunkDecoder } from "./pcm16-chunk-decoder.js";
 

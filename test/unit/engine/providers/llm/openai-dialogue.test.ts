@@ -339,11 +339,14 @@ describe("openai dialogue provider", () => {
     expect((error as Error).message).toContain("The server had an error.");
   });
 
-  it("treats 429 as retryable and other 4xx as not", async () => {
-    const peer = await startStandin({ reply: (r) => ({ error: { status: r.model === "small-model" ? 429 : 404, message: "nope" } }) });
+  it("treats 408 and 429 as retryable and other 4xx as not, as every provider does", async () => {
+    const statuses: Record<string, number> = { "small-model": 429, "big-model": 408 };
+    const peer = await startStandin({ reply: (r) => ({ error: { status: statuses[r.model] ?? 404, message: "nope" } }) });
     const limited = await say(open(peer, agent({ model: "llm-small" })), "hello").catch((e: unknown) => e);
+    const timedOut = await say(open(peer, agent({ model: "llm-large" })), "hello").catch((e: unknown) => e);
     const missing = await say(open(peer, agent({ model: "llm-alt" })), "hello").catch((e: unknown) => e);
     expect(limited).toMatchObject({ status: 429, retryable: true });
+    expect(timedOut).toMatchObject({ status: 408, retryable: true });
     expect(missing).toMatchObject({ status: 404, retryable: false });
   });
 
