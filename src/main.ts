@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import { createEngine, type Engine } from "../engine/index.js";
-import { secretValues, type Config } from "./config.js";
+import { secretValues, type CarrierName, type Config } from "./config.js";
 import { engineOptions } from "./engine-options.js";
 import { createLogger } from "./core/logger.js";
 import { tightenDirAndFiles } from "./core/private-files.js";
@@ -16,10 +16,11 @@ import type { DatabaseWriteObserver } from "./db/write-observer.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
 import { recordingsDir } from "./services/recording-files.js";
-import { chooseCarriers, setUpTwilio } from "./telephony/carrier-setup.js";
+import { chooseCarriers } from "./telephony/carrier-setup.js";
+import { setUpTwilio } from "./telephony/carriers/twilio/twilio-setup.js";
 import { PendingDials } from "./telephony/pending-dials.js";
 import type { Router } from "express";
-import type { CarrierCallControl } from "./telephony/carrier-call-control.js";
+import type { ApiCarrier } from "./telephony/carrier.js";
 import { twilioWebhooks } from "./http/carriers/twilio-webhooks.js";
 import { telnyxWebhooks } from "./http/carriers/telnyx-webhooks.js";
 import { setUpTelnyx } from "./telephony/carriers/telnyx/telnyx-setup.js";
@@ -87,28 +88,28 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       started.push(() => engine.close());
       // Carriers reached through their APIs: their media comes back on a WebSocket, their webhooks under /carriers.
       const dials = new PendingDials();
-      const controlled = new Map<string, { control(carrierCallId: string): CarrierCallControl }>();
+      const api = new Map<CarrierName, ApiCarrier>();
       const carrierWebhooks: Router[] = [];
       const twilio = setUpTwilio(config, { services, dials, logger });
       if (twilio) {
-        controlled.set("twilio", twilio);
+        api.set("twilio", twilio);
         carrierWebhooks.push(twilioWebhooks(services, twilio, logger));
       }
       const telnyx = setUpTelnyx(config, { services, dials, logger });
       if (telnyx) {
-        controlled.set("telnyx", telnyx.carrier);
+        api.set("telnyx", telnyx.carrier);
         carrierWebhooks.push(telnyxWebhooks(services, telnyx.carrier, telnyx.publicKey, logger));
       }
       const vonage = setUpVonage(config, { services, dials, logger });
       if (vonage) {
-        controlled.set("vonage", vonage);
+        api.set("vonage", vonage);
         carrierWebhooks.push(vonageWebhooks(services, vonage, logger));
       }
-      const gateway = new MediaGateway(services, engine, logger, { dials, control: (carrier, id) => controlled.get(carrier)?.control(id) });
+      const gateway = new MediaGateway(services, engine, logger, { dials, control: (carrier, id) => api.get(carrier as CarrierName)?.control(id) });
       started.push(() => gateway.close());
       const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
       if (sip) started.push(() => sip.close());
-      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, twilio, vonage, telnyx: telnyx?.carrier }), gateway, logger);
+      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, api }), gateway, logger);
       started.push(() => dispatcher.stop());
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
       media = { engine, gateway, sip, dispatcher, carrierWebhooks };

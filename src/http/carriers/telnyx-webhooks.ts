@@ -2,16 +2,13 @@ import express, { type Request, type Response, type Router } from "express";
 import type { KeyObject } from "node:crypto";
 import type { Logger } from "pino";
 import { ApiError } from "../../core/api-error.js";
-import { isE164 } from "../../core/e164.js";
-import { callerNumber, canonicalPhoneNumber } from "../../core/phone-number.js";
 import type { Services } from "../../services/container.js";
 import { TELNYX_PATHS, type TelnyxCarrier } from "../../telephony/carriers/telnyx/telnyx-carrier.js";
 import { isTelnyxSignatureValid } from "../../telephony/carriers/telnyx/webhook-signature.js";
+import { announcedNumbers, inboundStreamToken } from "./inbound-stream.js";
 
 /** Telnyx's webhooks are JSON events of a few kilobytes. */
 const BODY_LIMIT = "64kb";
-/** How long an inbound call's stream token may wait for Telnyx to open the stream (it does as the call is answered). */
-const INBOUND_STREAM_TTL_MS = 60_000;
 
 interface TelnyxEvent {
   event_type?: unknown;
@@ -27,7 +24,6 @@ interface TelnyxEvent {
  * audio streamed to `/media/telnyx` and a single-use stream token; any other is hung up.
  */
 export function telnyxWebhooks(services: Services, carrier: TelnyxCarrier, publicKey: KeyObject, logger: Logger): Router {
-  const { config } = services;
   const router = express.Router();
   const signed = [
     express.raw({ type: () => true, limit: BODY_LIMIT }),
@@ -60,18 +56,12 @@ export function telnyxWebhooks(services: Services, carrier: TelnyxCarrier, publi
 
   /** Answers the call with a stream token when a number of Parley's takes it; hangs it up otherwise. */
   async function answerIncoming(callControlId: string, payload: NonNullable<TelnyxEvent["payload"]>): Promise<void> {
-    const to = typeof payload.to === "string" && isE164(payload.to) ? canonicalPhoneNumber(payload.to) : null;
-    const from = typeof payload.from === "string" && isE164(payload.from) ? callerNumber(payload.from) : null;
-    const number = to ? await services.phoneNumbers.findActiveAnywhere(to) : undefined;
-    if (!number || (number.carrier ?? config.carrier) !== "telnyx" || !number.default_agent_id) {
-      logger.info({ to, call_control_id: callControlId }, "Telnyx call to a number Parley does not answer: hung up");
+    const { to, from } = announcedNumbers(payload.to, payload.from);
+    const token = await inboundStreamToken(services, logger, "telnyx", { to, from, carrierCallId: callControlId });
+    if (!token) {
       await carrier.control(callControlId).hangUp();
       return;
     }
-    const token = await services.carrierStreams.issue(
-      { carrier: "telnyx", accountId: number.account_id, direction: "inbound", callId: null, agentId: number.default_agent_id, phoneNumber: to, fromNumber: from, carrierCallId: callControlId },
-      INBOUND_STREAM_TTL_MS,
-    );
     await carrier.answer(callControlId, token);
   }
 

@@ -1,18 +1,15 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { Logger } from "pino";
 import { ApiError } from "../../core/api-error.js";
-import { isE164 } from "../../core/e164.js";
-import { callerNumber, canonicalPhoneNumber } from "../../core/phone-number.js";
 import type { Services } from "../../services/container.js";
 import { isTwilioSignatureValid } from "../../telephony/carriers/twilio/request-signature.js";
 import { TWILIO_PATHS, type TwilioCarrier } from "../../telephony/carriers/twilio/twilio-carrier.js";
 import { websocketBase } from "../../telephony/carriers/public-url.js";
 import { connectStreamTwiml, rejectTwiml } from "../../telephony/carriers/twilio/twiml.js";
+import { announcedNumbers, inboundStreamToken } from "./inbound-stream.js";
 
 /** Twilio's webhooks are small forms: a few dozen parameters. */
 const FORM_LIMIT = { limit: "16kb", parameterLimit: 100 };
-/** How long an inbound call's stream token may wait for Twilio to open the stream (it does at once). */
-const INBOUND_STREAM_TTL_MS = 60_000;
 const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
 
 /**
@@ -40,20 +37,13 @@ export function twilioWebhooks(services: Services, carrier: TwilioCarrier, logge
 
   router.post(TWILIO_PATHS.voice.replace("/carriers", ""), ...signed, async (req, res) => {
     const form = req.body as Record<string, unknown>;
-    const to = typeof form.To === "string" && isE164(form.To) ? canonicalPhoneNumber(form.To) : null;
-    const from = typeof form.From === "string" && isE164(form.From) ? callerNumber(form.From) : null;
+    const { to, from } = announcedNumbers(form.To, form.From);
     const callSid = typeof form.CallSid === "string" && CALL_SID.test(form.CallSid) ? form.CallSid : null;
-    const number = to && callSid ? await services.phoneNumbers.findActiveAnywhere(to) : undefined;
-    const carrierOf = number && (number.carrier ?? config.carrier);
-    if (!number || carrierOf !== "twilio" || !number.default_agent_id) {
-      logger.info({ to, call_sid: callSid }, number ? "Twilio call to a number with no agent or another carrier refused" : "Twilio call to an unknown number refused");
+    const token = await inboundStreamToken(services, logger, "twilio", { to, from, carrierCallId: callSid });
+    if (!token) {
       res.type("text/xml").send(rejectTwiml());
       return;
     }
-    const token = await services.carrierStreams.issue(
-      { carrier: "twilio", accountId: number.account_id, direction: "inbound", callId: null, agentId: number.default_agent_id, phoneNumber: to, fromNumber: from, carrierCallId: callSid },
-      INBOUND_STREAM_TTL_MS,
-    );
     res.type("text/xml").send(connectStreamTwiml(`${websocketBase(config.baseUrl)}${TWILIO_PATHS.media}`, { stream_token: token }));
   });
 

@@ -8,11 +8,10 @@ import { connectWebsocketNcco, hangUpNcco } from "../../telephony/carriers/vonag
 import { VONAGE_UUID } from "../../telephony/carriers/vonage/vonage-api.js";
 import { VONAGE_PATHS, type VonageCarrier } from "../../telephony/carriers/vonage/vonage-carrier.js";
 import { websocketBase } from "../../telephony/carriers/public-url.js";
+import { inboundStreamToken } from "./inbound-stream.js";
 
 /** Vonage's webhooks are small JSON objects (an event is well under 1 KB). */
 const BODY_LIMIT = "16kb";
-/** How long an inbound call's stream token may wait for Vonage to open the WebSocket (it does at once). */
-const INBOUND_STREAM_TTL_MS = 60_000;
 
 /** A request's body as received, for `payload_hash`; empty for a GET. */
 type Raw = Request & { rawBody?: Buffer };
@@ -50,19 +49,13 @@ export function vonageWebhooks(services: Services, carrier: VonageCarrier, logge
     const to = typeof fields.to === "string" && /^\d+$/.test(fields.to) ? dialledNumber(fields.to) : null;
     const from = typeof fields.from === "string" && /^\d+$/.test(fields.from) ? callerNumber(fields.from) : null;
     const uuid = typeof fields.uuid === "string" && VONAGE_UUID.test(fields.uuid) ? fields.uuid : null;
-    const number = to && uuid ? await services.phoneNumbers.findActiveAnywhere(to) : undefined;
-    const carrierOf = number && (number.carrier ?? config.carrier);
-    if (!number || carrierOf !== "vonage" || !number.default_agent_id) {
-      logger.info({ to, vonage_call_uuid: uuid }, number ? "Vonage call to a number with no agent or another carrier refused" : "Vonage call to an unknown number refused");
+    const token = await inboundStreamToken(services, logger, "vonage", { to, from, carrierCallId: uuid });
+    if (!token) {
       res.json(hangUpNcco());
       return;
     }
-    const token = await services.carrierStreams.issue(
-      { carrier: "vonage", accountId: number.account_id, direction: "inbound", callId: null, agentId: number.default_agent_id, phoneNumber: to, fromNumber: from, carrierCallId: uuid },
-      INBOUND_STREAM_TTL_MS,
-    );
     // call_uuid comes back with the stream: its token is bound to the same UUID, which the endpoint checks.
-    res.json(connectWebsocketNcco(`${websocketBase(config.baseUrl)}${VONAGE_PATHS.media}`, { stream_token: token, call_uuid: uuid! }));
+    res.json(connectWebsocketNcco(`${websocketBase(config.baseUrl)}${VONAGE_PATHS.media}`, { stream_token: token, call_uuid: uuid as string }));
   };
   const answerPath = VONAGE_PATHS.answer.replace("/carriers", "");
   router.get(answerPath, ...signed, answer);

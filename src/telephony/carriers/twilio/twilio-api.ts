@@ -55,7 +55,8 @@ export interface TwilioIncomingNumber {
 
 const API_VERSION = "2010-04-01";
 
-const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
+/** A Twilio account SID: AC and 32 hex digits. */
+export const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
 const NUMBER_SID = /^PN[0-9a-fA-F]{32}$/;
 
