@@ -3,7 +3,7 @@ import { hashToken } from "../core/token-hash.js";
 import type { Db } from "../db/database.js";
 
 const TOKEN_PREFIX = "cst_";
-/** Used tokens and expired ones are kept this long (a replay is then refused as used, not unknown), then deleted. */
+/** Expired tokens are kept this long (a replay is then refused as used or expired, not unknown), then deleted. */
 const KEPT_MS = 60 * 60 * 1000;
 
 /** What a carrier's media stream is for, as its token was issued. */
@@ -36,8 +36,6 @@ export class CarrierStreamTokens {
 
   async issue(grant: StreamGrant, ttlMs: number, now = Date.now()): Promise<string> {
     const token = `${TOKEN_PREFIX}${randomBase62(43)}`;
-    // Issuing is only reachable through signed carrier webhooks and the dialler: the sweep here is enough.
-    await this.db.deleteFrom("carrier_stream_tokens").where("expires_at", "<", new Date(now - KEPT_MS).toISOString()).execute();
     await this.db
       .insertInto("carrier_stream_tokens")
       .values({
@@ -92,4 +90,13 @@ export class CarrierStreamTokens {
       carrierCallId: row.carrier_call_id,
     };
   }
+}
+
+/**
+ * Deletes the tokens expired over an hour ago, with the numbers they held (the retention job
+ * runs it every minute, beside forgetExpiredWebCallTokens). Returns the rows deleted.
+ */
+export async function forgetExpiredCarrierStreamTokens(db: Db, now = Date.now()): Promise<number> {
+  const deleted = await db.deleteFrom("carrier_stream_tokens").where("expires_at", "<", new Date(now - KEPT_MS).toISOString()).executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }

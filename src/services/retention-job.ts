@@ -5,6 +5,7 @@ import { CallsRepository } from "../db/repositories/calls.js";
 import type { AccountsService } from "./accounts.js";
 import type { CallContentRemoval } from "./call-content-removal.js";
 import { forgetExpiredWebCallTokens } from "./web-call-tokens.js";
+import { forgetExpiredCarrierStreamTokens } from "./carrier-stream-tokens.js";
 
 /** Calls read per query; each is then emptied in its own short transaction. */
 const BATCH = 100;
@@ -34,7 +35,8 @@ export interface RetentionPass {
  * with one log line: the count per account and the total.
  *
  * Also, every minute and on each pass: expired web call tokens lose the context they carried
- * (forgetExpiredWebCallTokens), and the WAL is emptied after it.
+ * (forgetExpiredWebCallTokens), and the WAL is emptied after it; carrier stream tokens expired
+ * over an hour ago are deleted (forgetExpiredCarrierStreamTokens).
  */
 export class RetentionJob {
   private readonly calls: CallsRepository;
@@ -96,9 +98,10 @@ export class RetentionJob {
     return result;
   }
 
-  /** Empties the context of expired web call tokens, then the WAL if any changed; a failure is logged, never thrown. */
+  /** Empties the context of expired web call tokens (then the WAL if any changed), and deletes old carrier stream tokens; a failure is logged, never thrown. */
   private async forgetExpiredTokens(): Promise<void> {
     try {
+      await forgetExpiredCarrierStreamTokens(this.db, this.settings.now());
       if ((await forgetExpiredWebCallTokens(this.db, this.settings.now())) > 0) await this.deps.callContent.emptyWal();
     } catch (err) {
       this.deps.logger.error({ err }, "web call token sweep failed");
