@@ -61,6 +61,12 @@ const callOf = (callControlId: string) =>
   untilValue("the call", async () => (await app.request("GET", "/v1/calls?limit=100", { key: acct.key })).body.data.find((c: any) => c.metadata?.telnyx_call_control_id === callControlId));
 
 describe("Telnyx webhooks", () => {
+  it("refuse a body past 64 KB with 413, never a 500", async () => {
+    const large = await fetch(`${app.baseUrl}/carriers/telnyx/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat(65 * 1024) }) });
+    expect(large.status).toBe(413);
+    expect(((await large.json()) as any).error.code).toBe("payload_too_large");
+  });
+
   it("refuse a forged, unsigned or stale signature (403)", async () => {
     const { callControlId } = await standIn.incomingCall("https://elsewhere.example.test/none", { from: "+14155550123", to: "+14155550000" });
     const { generateKeyPairSync } = await import("node:crypto");

@@ -63,6 +63,16 @@ async function placeCall(from: string, to = "+14155550177"): Promise<{ id: strin
 }
 
 describe("Twilio webhooks", () => {
+  it("refuse bodies past their bounds with 413 (bytes, then parameters), never a 500", async () => {
+    const post = (body: string) => fetch(`${app.baseUrl}/carriers/twilio/voice`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    const large = await post(`To=${"1".repeat(17 * 1024)}`);
+    expect(large.status).toBe(413);
+    expect(((await large.json()) as any).error.code).toBe("payload_too_large");
+    const many = await post(Array.from({ length: 150 }, (_, i) => `p${i}=1`).join("&"));
+    expect(many.status).toBe(413);
+    expect(((await many.json()) as any).error.code).toBe("payload_too_large");
+  });
+
   it("refuse a forged or missing signature (403) and answer an unknown number with <Reject>", async () => {
     const form = new URLSearchParams({ CallSid: "CA" + "1".repeat(32), From: "+14155550123", To: NUMBER, AccountSid: standIn.accountSid });
     const forged = await fetch(`${app.baseUrl}/carriers/twilio/voice`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "bm90IGEgc2lnbmF0dXJl" }, body: form });

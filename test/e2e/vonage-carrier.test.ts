@@ -72,6 +72,12 @@ const post = (pathAndQuery: string, body: string, authorization?: string) =>
   fetch(`${app.baseUrl}${pathAndQuery}`, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body });
 
 describe("Vonage webhooks", () => {
+  it("refuse a body past 16 KB with 413, never a 500", async () => {
+    const large = await fetch(`${app.baseUrl}/carriers/vonage/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ pad: "x".repeat(17 * 1024) }) });
+    expect(large.status).toBe(413);
+    expect(((await large.json()) as any).error.code).toBe("payload_too_large");
+  });
+
   it("refuse unsigned, forged, tampered and other applications' requests (403); an unknown number's NCCO ends the call", async () => {
     const answer = JSON.stringify({ to: NUMBER.slice(1), from: "14155550123", uuid: randomUUID(), conversation_uuid: "CON-x" });
     expect((await post("/carriers/vonage/answer", answer)).status).toBe(403);

@@ -5,10 +5,11 @@ import { ApiError } from "../../core/api-error.js";
 import type { Services } from "../../services/container.js";
 import { TELNYX_PATHS, type TelnyxCarrier } from "../../telephony/carriers/telnyx/telnyx-carrier.js";
 import { isTelnyxSignatureValid } from "../../telephony/carriers/telnyx/webhook-signature.js";
+import { webhookBody } from "../middleware/webhook-body.js";
 import { announcedNumbers, inboundStreamToken } from "./inbound-stream.js";
 
 /** Telnyx's webhooks are JSON events of a few kilobytes. */
-const BODY_LIMIT = "64kb";
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 interface TelnyxEvent {
   event_type?: unknown;
@@ -26,7 +27,7 @@ interface TelnyxEvent {
 export function telnyxWebhooks(services: Services, carrier: TelnyxCarrier, publicKey: KeyObject, logger: Logger): Router {
   const router = express.Router();
   const signed = [
-    express.raw({ type: () => true, limit: BODY_LIMIT }),
+    webhookBody("raw", BODY_LIMIT_BYTES),
     (req: Request, _res: Response, next: (err?: unknown) => void) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const valid = isTelnyxSignatureValid({ publicKey, signature: req.get("telnyx-signature-ed25519"), timestamp: req.get("telnyx-timestamp"), rawBody, now: Date.now() });

@@ -6,10 +6,11 @@ import { isTwilioSignatureValid } from "../../telephony/carriers/twilio/request-
 import { TWILIO_PATHS, type TwilioCarrier } from "../../telephony/carriers/twilio/twilio-carrier.js";
 import { websocketBase } from "../../telephony/carriers/public-url.js";
 import { connectStreamTwiml, rejectTwiml } from "../../telephony/carriers/twilio/twiml.js";
+import { webhookBody } from "../middleware/webhook-body.js";
 import { announcedNumbers, inboundStreamToken } from "./inbound-stream.js";
 
 /** Twilio's webhooks are small forms: a few dozen parameters. */
-const FORM_LIMIT = { limit: "16kb", parameterLimit: 100 };
+const FORM_LIMIT_BYTES = 16 * 1024;
 const CALL_SID = /^CA[0-9a-fA-F]{32}$/;
 
 /**
@@ -24,7 +25,7 @@ export function twilioWebhooks(services: Services, carrier: TwilioCarrier, logge
   const { config } = services;
   const router = express.Router();
   const signed = [
-    express.urlencoded({ extended: false, ...FORM_LIMIT }),
+    webhookBody("form", FORM_LIMIT_BYTES),
     (req: Request, _res: Response, next: (err?: unknown) => void) => {
       const params = (req.body ?? {}) as Record<string, string | string[]>;
       const url = `${config.baseUrl.replace(/\/+$/, "")}${req.originalUrl}`;

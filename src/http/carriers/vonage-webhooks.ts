@@ -8,10 +8,11 @@ import { connectWebsocketNcco, hangUpNcco } from "../../telephony/carriers/vonag
 import { VONAGE_UUID } from "../../telephony/carriers/vonage/vonage-api.js";
 import { VONAGE_PATHS, type VonageCarrier } from "../../telephony/carriers/vonage/vonage-carrier.js";
 import { websocketBase } from "../../telephony/carriers/public-url.js";
+import { webhookBody } from "../middleware/webhook-body.js";
 import { inboundStreamToken } from "./inbound-stream.js";
 
 /** Vonage's webhooks are small JSON objects (an event is well under 1 KB). */
-const BODY_LIMIT = "16kb";
+const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** A request's body as received, for `payload_hash`; empty for a GET. */
 type Raw = Request & { rawBody?: Buffer };
@@ -28,7 +29,7 @@ export function vonageWebhooks(services: Services, carrier: VonageCarrier, logge
   const { config } = services;
   const router = express.Router();
   const signed = [
-    express.raw({ type: () => true, limit: BODY_LIMIT }),
+    webhookBody("raw", BODY_LIMIT_BYTES),
     (req: Raw, _res: Response, next: (err?: unknown) => void) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const valid = verifyVonageSignedWebhook({

@@ -34,7 +34,7 @@ export function jsonBody(limitBytes: number) {
       if (!err) return next();
       const e = err as { type?: string; message?: string; status?: number };
       if (e.type === "entity.too.large") {
-        return next(new ApiError(413, "payload_too_large", `Request body is larger than the limit of ${limitBytes} bytes`));
+        return next(payloadTooLarge(limitBytes));
       }
       if (e.type === "entity.parse.failed") {
         return next(new ApiError(400, "invalid_json", `Request body is not valid JSON: ${e.message ?? "parse error"}`));
@@ -52,4 +52,9 @@ export function jsonBody(limitBytes: number) {
       return next(err);
     });
   };
+}
+
+/** The refusal of a body past `limitBytes`. */
+export function payloadTooLarge(limitBytes: number): ApiError {
+  return new ApiError(413, "payload_too_large", `Request body is larger than the limit of ${limitBytes} bytes`);
 }
