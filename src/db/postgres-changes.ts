@@ -1,10 +1,11 @@
 import pg from "pg";
 import { AliasNode, DeleteQueryNode, InsertQueryNode, TableNode, UpdateQueryNode, type KyselyPlugin, type OperationNode } from "kysely";
+import type { CommitNotices } from "./commit-notices.js";
 import type { DatabaseGeneration } from "./database-generation.js";
 
-/** The channel migration 022's triggers notify on, with the changed table's name. */
+/** The channel the triggers of migrations 022 and 026 notify on, with the changed table's name. */
 export const CHANGES_CHANNEL = "parley_changes";
-/** The tables those triggers watch: what a generation on PostgreSQL follows. */
+/** The tables a generation on PostgreSQL follows. */
 const WATCHED_TABLES = new Set(["accounts", "api_keys"]);
 /** How long after losing its listening connection a node tries again. */
 const RECONNECT_MS = 1_000;
@@ -19,6 +20,9 @@ const RECONNECT_MS = 1_000;
  * A change committed by another node is seen when its notification arrives (on loopback,
  * within a millisecond or so of the commit); a write of this node's inside a transaction,
  * when the transaction's notification arrives.
+ *
+ * The same connection serves commit notices (see CommitNotices): with a listener subscribed,
+ * it is opened at once and reopened a second after it is lost.
  */
 export class PostgresChanges {
   private client: pg.Client | undefined;
@@ -27,6 +31,7 @@ export class PostgresChanges {
   private seen = 0;
   private unseen = 0;
   private retry: NodeJS.Timeout | undefined;
+  private readonly committed = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly connectionString: string,
@@ -37,6 +42,12 @@ export class PostgresChanges {
   readonly generation: DatabaseGeneration = () => {
     if (!this.client && !this.retry && !this.closed) this.listen();
     return this.listening ? String(this.seen) : `unseen:${++this.unseen}`;
+  };
+
+  /** Commit notices (see CommitNotices). */
+  readonly onCommitted: CommitNotices = (table, listener) => {
+    this.committed.set(table, [...(this.committed.get(table) ?? []), listener]);
+    if (!this.client && !this.retry && !this.closed) this.listen();
   };
 
   /** A plugin for the pool's Kysely that counts this node's own writes to watched tables. */
@@ -70,9 +81,17 @@ export class PostgresChanges {
       this.listening = false;
       if (err) this.onError?.(err);
       void client.end().catch(() => {});
-      if (!this.closed) this.retry = setTimeout(() => { this.retry = undefined; }, RECONNECT_MS).unref();
+      if (this.closed) return;
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        if (this.committed.size > 0) this.listen();
+      }, RECONNECT_MS).unref();
     };
-    client.on("notification", () => this.seen++);
+    client.on("notification", (message) => {
+      const table = message.payload ?? "";
+      if (WATCHED_TABLES.has(table)) this.seen++;
+      for (const listener of this.committed.get(table) ?? []) listener();
+    });
     client.on("error", lost);
     client.on("end", () => lost());
     client
@@ -83,6 +102,7 @@ export class PostgresChanges {
         // Changes made before LISTEN took effect were never notified: start a new generation.
         this.seen++;
         this.listening = true;
+        for (const listener of [...this.committed.values()].flat()) listener();
       }, lost);
   }
 }

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { DataTypeNode, Kysely, OperationNodeTransformer, PostgresDialect, PostgresDriver, type Driver, type KyselyPlugin, type OperationNode, type PostgresDialectConfig } from "kysely";
+import { registerCommitNotices } from "./commit-notices.js";
 import { registerGeneration } from "./database-generation.js";
 import { PostgresChanges } from "./postgres-changes.js";
 import type { Database } from "./schema.js";
@@ -41,8 +42,8 @@ const numericTypes: pg.CustomTypesConfig = {
  * Opens a pool of connections to the PostgreSQL database at `url`. A connection that breaks
  * while idle (the server restarted) is reported to `onError` and replaced on the next query,
  * instead of the error ending the process. Its generation (database-generation.ts) follows
- * the changes to accounts and API keys, through one more connection opened when first asked
- * and closed with the pool.
+ * the changes to accounts and API keys, and its commit notices the inserted deliveries,
+ * through one more connection opened when first asked and closed with the pool.
  */
 export function openPostgres(url: string, options: { onError?: (err: Error) => void; poolSize?: number } = {}): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? POSTGRES_POOL_SIZE, types: numericTypes });
@@ -50,6 +51,7 @@ export function openPostgres(url: string, options: { onError?: (err: Error) => v
   const changes = new PostgresChanges(url, options.onError);
   const db = new Kysely<Database>({ dialect: new ListeningPostgresDialect({ pool }, changes), plugins: [changes.plugin] });
   registerGeneration(db, changes.generation);
+  registerCommitNotices(db, changes.onCommitted);
   return db;
 }
 

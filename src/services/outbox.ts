@@ -41,7 +41,8 @@ export function subscribedName(webhook: Pick<WebhookRecord, "events">, event: Ou
  * The transactional outbox: an event and its deliveries (one per receiver) are written in
  * the transaction of the change they report, so each exists exactly when the change does,
  * and a crash right after the commit loses no delivery. The delivery worker is woken after
- * each append (its reads wait for the transaction to end).
+ * each append (on SQLite its reads wait for the transaction to end; on PostgreSQL the commit's
+ * notice wakes it again).
  */
 export class Outbox {
   private readonly events: EventsRepository;

@@ -3,6 +3,7 @@ import PQueue from "p-queue";
 import { ApiError } from "../core/api-error.js";
 import { KeyedSlots, type Slot } from "../core/keyed-slots.js";
 import { nowIso } from "../core/time.js";
+import { onCommittedChange } from "../db/commit-notices.js";
 import type { Db } from "../db/database.js";
 import { AccountsRepository } from "../db/repositories/accounts.js";
 import { DeliveriesRepository, type DeliveryRecord } from "../db/repositories/deliveries.js";
@@ -121,10 +122,13 @@ export class WebhookDeliveryWorker {
   /** Starts delivering: what is due now (pending retries of a previous run included), then as events come. */
   start(): void {
     this.started = true;
+    // On PostgreSQL the outbox's wake-up comes before the commit, and this worker's own
+    // connection would find nothing yet: the commit notice wakes it again (other nodes' too).
+    onCommittedChange(this.db, "deliveries", () => this.wake());
     this.wake();
   }
 
-  /** Looks for due deliveries soon (after the current transaction, whose reads wait for it). */
+  /** Looks for due deliveries soon (on SQLite after the current transaction, whose reads wait for it). */
   wake(): void {
     if (!this.started || this.stopped || this.wakeQueued) return;
     this.wakeQueued = true;

@@ -82,6 +82,23 @@ describe("a delivery", () => {
     expect(listed.attempts).toEqual([{ number: 1, started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null, response_body: "ok" }]);
   });
 
+  it("is sent when the event's transaction commits, however long after the append that commit comes", async () => {
+    const acct = await app.account();
+    const r = await receiver();
+    await webhook(acct, r.url);
+    const { db, outbox } = app.parley.services;
+    let committedAt = 0;
+    await db.transaction().execute(async (trx) => {
+      await outbox.append([{ accountId: acct.id, name: "call.completed", data: {} }], trx);
+      // The worker is woken by the append, looks, and (on PostgreSQL) finds nothing committed yet.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      committedAt = Date.now();
+    });
+    await r.waitFor(1);
+    // Not at the worker's next idle look (5 s later): woken by the commit (its notice on PostgreSQL).
+    expect(Date.now() - committedAt).toBeLessThan(2_500);
+  });
+
   it("goes to each webhook whose subscription names the event, under the name it subscribed to; * gets everything", async () => {
     const acct = await app.account();
     const [completedOnly, all, initiated] = [await receiver(), await receiver(), await receiver()];

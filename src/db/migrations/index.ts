@@ -24,6 +24,7 @@ import * as changeNotifications from "./022-change-notifications.js";
 import * as rateLeases from "./023-rate-leases.js";
 import * as numberCarriers from "./024-number-carriers.js";
 import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
+import * as deliveryNotifications from "./026-delivery-notifications.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "023-rate-leases": rateLeases,
   "024-number-carriers": numberCarriers,
   "025-carrier-stream-tokens": carrierStreamTokens,
+  "026-delivery-notifications": deliveryNotifications,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,7 +21,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound", "019-nodes", "020-credit-holds", "021-rate-windows", "022-change-notifications", "023-rate-leases", "024-number-carriers", "025-carrier-stream-tokens"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound", "019-nodes", "020-credit-holds", "021-rate-windows", "022-change-notifications", "023-rate-leases", "024-number-carriers", "025-carrier-stream-tokens", "026-delivery-notifications"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
