@@ -3,7 +3,7 @@ import { isRetryableStatus } from "../../provider-error.js";
 import { ChatCompletionsError } from "./chat-completions-error.js";
 import type { ChatCompletionRequest } from "./chat-completions-wire.js";
 import { parseChatChunk, type ChatStreamDelta } from "./chat-stream-delta.js";
-import { readServerSentEvents } from "./server-sent-events.js";
+import { readServerSentEvents } from "../server-sent-events.js";
 
 /** How much of an error response is read for its message. */
 const ERROR_BODY_LIMIT = 4096;

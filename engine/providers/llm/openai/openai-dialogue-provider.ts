@@ -4,8 +4,8 @@ import type { DialogueProvider, DialogueSession } from "../dialogue-provider.js"
 import { ChatCompletionsClient } from "./chat-completions-client.js";
 import { ChatHistory } from "./chat-history.js";
 import { completionsEndpoint } from "./completions-endpoint.js";
-import { OpenAiDialogueSession } from "./openai-dialogue-session.js";
-import { systemPrompt } from "./system-prompt.js";
+import { ChatDialogueSession } from "../chat-dialogue-session.js";
+import { systemPrompt } from "../system-prompt.js";
 
 /** Messages kept besides the system message: about twenty exchanges. */
 const HISTORY_LIMIT = 40;
@@ -56,6 +56,6 @@ export class OpenAiDialogueProvider implements DialogueProvider {
     const greeting = agent.firstMessage ? fillTemplate(agent.firstMessage, { ...agent.metadata, ...context }) : "";
     if (greeting) history.push({ role: "assistant", content: greeting });
     const model = this.#config.models[agent.model] ?? agent.model;
-    return new OpenAiDialogueSession(this.#client, history, agent, model, tools);
+    return new ChatDialogueSession(this.#client, history, agent, model, tools);
   }
 }

@@ -5,7 +5,7 @@ import type { DialogueEvent, DialogueSession } from "../../../../../engine/provi
 import { ChatCompletionsError } from "../../../../../engine/providers/llm/openai/chat-completions-error.js";
 import type { ChatMessage } from "../../../../../engine/providers/llm/openai/chat-completions-wire.js";
 import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "../../../../../engine/providers/llm/openai/openai-dialogue-provider.js";
-import { readServerSentEvents } from "../../../../../engine/providers/llm/openai/server-sent-events.js";
+import { readServerSentEvents } from "../../../../../engine/providers/llm/server-sent-events.js";
 import { ToolCallAssembler } from "../../../../../engine/providers/llm/openai/tool-call-assembler.js";
 import type { AgentSettings } from "../../../../../engine/types.js";
 import { NO_TOOLS, type ToolDefinition } from "../../../../../engine/tools.js";

@@ -1,24 +1,33 @@
-import type { ToolExecutor, ToolResult } from "../../../tools.js";
-import type { AgentSettings } from "../../../types.js";
-import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
-import type { ChatCompletionsClient } from "./chat-completions-client.js";
-import type { AssistantMessage, ChatCompletionRequest, ChatToolCall } from "./chat-completions-wire.js";
-import type { ChatHistory } from "./chat-history.js";
-import { ToolCallAssembler } from "./tool-call-assembler.js";
+import type { ToolExecutor, ToolResult } from "../../tools.js";
+import type { AgentSettings } from "../../types.js";
+import type { DialogueEvent, DialogueSession } from "./dialogue-provider.js";
+import type { AssistantMessage, ChatCompletionRequest, ChatToolCall } from "./openai/chat-completions-wire.js";
+import type { ChatHistory } from "./openai/chat-history.js";
+import type { ChatStreamDelta } from "./openai/chat-stream-delta.js";
+import { ToolCallAssembler } from "./openai/tool-call-assembler.js";
 
 /** Requests per caller turn: the reply, and after tool results up to two more (a booking, then its confirmation). */
 export const MAX_ROUNDS_PER_TURN = 3;
 
 /**
- * One call with a chat-completions model. Each caller turn sends the history and streams the
- * reply's text as it arrives. Tool calls are run when their request finishes (the control
+ * Where a session's replies come from: a request in the chat-completions form (the form
+ * ChatHistory keeps), the reply's text and tool-call pieces out. The OpenAI client speaks it
+ * as it is; the Anthropic client translates both ways.
+ */
+export interface ChatStreamSource {
+  stream(request: ChatCompletionRequest, signal: AbortSignal): AsyncIterable<ChatStreamDelta>;
+}
+
+/**
+ * One call with a chat model (OpenAI-compatible or Anthropic). Each caller turn sends the
+ * history and streams the reply's text as it arrives. Tool calls are run when their request finishes (the control
  * plane's tools, one after another) and their real results go back to the model, which is
  * asked again so it can say what happened; a tool whose result asks for a transfer or a
  * hang-up ends the turn.
  */
-export class OpenAiDialogueSession implements DialogueSession {
+export class ChatDialogueSession implements DialogueSession {
   constructor(
-    private readonly client: ChatCompletionsClient,
+    private readonly client: ChatStreamSource,
     private readonly history: ChatHistory,
     private readonly agent: AgentSettings,
     private readonly model: string,

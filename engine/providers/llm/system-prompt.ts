@@ -1,4 +1,4 @@
-import type { AgentSettings } from "../../../types.js";
+import type { AgentSettings } from "../../types.js";
 import { factsText } from "./facts-text.js";
 
 /**
