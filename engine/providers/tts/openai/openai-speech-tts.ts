@@ -1,19 +1,15 @@
 import { request } from "undici";
 import type { AudioFrame } from "../../../audio/audio-frame.js";
-import { AsyncQueue } from "../../../stream/async-queue.js";
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
-import { prefetchInOrder } from "../prefetch-in-order.js";
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from "../../provider-retry.js";
+import { errorBodyText } from "../error-body-text.js";
+import { Pcm16ChunkDecoder } from "../pcm16-chunk-decoder.js";
+import { speakSentences } from "../sentence-speech.js";
 import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
 import { isRetryableStatus } from "../../provider-error.js";
 import { OpenAiSpeechError } from "./openai-speech-error.js";
 import { OPENAI_VOICE_NAMES, openAiVoices } from "./openai-voices.js";
-import { Pcm16ChunkDecoder } from "./pcm16-chunk-decoder.js";
 
-/** Sentences requested ahead of the one being streamed: hides the next one's time to first byte. */
-const SENTENCES_AHEAD = 1;
-/** Enough of an error body to quote the server's message. */
-const ERROR_BODY_LIMIT = 4096;
 const ERROR_MESSAGE_LIMIT = 300;
 
 export interface OpenAiSpeechTtsConfig {
@@ -99,51 +95,7 @@ export class OpenAiSpeechTts implements TtsProvider {
     const { voiceId, signal } = options;
     const voice = this.voiceList.find((v) => v.id === voiceId);
     if (!voice) throw new Error(`unknown OpenAI speech voice "${voiceId}"; configured voices: ${this.voiceList.map((v) => v.id).join(", ")}`);
-    if (signal.aborted) return;
-    // Also cancels the requests still running when the consumer stops early without aborting.
-    const stop = new AbortController();
-    const onAbort = () => stop.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      let pieces = 0;
-      const sentences = prefetchInOrder(
-        text,
-        (text) => {
-          const piece = pieces++;
-          const input = text.trim();
-          // Punctuation or emoji alone: nothing to say, and some servers refuse it.
-          return /[\p{L}\p{N}]/u.test(input) ? Promise.resolve({ audio: this.fetchSentence(input, voice.name, stop.signal), piece }) : undefined;
-        },
-        { ahead: SENTENCES_AHEAD, signal: stop.signal },
-      );
-      for await (const { audio, piece } of sentences) {
-        for await (const frame of audio) {
-          if (stop.signal.aborted) return;
-          yield { ...frame, piece };
-        }
-        if (stop.signal.aborted) return;
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      stop.abort();
-    }
-  }
-
-  /**
-   * Starts one sentence's request; its audio arrives in the queue, which fails with an
-   * OpenAiSpeechError. A request that fails retryably before its first audio is sent again.
-   */
-  private fetchSentence(input: string, voice: string, signal: AbortSignal): AsyncQueue<AudioFrame> {
-    const audio = new AsyncQueue<AudioFrame>();
-    void (async () => {
-      try {
-        for await (const frame of retryBeforeFirstItem(() => this.request(input, voice, signal), this.config.retry, signal)) audio.push(frame);
-        audio.end();
-      } catch (error) {
-        audio.fail(error);
-      }
-    })();
-    return audio;
+    yield* speakSentences(text, { signal, retry: this.config.retry, speak: (input, signal) => this.request(input, voice.name, signal) });
   }
 
   /** One request for one sentence: its audio as the body streams in; ends quietly on abort. */
@@ -222,12 +174,7 @@ function speechEndpoint(base: string): URL {
 
 /** The server's own words about a failed request: OpenAI's `{error: {message}}`, FastAPI's `{detail}`, or plain text. */
 async function errorDetail(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  for await (const bytes of body) {
-    text += decoder.decode(bytes, { stream: true });
-    if (text.length >= ERROR_BODY_LIMIT) break;
-  }
+  const text = await errorBodyText(body);
   let message = text.trim();
   try {
     message = messageOf(JSON.parse(text)) ?? message;

@@ -1,4 +1,4 @@
-import { bytesToPcm16 } from "../../../audio/pcm16.js";
+import { bytesToPcm16 } from "../../audio/pcm16.js";
 
 /**
  * Turns a PCM16 little-endian byte stream, cut anywhere by the network, into samples. A chunk
