@@ -1,20 +1,18 @@
 import type { LiveCall, LiveCallOptions } from "./live-call.js";
 import { CallSession, type CallProviders, type CallSessionOptions } from "./call-session.js";
 import type { AsrProvider } from "./providers/asr/asr-provider.js";
-import { DeepgramProvider, type DeepgramConfig } from "./providers/asr/deepgram/deepgram-provider.js";
+import { FallbackAsrProvider } from "./providers/asr/fallback-asr.js";
 import { PocketsphinxProvider } from "./providers/asr/pocketsphinx/pocketsphinx-provider.js";
-import type { DialogueProvider } from "./providers/llm/dialogue-provider.js";
-import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "./providers/llm/openai/openai-dialogue-provider.js";
-import { createRulesDialogueProvider } from "./providers/llm/rules/rules-dialogue-provider.js";
+import { FallbackDialogueProvider } from "./providers/llm/fallback-dialogue.js";
+import { ProviderChain, type ProviderSwitch } from "./providers/provider-chain.js";
+import type { ProviderContext, StageProviders } from "./providers/provider-definition.js";
 import type { ProviderStage } from "./providers/provider-error.js";
+import { createProvider, findProvider, type ProviderChoice } from "./providers/provider-registry.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./providers/provider-retry.js";
-import { FliteTts } from "./providers/tts/flite-tts.js";
-import { FLITE_VOICES } from "./providers/tts/flite-voices.js";
-import { OpenAiSpeechTts, type OpenAiSpeechTtsConfig } from "./providers/tts/openai/openai-speech-tts.js";
+import { FallbackTts } from "./providers/tts/fallback-tts.js";
+import { FliteTts } from "./providers/tts/flite/flite-tts.js";
 import { SpeechCache } from "./providers/tts/speech-cache.js";
-import type { TtsProvider } from "./providers/tts/tts-provider.js";
 import type { VoiceInfo } from "./providers/tts/voice.js";
-import { VoiceRouterTts } from "./providers/tts/voice-router-tts.js";
 import { greetingSentences } from "./text/greeting.js";
 import type { AgentSettings } from "./types.js";
 import { createVadFactory, type VadName } from "./vad/vad-factory.js";
@@ -30,15 +28,22 @@ export interface EngineOptions {
   asrRecognizers?: number;
   /** Flite worker threads (warmed up at start); default one per core, at least two. */
   ttsWorkers?: number;
-  /** Speech recognition: the embedded pocketsphinx (default) or a Deepgram-compatible service. */
-  asr?: { provider: "pocketsphinx" } | ({ provider: "deepgram" } & DeepgramConfig);
-  /** What every agent model name runs on: the embedded `rules` dialogue (default) or an OpenAI-compatible chat service. */
-  dialogue?: { provider: "rules" } | ({ provider: "openai" } & OpenAiDialogueConfig);
-  /** A remote speech service whose voices are offered next to Flite's (which are always there). */
-  tts?: { provider: "flite" } | ({ provider: "openai" } & OpenAiSpeechTtsConfig);
+  /**
+   * Per stage, the providers of the registry (provider-registry.ts) in the order they are tried
+   * (see ProviderChain). Defaults: the embedded pocketsphinx recognizer and `rules` dialogue.
+   */
+  asr?: ProviderChoice[];
+  /** What every agent model name runs on (each provider maps the names to its own models). */
+  dialogue?: ProviderChoice[];
+  /** Speech synthesis: every provider's voices are offered; Flite's always are, and Flite says the fallback line. */
+  tts?: ProviderChoice[];
   /** Told of every retry a remote provider makes (after its retry policy's wait): the control plane counts them. */
   onProviderRetry?: (retry: { stage: ProviderStage; provider: string }) => void;
+  /** Told of every request a chain's next provider served instead: the control plane logs and counts them. */
+  onProviderSwitch?: (change: ProviderSwitch) => void;
 }
+
+const DEFAULT_CHAINS: Record<ProviderStage, ProviderChoice[]> = { asr: [{ provider: "pocketsphinx" }], dialogue: [{ provider: "rules" }], tts: [{ provider: "flite" }] };
 
 /** What the engine's shared resources are doing now (the control plane's pool gauges read it). */
 export interface EngineUsage {
@@ -101,28 +106,29 @@ export interface LocalEngine {
   close(): Promise<void>;
 }
 
-export async function createLocalEngine(given: EngineOptions = {}): Promise<LocalEngine> {
-  const options = withRetryCounting(given);
-  const flite = new FliteTts({ workers: options.ttsWorkers });
-  const asr = createAsr(options);
+export async function createLocalEngine(options: EngineOptions = {}): Promise<LocalEngine> {
+  const create = providerFactory(options);
+  const asr = chainOf("asr", create("asr"), options, (chain) => new FallbackAsrProvider(chain));
+  const dialogue = chainOf("dialogue", create("dialogue"), options, (chain) => new FallbackDialogueProvider(chain));
+  // Flite is always there: its voices are offered, and it says the fallback line when a remote provider fails a turn.
+  const ttsLinks = create("tts");
+  const flite = ttsLinks.find((link): link is FliteTts => link instanceof FliteTts) ?? (createProvider("tts", { provider: "flite" }, providerContext(options, "tts", "flite")) as FliteTts);
+  const tts = chainOf("tts", ttsLinks.includes(flite) ? ttsLinks : [...ttsLinks, flite], options, (chain) => new FallbackTts(chain));
+  const recognizers = asrLinksOf(asr).filter((link): link is PocketsphinxProvider => link instanceof PocketsphinxProvider);
   // Every recognizer loads now: the first callers must not wait for the model (one that cannot
   // load at all is reported by each call that starts, as recognizer_unavailable).
-  const [vad] = await Promise.all([createVadFactory(options.vad), flite.start(), asr instanceof PocketsphinxProvider ? asr.warmUp().catch(() => undefined) : undefined]);
-  const dialogue: DialogueProvider = options.dialogue?.provider === "openai" ? new OpenAiDialogueProvider(options.dialogue) : createRulesDialogueProvider();
-  const remoteTts: TtsProvider[] = options.tts?.provider === "openai" ? [new OpenAiSpeechTts(options.tts)] : [];
-  const tts = remoteTts.length ? new VoiceRouterTts([flite, ...remoteTts]) : flite;
+  const [vad] = await Promise.all([createVadFactory(options.vad), flite.start(), ...recognizers.map((r) => r.warmUp().catch(() => undefined))]);
   const greetingTts = new SpeechCache(tts);
-  // Flite needs no network: it says the fallback line when a remote provider fails a turn.
   const providers: CallProviders = { vad, asr, dialogue, tts, fallbackTts: flite, greetingTts };
   return {
     voices: tts.voices(),
     createCall: (callOptions) => new CallSession({ ...callOptions, providers }),
     prepareGreeting: (agent, context, signal) => greetingTts.prepare(agent.voiceId, greetingSentences(agent, context), signal),
     usage: () => {
-      const recognizers = asr instanceof PocketsphinxProvider ? asr.stats() : null;
+      const pooled = recognizers[0]?.stats();
       const tts = flite.stats();
       return {
-        recognizers: recognizers && { inUse: recognizers.leased, capacity: recognizers.max, queued: recognizers.waiting },
+        recognizers: pooled ? { inUse: pooled.leased, capacity: pooled.max, queued: pooled.waiting } : null,
         ttsWorkers: { inUse: tts.busy, capacity: tts.workers, queued: tts.queued },
       };
     },
@@ -134,32 +140,39 @@ export async function createLocalEngine(given: EngineOptions = {}): Promise<Loca
 
 /** The voices an engine with these options offers, without loading it (the control plane validates agents with them). */
 export function engineVoices(options: Pick<EngineOptions, "tts"> = {}): readonly VoiceInfo[] {
-  return options.tts?.provider === "openai" ? [...FLITE_VOICES, ...new OpenAiSpeechTts(options.tts).voices()] : FLITE_VOICES;
+  const create = providerFactory(options);
+  const links = create("tts");
+  return links.some((link) => link instanceof FliteTts) ? links.flatMap((link) => link.voices()) : [...links, new FliteTts()].flatMap((link) => link.voices());
 }
 
-/** The options with each remote provider's retry policy telling `onProviderRetry` of its retries. */
-function withRetryCounting(options: EngineOptions): EngineOptions {
+/** Whether the first recognizer of `options` runs outside Parley (the default call capacity is higher then). */
+export function remoteRecognizer(options: Pick<EngineOptions, "asr">): boolean {
+  const first = (options.asr ?? DEFAULT_CHAINS.asr)[0]!;
+  return findProvider("asr", first.provider)?.remote ?? false;
+}
+
+/** Creates the configured providers of a stage, in order. */
+function providerFactory(options: EngineOptions) {
+  return <Stage extends ProviderStage>(stage: Stage): Array<StageProviders[Stage]> => {
+    const choices = options[stage]?.length ? options[stage]! : DEFAULT_CHAINS[stage];
+    return choices.map((choice) => createProvider(stage, choice, providerContext(options, stage, choice.provider)));
+  };
+}
+
+/** One provider alone, or its chain behind `wrap`. */
+function chainOf<P extends { readonly name: string }>(stage: ProviderStage, links: P[], options: EngineOptions, wrap: (chain: ProviderChain<P>) => P): P {
+  if (links.length === 1) return links[0]!;
+  // A recognizer's first result may come only once a long utterance ends: its own timeouts serve.
+  return wrap(new ProviderChain(stage, links, { onSwitch: options.onProviderSwitch, ...(stage === "asr" ? { firstOutputTimeoutMs: 0 } : {}) }));
+}
+
+function asrLinksOf(asr: AsrProvider): readonly AsrProvider[] {
+  return asr instanceof FallbackAsrProvider ? asr.links : [asr];
+}
+
+/** What a provider is created with: the retry policy telling `onProviderRetry` of its retries, and this thread's share of the embedded engines. */
+function providerContext(options: EngineOptions, stage: ProviderStage, provider: string): ProviderContext {
   const told = options.onProviderRetry;
-  if (!told) return options;
-  const counted = (policy: RetryPolicy | undefined, stage: ProviderStage, provider: string): RetryPolicy => {
-    const base = policy ?? DEFAULT_RETRY_POLICY;
-    return {
-      ...base,
-      onRetry: (error) => {
-        base.onRetry?.(error);
-        told({ stage, provider });
-      },
-    };
-  };
-  return {
-    ...options,
-    ...(options.asr?.provider === "deepgram" ? { asr: { ...options.asr, retry: counted(options.asr.retry, "asr", "deepgram") } } : {}),
-    ...(options.dialogue?.provider === "openai" ? { dialogue: { ...options.dialogue, retry: counted(options.dialogue.retry, "dialogue", "openai") } } : {}),
-    ...(options.tts?.provider === "openai" ? { tts: { ...options.tts, retry: counted(options.tts.retry, "tts", "openai") } } : {}),
-  };
-}
-
-function createAsr(options: EngineOptions): AsrProvider {
-  if (options.asr?.provider === "deepgram") return new DeepgramProvider(options.asr);
-  return new PocketsphinxProvider({ maxRecognizers: options.asrRecognizers });
+  const retry: RetryPolicy = told ? { ...DEFAULT_RETRY_POLICY, onRetry: () => told({ stage, provider }) } : DEFAULT_RETRY_POLICY;
+  return { retry, embedded: { recognizers: options.asrRecognizers, ttsWorkers: options.ttsWorkers } };
 }

@@ -27,6 +27,9 @@ export { callLatency, turnLatency, type CallLatency, type TurnLatency } from "./
 export { engineVoices, type Engine, type EngineOptions, type EngineUsage } from "./engine.js";
 export { createEngine } from "./workers/session-worker-pool.js";
 export { PROVIDER_STAGES, type ProviderStage } from "./providers/provider-error.js";
+export { PROVIDERS, ProviderSettingsError, providerSettings, providersOf, findProvider, type ProviderChoice } from "./providers/provider-registry.js";
+export type { ProviderDefinition } from "./providers/provider-definition.js";
+export type { ProviderSwitch } from "./providers/provider-chain.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";
 export type { AudioFrame } from "./audio/audio-frame.js";

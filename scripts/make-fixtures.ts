@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Resampler } from "../engine/audio/resampler.js";
 import { encodeWav } from "../engine/audio/wav.js";
-import { FliteTts } from "../engine/providers/tts/flite-tts.js";
+import { FliteTts } from "../engine/providers/tts/flite/flite-tts.js";
 import { streamOf } from "../engine/stream/stream-of.js";
 import { answerHelp } from "../src/cli/help.js";
 

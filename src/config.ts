@@ -3,6 +3,8 @@ import path from "node:path";
 import { parseIpNetworkList } from "./core/ip-networks.js";
 import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
 import { LOG_LEVELS, type LogLevel } from "./core/logger.js";
+import type { ProviderChoice } from "../engine/index.js";
+import { CHAIN_FILE_KEYS, chainSecrets, CONFIG_STAGES, ProviderConfigError, providerSettingRows, stageChain, type ConfigStage, type RawStage } from "./provider-settings.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -21,13 +23,6 @@ export interface PlanLimits {
   concurrentCalls: number;
   queuedCalls: number;
 }
-
-export const ASR_PROVIDERS = ["pocketsphinx", "deepgram"] as const;
-export type AsrProviderName = (typeof ASR_PROVIDERS)[number];
-export const LLM_PROVIDERS = ["rules", "openai"] as const;
-export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
-export const TTS_PROVIDERS = ["flite", "openai"] as const;
-export type TtsProviderName = (typeof TTS_PROVIDERS)[number];
 
 export const CARRIERS = ["simulator", "sip", "twilio", "telnyx", "vonage"] as const;
 export type CarrierName = (typeof CARRIERS)[number];
@@ -121,12 +116,12 @@ export interface Config {
      * installation has more than one account: one tenant cannot take every call slot.
      */
     accountSharePercent: number;
-    /** Speech recognition: the embedded recognizer, or a Deepgram-compatible streaming service. */
-    asr: { provider: AsrProviderName; url: string; apiKey: string; model: string };
-    /** What the agents' model names run on: the embedded `rules` dialogue, or an OpenAI-compatible chat service. */
-    llm: { provider: LlmProviderName; url: string; apiKey: string; models: { large: string; small: string; alt: string } };
-    /** Speech synthesis: Flite always; `openai` adds an OpenAI-compatible speech service's voices. */
-    tts: { provider: TtsProviderName; url: string; apiKey: string; model: string };
+    /** Speech recognition: the providers in the order they are tried (see provider-settings.ts); the embedded recognizer by default. */
+    asr: ProviderChoice[];
+    /** What the agents' model names run on, in the order tried: the embedded `rules` dialogue by default. */
+    llm: ProviderChoice[];
+    /** Speech synthesis, in the order tried: Flite always; each provider adds its voices. */
+    tts: ProviderChoice[];
   };
   sip: {
     /** UDP port of the SIP user agent; 0 turns SIP off. */
@@ -222,7 +217,8 @@ export class ConfigError extends Error {
   }
 }
 
-export type SettingKind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations";
+/** `provider`: a provider's field, checked by the chosen provider's schema (provider-settings.ts). */
+export type SettingKind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations" | "provider";
 
 /** One row of the settings table: how a value is found (file key, variable) and checked. */
 export interface Setting {
@@ -286,20 +282,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
   { key: "engine.heartbeatMs", env: "PARLEY_CALL_HEARTBEAT_MS", kind: "int", min: 1_000, max: 300_000 },
   { key: "engine.accountSharePercent", env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT", kind: "int", min: 1, max: 100 },
-  { key: "engine.asr.provider", env: "PARLEY_ASR_PROVIDER", kind: "enum", values: ASR_PROVIDERS },
-  { key: "engine.asr.url", env: "PARLEY_ASR_URL", kind: "url" },
-  { key: "engine.asr.apiKey", env: "PARLEY_ASR_API_KEY", kind: "string", secret: true },
-  { key: "engine.asr.model", env: "PARLEY_ASR_MODEL", kind: "string" },
-  { key: "engine.llm.provider", env: "PARLEY_LLM_PROVIDER", kind: "enum", values: LLM_PROVIDERS },
-  { key: "engine.llm.url", env: "PARLEY_LLM_URL", kind: "url" },
-  { key: "engine.llm.apiKey", env: "PARLEY_LLM_API_KEY", kind: "string", secret: true },
-  { key: "engine.llm.models.large", env: "PARLEY_LLM_MODEL_LARGE", kind: "string" },
-  { key: "engine.llm.models.small", env: "PARLEY_LLM_MODEL_SMALL", kind: "string" },
-  { key: "engine.llm.models.alt", env: "PARLEY_LLM_MODEL_ALT", kind: "string" },
-  { key: "engine.tts.provider", env: "PARLEY_TTS_PROVIDER", kind: "enum", values: TTS_PROVIDERS },
-  { key: "engine.tts.url", env: "PARLEY_TTS_URL", kind: "url" },
-  { key: "engine.tts.apiKey", env: "PARLEY_TTS_API_KEY", kind: "string", secret: true },
-  { key: "engine.tts.model", env: "PARLEY_TTS_MODEL", kind: "string" },
+  ...providerSettingRows(),
   { key: "sip.port", env: "PARLEY_SIP_PORT", kind: "port" },
   { key: "sip.host", env: "PARLEY_SIP_HOST", kind: "string" },
   { key: "sip.publicIp", env: "PARLEY_SIP_PUBLIC_IP", kind: "string" },
@@ -393,9 +376,10 @@ function defaults(): Config {
       silenceTimeoutMs: 30_000,
       heartbeatMs: 15_000,
       accountSharePercent: 50,
-      asr: { provider: "pocketsphinx", url: "https://api.deepgram.com", apiKey: "", model: "nova-2" },
-      llm: { provider: "rules", url: "https://api.openai.com", apiKey: "", models: { large: "gpt-4o", small: "gpt-4o-mini", alt: "gpt-4.1-mini" } },
-      tts: { provider: "flite", url: "https://api.openai.com", apiKey: "", model: "tts-1" },
+      // Read as RawStage values, then made chains by loadConfig (stageChain).
+      asr: [],
+      llm: [],
+      tts: [],
     },
     sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
     media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20, readTimeoutMs: 10_000 },
@@ -447,6 +431,9 @@ function parseValue(setting: Setting, raw: unknown, label: string): unknown {
       if (url.protocol !== "http:" && url.protocol !== "https:") fail("must be an http(s) URL");
       return raw.replace(/\/+$/, "");
     }
+    case "provider":
+      if (!["string", "number", "boolean"].includes(typeof raw)) fail("must be text, a number or true/false");
+      return raw;
     case "durations":
       return parseDurations(raw, setting.max ?? 20) ?? fail(`must be a comma-separated list of at most ${setting.max ?? 20} durations such as 1s,5s,30s,2m,10m (units ms, s, m, h; at most 24h each), or "none"`);
     case "string":
@@ -480,7 +467,7 @@ function parseDurations(raw: unknown, most: number): number[] | null {
 function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
   const parts = dotted.split(".");
   let node = target;
-  for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
   node[parts[parts.length - 1]!] = value;
 }
 
@@ -495,15 +482,18 @@ function getPath(source: unknown, dotted: string): unknown {
 
 /** The values of the settings marked `secret` that are set: the logger removes them from every line (see createLogger). */
 export function secretValues(config: Config): string[] {
-  return SETTINGS.filter((s) => s.secret)
-    .map((s) => getPath(config, s.key))
-    .filter((v): v is string => typeof v === "string" && v !== "");
+  return [
+    ...SETTINGS.filter((s) => s.secret)
+      .map((s) => getPath(config, s.key))
+      .filter((v): v is string => typeof v === "string" && v !== ""),
+    ...chainSecrets([config.engine.asr, config.engine.llm, config.engine.tts]),
+  ];
 }
 
 /** Every key a config file may hold, for refusing misspelt ones. */
 function knownFileKeys(): Set<string> {
   const keys = new Set<string>();
-  for (const s of SETTINGS) {
+  for (const s of [...SETTINGS, ...CHAIN_FILE_KEYS.map((key) => ({ key }))]) {
     const parts = s.key.split(".");
     for (let i = 1; i <= parts.length; i++) keys.add(parts.slice(0, i).join("."));
   }
@@ -514,10 +504,15 @@ function checkFileKeys(value: unknown, prefix: string, known: Set<string>, file:
   if (value === null || typeof value !== "object" || Array.isArray(value)) return;
   for (const [k, v] of Object.entries(value)) {
     const dotted = prefix ? `${prefix}.${k}` : k;
-    if (!known.has(dotted)) throw new ConfigError(`${file}: ${dotted}`, "unknown key");
+    if (!known.has(dotted)) throw new ConfigError(`${file}: ${dotted}`, RENAMED_FILE_KEYS[dotted] ?? "unknown key");
     checkFileKeys(v, dotted, known, file);
   }
 }
+
+/** File keys of earlier versions, and what replaced them. */
+const RENAMED_FILE_KEYS: Record<string, string> = {
+  "engine.llm.models": "renamed: engine.llm.modelLarge, engine.llm.modelSmall and engine.llm.modelAlt (the variables are unchanged)",
+};
 
 /** A bucket name S3 (and its look-alikes) accepts, which cannot step out of the path-style URL; keys given in pairs. */
 function checkRecordingBucket(s3: Config["recordings"]["s3"]): void {
@@ -544,6 +539,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const config = defaults() as unknown as Record<string, unknown>;
+  const stages = Object.keys(CONFIG_STAGES) as ConfigStage[];
+  // Each stage's rows are read into a RawStage, made a chain once every source is read.
+  const engineRaw = config.engine as Record<string, unknown>;
+  for (const stage of stages) engineRaw[stage] = {};
 
   const explicitFile = env[CONFIG_FILE_ENV];
   const file = path.resolve(cwd, explicitFile ?? "parley.config.json");
@@ -561,6 +560,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       const raw = getPath(parsed, setting.key);
       if (raw !== undefined) setPath(config, setting.key, parseValue(setting, raw, `${path.basename(file)}: ${setting.key}`));
     }
+    for (const stage of stages) {
+      const chain = getPath(parsed, `engine.${stage}.chain`);
+      if (chain !== undefined) (engineRaw[stage] as RawStage).chain = chain;
+    }
   }
 
   for (const setting of SETTINGS) {
@@ -568,6 +571,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     if (raw !== undefined && raw !== "") setPath(config, setting.key, parseValue(setting, raw, setting.env));
   }
 
+  for (const stage of stages) {
+    try {
+      engineRaw[stage] = stageChain(stage, engineRaw[stage] as RawStage);
+    } catch (err) {
+      if (err instanceof ProviderConfigError) throw new ConfigError(err.label, err.message);
+      throw err;
+    }
+  }
   const result = { ...(config as unknown as Config), ...options.overrides };
   const prefixes = result.callPrefixes.trim();
   if (prefixes && prefixes !== "*" && !prefixes.split(",").every((p) => /^\+[1-9]\d{0,5}$/.test(p.trim()))) {

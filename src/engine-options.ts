@@ -1,10 +1,9 @@
-import type { EngineOptions } from "../engine/index.js";
+import { providerSettings, type CallAnalyzerOptions, type EngineOptions } from "../engine/index.js";
 import type { Config } from "./config.js";
 
-/** The engine's options from the configuration (empty API keys mean none: local servers need none). */
+/** The engine's options from the configuration. */
 export function engineOptions(config: Config): EngineOptions {
   const { engine } = config;
-  const key = (apiKey: string) => apiKey || undefined;
   return {
     vad: engine.vad,
     // 0: the engine derives them from the machine.
@@ -12,16 +11,19 @@ export function engineOptions(config: Config): EngineOptions {
     sessionWorkers: engine.sessionWorkers || undefined,
     asrRecognizers: engine.asrRecognizers || undefined,
     ttsWorkers: engine.ttsWorkers || undefined,
-    asr: engine.asr.provider === "deepgram" ? { provider: "deepgram", url: engine.asr.url, apiKey: key(engine.asr.apiKey), model: engine.asr.model } : { provider: "pocketsphinx" },
-    dialogue:
-      engine.llm.provider === "openai"
-        ? {
-            provider: "openai",
-            url: engine.llm.url,
-            apiKey: key(engine.llm.apiKey),
-            models: { "llm-large": engine.llm.models.large, "llm-small": engine.llm.models.small, "llm-alt": engine.llm.models.alt },
-          }
-        : { provider: "rules" },
-    tts: engine.tts.provider === "openai" ? { provider: "openai", url: engine.tts.url, apiKey: key(engine.tts.apiKey), model: engine.tts.model } : { provider: "flite" },
+    asr: engine.asr,
+    dialogue: engine.llm,
+    tts: engine.tts,
   };
+}
+
+/**
+ * The chat service call analyses go to: the first OpenAI-compatible provider of the dialogue
+ * chain, with its models; none (the deterministic analysis) when the chain has none.
+ */
+export function analysisModel(config: Config): CallAnalyzerOptions["model"] {
+  const choice = config.engine.llm.find((link) => link.provider === "openai");
+  if (!choice) return undefined;
+  const settings = providerSettings("dialogue", choice) as { url: string; apiKey: string; modelLarge: string; modelSmall: string; modelAlt: string };
+  return { url: settings.url, apiKey: settings.apiKey || null, models: { "llm-large": settings.modelLarge, "llm-small": settings.modelSmall, "llm-alt": settings.modelAlt } };
 }

@@ -84,7 +84,14 @@ export async function startParley(config: Config, logger: Logger = createLogger(
     started.push(() => services.callResults.stop());
     let media: Parley["media"];
     if (config.engine.enabled) {
-      const engine = await createEngine({ ...engineOptions(config), onProviderRetry: services.metrics.providerRetry });
+      const engine = await createEngine({
+        ...engineOptions(config),
+        onProviderRetry: services.metrics.providerRetry,
+        onProviderSwitch: (change) => {
+          services.metrics.providerSwitch(change);
+          logger.warn(change, "provider chain: the next provider serves the request");
+        },
+      });
       started.push(() => engine.close());
       // Carriers reached through their APIs: their media comes back on a WebSocket, their webhooks under /carriers.
       const dials = new PendingDials();

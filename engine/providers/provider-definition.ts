@@ -16,6 +16,8 @@ export interface StageProviders {
 export interface ProviderContext {
   /** The retry policy to use (the engine's, which counts each retry for the metrics). */
   retry: RetryPolicy;
+  /** This thread's share of the embedded engines' processes and threads (undefined: from the machine). */
+  embedded: { recognizers?: number; ttsWorkers?: number };
 }
 
 /**

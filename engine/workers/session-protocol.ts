@@ -8,6 +8,7 @@ import type { CallEndReason, CallEvent } from "../call-events.js";
 import type { CallSummary } from "../call-session.js";
 import type { EngineUsage } from "../engine.js";
 import type { ProviderStage } from "../providers/provider-error.js";
+import type { ProviderSwitch } from "../providers/provider-chain.js";
 import type { ToolDefinition, ToolResult } from "../tools.js";
 import type { AgentSettings } from "../types.js";
 
@@ -58,5 +59,6 @@ export type FromWorker =
   | { type: "tool_abort"; callId: string; requestId: number }
   | { type: "greeting_prepared"; requestId: number }
   | { type: "provider_retry"; stage: ProviderStage; provider: string }
+  | ({ type: "provider_switch" } & ProviderSwitch)
   | { type: "usage"; usage: EngineUsage }
   | { type: "closed" };

@@ -4,11 +4,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { defaultCallCapacity } from "../call-capacity.js";
-import { engineVoices, type Engine, type EngineOptions, type EngineUsage, type SessionWorkers } from "../engine.js";
+import { engineVoices, remoteRecognizer, type Engine, type EngineOptions, type EngineUsage, type SessionWorkers } from "../engine.js";
 import type { LiveCall, LiveCallOptions } from "../live-call.js";
 import { packageRoot } from "../package-root.js";
 import { defaultRecognizerCount } from "../providers/asr/pocketsphinx/pocketsphinx-provider.js";
-import { defaultFliteWorkers } from "../providers/tts/flite-tts.js";
+import { defaultFliteWorkers } from "../providers/tts/flite/flite-tts.js";
 import type { AgentSettings } from "../types.js";
 import { RemoteCall } from "./remote-call.js";
 import { MessageBatch } from "./message-batch.js";
@@ -28,7 +28,7 @@ const PIN_MS = 5 * 60_000;
  * calls. A worker that dies ends only its own calls (see RemoteCall.workerDied) and is replaced.
  */
 export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
-  const { onProviderRetry, ...options } = given;
+  const { onProviderRetry, onProviderSwitch, ...options } = given;
   const workers = Math.max(1, options.sessionWorkers ?? os.availableParallelism());
   const recognizers = options.asrRecognizers ?? defaultRecognizerCount();
   const workerOptions: EngineOptions = {
@@ -36,11 +36,11 @@ export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
     asrRecognizers: Math.max(1, Math.ceil(recognizers / workers)),
     ttsWorkers: Math.max(1, Math.ceil((options.ttsWorkers ?? defaultFliteWorkers()) / workers)),
   };
-  const pool = new SessionWorkerPool(workers, workerOptions, onProviderRetry);
+  const pool = new SessionWorkerPool(workers, workerOptions, { onProviderRetry, onProviderSwitch });
   await pool.start();
   return {
     voices: engineVoices(options),
-    capacity: options.callCapacity ?? defaultCallCapacity(options.asr?.provider === "deepgram"),
+    capacity: options.callCapacity ?? defaultCallCapacity(remoteRecognizer(options)),
     createCall: (callOptions) => pool.createCall(callOptions),
     prepareGreeting: (agent, context, signal, callId) => pool.prepareGreeting(agent, context, signal, callId),
     usage: () => pool.usage(),
@@ -69,7 +69,7 @@ export class SessionWorkerPool implements SessionWorkers {
   constructor(
     private readonly count: number,
     private readonly workerOptions: EngineOptions,
-    private readonly onProviderRetry: EngineOptions["onProviderRetry"],
+    private readonly told: Pick<EngineOptions, "onProviderRetry" | "onProviderSwitch">,
   ) {}
 
   /** Starts every worker; rejects (with none left running) when one cannot load its providers. */
@@ -202,7 +202,10 @@ export class SessionWorkerPool implements SessionWorkers {
         pooled.usage = message.usage;
         return;
       case "provider_retry":
-        this.onProviderRetry?.({ stage: message.stage, provider: message.provider });
+        this.told.onProviderRetry?.({ stage: message.stage, provider: message.provider });
+        return;
+      case "provider_switch":
+        this.told.onProviderSwitch?.({ stage: message.stage, from: message.from, to: message.to, reason: message.reason });
         return;
       case "greeting_prepared":
         pooled.greetings.get(message.requestId)?.();

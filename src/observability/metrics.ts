@@ -1,7 +1,7 @@
 import type { StorageTarget } from "../core/storage-target.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FastHistogram } from "./fast-histogram.js";
-import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type TurnMetrics } from "../../engine/index.js";
+import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type ProviderSwitch, type TurnMetrics } from "../../engine/index.js";
 
 /** The turn stages timed per agent turn, in pipeline order (label `stage` of parley_turn_latency_seconds). */
 export const TURN_STAGES = ["endpointing", "asr", "first_token", "first_audio", "voice_to_voice"] as const;
@@ -67,6 +67,12 @@ export class ParleyMetrics {
     name: "parley_provider_retries_total",
     help: "Requests to remote providers tried again after a retryable failure, by stage and provider",
     labelNames: ["stage", "provider"] as const,
+    registers: [this.registry],
+  });
+  private readonly providerSwitches = new Counter({
+    name: "parley_provider_switches_total",
+    help: "Requests a chain's next provider served because the one before failed (after its retries) or gave no first output in time, by stage, from, to and reason",
+    labelNames: ["stage", "from", "to", "reason"] as const,
     registers: [this.registry],
   });
   private readonly webhookAttempts = new Counter({
@@ -173,6 +179,11 @@ export class ParleyMetrics {
   /** A remote provider's retry (wired to the engine's `onProviderRetry`). */
   readonly providerRetry = (retry: { stage: ProviderStage; provider: string }): void => {
     this.providerRetries.inc({ stage: retry.stage, provider: retry.provider });
+  };
+
+  /** A request a provider chain moved on (wired to the engine's `onProviderSwitch`). */
+  readonly providerSwitch = (change: ProviderSwitch): void => {
+    this.providerSwitches.inc({ stage: change.stage, from: change.from, to: change.to, reason: change.reason });
   };
 
   /** One webhook attempt's result; with its final state when it has one, and the event's age when delivered. */

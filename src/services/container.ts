@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { pino } from "pino";
 import type { Config } from "../config.js";
 import { CallAnalyzer, engineVoices } from "../../engine/index.js";
-import { engineOptions } from "../engine-options.js";
+import { analysisModel, engineOptions } from "../engine-options.js";
 import type { Db } from "../db/database.js";
 import { AccountsService } from "./accounts.js";
 import { AgentsService } from "./agents.js";
@@ -161,7 +161,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const reservations = new CreditReservations(db, config.credits.perMinute, nodeId);
   const callLifecycle = new CallLifecycle(db, { accounts, events, reservations, destinations, doNotCall, now: clock, nodeId });
   // Analyses go to the model the agents talk through, when there is one.
-  const analyzer = new CallAnalyzer({ ...(engine.dialogue?.provider === "openai" ? { model: engine.dialogue } : {}), timeoutMs: config.analysis.timeoutMs });
+  const model = analysisModel(config);
+  const analyzer = new CallAnalyzer({ ...(model ? { model } : {}), timeoutMs: config.analysis.timeoutMs });
   const callResults = new CallResults(db, { analyzer, events, doNotCall, logger });
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings, nodeId });
   const callCommands = new CallCommands(db);

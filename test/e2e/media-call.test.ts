@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import { defaultCallCapacity } from "../../engine/call-capacity.js";
-import { defaultFliteWorkers } from "../../engine/providers/tts/flite-tts.js";
+import { defaultFliteWorkers } from "../../engine/providers/tts/flite/flite-tts.js";
 import { defaultRecognizerCount } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { openDatabase } from "../../src/db/database.js";
 import { databaseFile } from "../../src/main.js";

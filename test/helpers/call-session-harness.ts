@@ -6,7 +6,7 @@ import type { AsrProvider, AsrResult } from "../../engine/providers/asr/asr-prov
 import type { DialogueProvider, DialogueEvent, DialogueSession } from "../../engine/providers/llm/dialogue-provider.js";
 import { ChatCompletionsError } from "../../engine/providers/llm/openai/chat-completions-error.js";
 import { createRulesDialogueProvider } from "../../engine/providers/llm/rules/rules-dialogue-provider.js";
-import { FLITE_VOICES } from "../../engine/providers/tts/flite-voices.js";
+import { FLITE_VOICES } from "../../engine/providers/tts/flite/flite-voices.js";
 import type { TtsProvider } from "../../engine/providers/tts/tts-provider.js";
 import type { MediaTransport, TransportEvents } from "../../engine/transports/transport.js";
 import type { AgentSettings } from "../../engine/types.js";

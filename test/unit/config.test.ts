@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
-import { engineOptions } from "../../src/engine-options.js";
+import { ConfigError, loadConfig, secretValues } from "../../src/config.js";
+import { analysisModel, engineOptions } from "../../src/engine-options.js";
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "parley-config-"));
 
@@ -66,34 +66,68 @@ describe("loadConfig", () => {
   it("selects remote speech and language providers, embedded ones by default", () => {
     const cwd = tmp();
     const embedded = engineOptions(loadConfig({ env: {}, cwd }));
-    expect(embedded.asr).toEqual({ provider: "pocketsphinx" });
-    expect(embedded.dialogue).toEqual({ provider: "rules" });
-    expect(embedded.tts).toEqual({ provider: "flite" });
+    expect(embedded.asr).toEqual([{ provider: "pocketsphinx", settings: {} }]);
+    expect(embedded.dialogue).toEqual([{ provider: "rules", settings: {} }]);
+    expect(embedded.tts).toEqual([{ provider: "flite", settings: {} }]);
 
-    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ engine: { llm: { models: { small: "llama3.2" } } } }));
-    const remote = engineOptions(
-      loadConfig({
-        cwd,
-        env: {
-          PARLEY_ASR_PROVIDER: "deepgram",
-          PARLEY_ASR_URL: "http://127.0.0.1:9001/",
-          PARLEY_ASR_API_KEY: "dg-secret",
-          PARLEY_LLM_PROVIDER: "openai",
-          PARLEY_LLM_URL: "http://127.0.0.1:11434",
-          PARLEY_TTS_PROVIDER: "openai",
-          PARLEY_TTS_URL: "http://127.0.0.1:8880",
-          PARLEY_TTS_MODEL: "kokoro",
-        },
-      }),
-    );
-    expect(remote.asr).toEqual({ provider: "deepgram", url: "http://127.0.0.1:9001", apiKey: "dg-secret", model: "nova-2" });
-    expect(remote.dialogue).toEqual({
-      provider: "openai",
-      url: "http://127.0.0.1:11434",
-      apiKey: undefined,
-      models: { "llm-large": "gpt-4o", "llm-small": "llama3.2", "llm-alt": "gpt-4.1-mini" },
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ engine: { llm: { modelSmall: "llama3.2" } } }));
+    const config = loadConfig({
+      cwd,
+      env: {
+        PARLEY_ASR_PROVIDER: "deepgram",
+        PARLEY_ASR_URL: "http://127.0.0.1:9001/",
+        PARLEY_ASR_API_KEY: "dg-secret",
+        PARLEY_LLM_PROVIDER: "openai",
+        PARLEY_LLM_URL: "http://127.0.0.1:11434",
+        PARLEY_LLM_REQUEST_TIMEOUT_MS: "4000",
+        PARLEY_TTS_PROVIDER: "openai",
+        PARLEY_TTS_URL: "http://127.0.0.1:8880",
+        PARLEY_TTS_MODEL: "kokoro",
+      },
     });
-    expect(remote.tts).toEqual({ provider: "openai", url: "http://127.0.0.1:8880", apiKey: undefined, model: "kokoro" });
+    const remote = engineOptions(config);
+    // Only what was set: each provider's defaults fill in the rest when it is created.
+    expect(remote.asr).toEqual([{ provider: "deepgram", settings: { url: "http://127.0.0.1:9001/", apiKey: "dg-secret" } }]);
+    expect(remote.dialogue).toEqual([{ provider: "openai", settings: { url: "http://127.0.0.1:11434", modelSmall: "llama3.2", requestTimeoutMs: 4000 } }]);
+    expect(remote.tts).toEqual([{ provider: "openai", settings: { url: "http://127.0.0.1:8880", model: "kokoro" } }]);
+    expect(analysisModel(config)).toEqual({ url: "http://127.0.0.1:11434", apiKey: null, models: { "llm-large": "gpt-4o", "llm-small": "llama3.2", "llm-alt": "gpt-4.1-mini" } });
+    expect(secretValues(config)).toContain("dg-secret");
+  });
+
+  it("reads a fallback provider from PARLEY_*_FALLBACK_*, and longer chains from the file", () => {
+    const cwd = tmp();
+    const config = loadConfig({
+      cwd,
+      env: {
+        PARLEY_LLM_PROVIDER: "anthropic",
+        PARLEY_LLM_API_KEY: "sk-ant-first",
+        PARLEY_LLM_FALLBACK_PROVIDER: "openai",
+        PARLEY_LLM_FALLBACK_URL: "http://127.0.0.1:11434/v1",
+        PARLEY_LLM_FALLBACK_MODEL_LARGE: "llama3.1:8b",
+      },
+    });
+    expect(config.engine.llm).toEqual([
+      { provider: "anthropic", settings: { apiKey: "sk-ant-first" } },
+      { provider: "openai", settings: { url: "http://127.0.0.1:11434/v1", modelLarge: "llama3.1:8b" } },
+    ]);
+    expect(secretValues(config)).toContain("sk-ant-first");
+
+    writeFileSync(
+      path.join(cwd, "parley.config.json"),
+      JSON.stringify({ engine: { tts: { chain: [{ provider: "elevenlabs", apiKey: "xi-key", sampleRate: 24000 }, { provider: "openai", url: "http://127.0.0.1:8880" }, { provider: "flite" }] } } }),
+    );
+    const chained = loadConfig({ cwd, env: {} });
+    expect(chained.engine.tts.map((link) => link.provider)).toEqual(["elevenlabs", "openai", "flite"]);
+    expect(secretValues(chained)).toContain("xi-key");
+    // The chain and the flat settings of the same stage are one or the other.
+    expect(() => loadConfig({ cwd, env: { PARLEY_TTS_MODEL: "tts-1-hd" } })).toThrow(/engine\.tts\.chain: give either the chain or engine\.tts\.model/);
+  });
+
+  it("refuses a fallback's settings without its provider, and an old file key with what replaced it", () => {
+    const cwd = tmp();
+    expect(() => loadConfig({ cwd, env: { PARLEY_ASR_FALLBACK_URL: "http://127.0.0.1:9000" } })).toThrow(/PARLEY_ASR_FALLBACK_URL \(engine\.asr\.fallback\.url\): is set, but PARLEY_ASR_FALLBACK_PROVIDER is not/);
+    writeFileSync(path.join(cwd, "parley.config.json"), JSON.stringify({ engine: { llm: { models: { large: "gpt-4.1" } } } }));
+    expect(() => loadConfig({ cwd, env: {} })).toThrow(/engine\.llm\.models: renamed: engine\.llm\.modelLarge/);
   });
 
   it("reads the database URL and the node's id and grace, refusing bad ones without quoting a password", () => {
@@ -119,8 +153,9 @@ describe("loadConfig", () => {
 
   it("refuses unknown providers and non-http provider URLs, naming the variable", () => {
     const cwd = tmp();
-    expect(() => loadConfig({ env: { PARLEY_ASR_PROVIDER: "whisper" }, cwd })).toThrow(/PARLEY_ASR_PROVIDER: must be one of pocketsphinx, deepgram/);
-    expect(() => loadConfig({ env: { PARLEY_LLM_URL: "ftp://x" }, cwd })).toThrow(/PARLEY_LLM_URL: must be an http\(s\) URL/);
+    expect(() => loadConfig({ env: { PARLEY_ASR_PROVIDER: "whisper" }, cwd })).toThrow(/PARLEY_ASR_PROVIDER: must be one of pocketsphinx, deepgram, openai/);
+    expect(() => loadConfig({ env: { PARLEY_LLM_PROVIDER: "openai", PARLEY_LLM_URL: "ftp://x" }, cwd })).toThrow(/PARLEY_LLM_URL \(engine\.llm\.url\): must be a http\/https URL/);
+    expect(() => loadConfig({ env: { PARLEY_LLM_FALLBACK_PROVIDER: "anthropic", PARLEY_LLM_FALLBACK_REQUEST_TIMEOUT_MS: "soon" }, cwd })).toThrow(/PARLEY_LLM_FALLBACK_REQUEST_TIMEOUT_MS/);
     expect(() => loadConfig({ env: { PARLEY_TTS_PROVIDER: "eleven" }, cwd })).toThrow(ConfigError);
   });
 

@@ -46,6 +46,12 @@ export interface DialogueSession {
    * way when the caller goes on. Absent: no early replies (a remote model would bill them).
    */
   checkpoint?(): () => void;
+  /**
+   * A turn another provider of the chain answered (see FallbackDialogueProvider): the session
+   * keeps the caller's words and the reply as if it had answered them, so it can take the next
+   * turn. Absent: the session keeps no history of its own worth keeping in step.
+   */
+  recordTurn?(userText: string, reply: string): void;
 }
 
 export interface DialogueProvider {

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 const FLOORS: Record<string, number> = {
   core: 0,
   config: 1,
+  "provider-settings": 1,
   observability: 2,
   db: 2,
   services: 3,

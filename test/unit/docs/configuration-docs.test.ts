@@ -1,9 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONFIG_FILE_ENV, loadConfig, SETTINGS, type Setting } from "../../../src/config.js";
 import { packageRoot } from "../../../engine/index.js";
+import { providerSettingsTable, withProviderTable } from "../../../scripts/docs/provider-settings-table.js";
 import { documentationPages, proseLines, readPage, tableRows } from "../../helpers/markdown.js";
 
 // docs/configuration.md is the operator's list of settings; the code's table (SETTINGS) is what
@@ -39,6 +40,9 @@ const quoted = (cell: string) => [...cell.matchAll(/`([^`]*)`/g)].map((m) => m[1
 
 function defaultOf(setting: Setting): unknown {
   const defaults = loadConfig({ env: {}, cwd: mkdtempSync(path.join(os.tmpdir(), "parley-config-docs-")) });
+  // A stage's provider is the first of its chain (a fallback has none by default).
+  const provider = /^engine\.(asr|llm|tts)\.(fallback\.)?provider$/.exec(setting.key);
+  if (provider) return provider[2] ? "none" : defaults.engine[provider[1] as "asr" | "llm" | "tts"][0]!.provider;
   return setting.key.split(".").reduce<unknown>((value, part) => (value as Record<string, unknown>)[part], defaults);
 }
 
@@ -61,7 +65,7 @@ function rowProblems(setting: Setting, row: Documented): string[] {
     if (JSON.stringify(documented) !== JSON.stringify([...(setting.values ?? [])].sort())) {
       problems.push(`${where}: values are ${(setting.values ?? []).join(", ")}, documented as "${row.bounds}"`);
     }
-    if (quoted(row.defaultValue)[0] !== defaultOf(setting)) problems.push(`${where}: default is ${String(defaultOf(setting))}, documented as "${row.defaultValue}"`);
+    if ((quoted(row.defaultValue)[0] ?? row.defaultValue) !== defaultOf(setting)) problems.push(`${where}: default is ${String(defaultOf(setting))}, documented as "${row.defaultValue}"`);
   }
   if (setting.kind === "bool" && quoted(row.defaultValue)[0] !== String(defaultOf(setting))) {
     problems.push(`${where}: default is ${String(defaultOf(setting))}, documented as "${row.defaultValue}"`);
@@ -87,6 +91,11 @@ describe(`the settings of ${PAGE}`, () => {
       return row ? rowProblems(setting, row) : [];
     });
     expect(problems).toEqual([]);
+  });
+
+  it("has the provider settings as the registry defines them (npm run docs:providers rewrites them)", () => {
+    const page = readFileSync(path.join(root, PAGE), "utf8");
+    expect(withProviderTable(page, providerSettingsTable()), "run npm run build && npm run docs:providers").toBe(page);
   });
 
   it("names no PARLEY_ variable anywhere in the documentation that the code does not read", () => {

@@ -9,7 +9,7 @@ import type { AsrProvider, AsrResult } from "../../../engine/providers/asr/asr-p
 import type { DialogueProvider, DialogueEvent } from "../../../engine/providers/llm/dialogue-provider.js";
 import { ChatCompletionsError } from "../../../engine/providers/llm/openai/chat-completions-error.js";
 import { createRulesDialogueProvider } from "../../../engine/providers/llm/rules/rules-dialogue-provider.js";
-import { FLITE_VOICES } from "../../../engine/providers/tts/flite-voices.js";
+import { FLITE_VOICES } from "../../../engine/providers/tts/flite/flite-voices.js";
 import { OpenAiSpeechError } from "../../../engine/providers/tts/openai/openai-speech-error.js";
 import type { TtsProvider } from "../../../engine/providers/tts/tts-provider.js";
 import { testAgent } from "../../helpers/dialogue.js";

@@ -6,11 +6,11 @@ import { AnthropicDialogueProvider } from "./anthropic-dialogue-provider.js";
 export const anthropicDefinition = defineProvider({
   name: "anthropic",
   stage: "dialogue",
-  description: "Anthropic Messages API (/v1/messages), streamed, with tools: Claude models",
+  description: "Anthropic Messages API (/v1/messages), streamed, with tools: Claude models; key as x-api-key",
   remote: true,
   settings: z.object({
     url: serviceUrl("https://api.anthropic.com"),
-    apiKey: apiKey("x-api-key"),
+    apiKey: apiKey(),
     modelLarge: modelName("claude-sonnet-4-5", "the model for agents with model llm-large"),
     modelSmall: modelName("claude-haiku-4-5", "the model for agents with model llm-small"),
     modelAlt: modelName("claude-haiku-4-5", "the model for agents with model llm-alt"),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AsrError } from "../../../../engine/providers/asr/asr-error.js";
 import { ProviderError } from "../../../../engine/providers/provider-error.js";
-import { FliteError } from "../../../../engine/providers/tts/flite-error.js";
+import { FliteError } from "../../../../engine/providers/tts/flite/flite-error.js";
 import { newAgentTurn, type AgentTurn } from "../../../../engine/session/agent-turn.js";
 import { MAX_FAILED_TURNS, TurnFailures, type ErrorEvent } from "../../../../engine/session/turn-failures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toFliteText } from "../../../../../engine/providers/tts/flite-text.js";
+import { toFliteText } from "../../../../../engine/providers/tts/flite/flite-text.js";
 
 describe("toFliteText", () => {
   it.each<[string, string]>([

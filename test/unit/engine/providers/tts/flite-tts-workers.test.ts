@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Worker, WorkerOptions } from "node:worker_threads";
 import { beforeEach, expect, it, vi } from "vitest";
-import type { FliteWorkerData } from "../../../../../engine/providers/tts/flite-worker.js";
-import { FliteTts } from "../../../../../engine/providers/tts/flite-tts.js";
+import type { FliteWorkerData } from "../../../../../engine/providers/tts/flite/flite-worker.js";
+import { FliteTts } from "../../../../../engine/providers/tts/flite/flite-tts.js";
 
 const started = vi.hoisted(() => [] as Array<{ worker: Worker; options: WorkerOptions | undefined }>);
 

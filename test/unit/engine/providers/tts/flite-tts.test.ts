@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../../../engine/audio/audio-frame.js";
-import { FLITE_VOICES } from "../../../../../engine/providers/tts/flite-voices.js";
-import { FliteTts } from "../../../../../engine/providers/tts/flite-tts.js";
+import { FLITE_VOICES } from "../../../../../engine/providers/tts/flite/flite-voices.js";
+import { FliteTts } from "../../../../../engine/providers/tts/flite/flite-tts.js";
 
 const SHORT = "Thank you for calling, how can I help you today?";
 

@@ -8,13 +8,13 @@ import os from "node:os";
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { AudioFrame } from "../../audio/audio-frame.js";
+import type { AudioFrame } from "../../../audio/audio-frame.js";
 import { FlitePool, type FlitePcm, type FlitePoolStats } from "./flite-pool.js";
 import { toFliteText } from "./flite-text.js";
 import { FLITE_VOICES } from "./flite-voices.js";
-import { prefetchInOrder } from "./prefetch-in-order.js";
-import type { SpeechChunk, TtsProvider } from "./tts-provider.js";
-import type { VoiceInfo } from "./voice.js";
+import { prefetchInOrder } from "../prefetch-in-order.js";
+import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
+import type { VoiceInfo } from "../voice.js";
 
 /** Flite renders a sentence whole; chunks let the consumer queue, play and cut it on a fine grid. */
 const CHUNK_MS = 100;

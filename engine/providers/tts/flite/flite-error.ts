@@ -1,4 +1,4 @@
-import { ProviderError } from "../provider-error.js";
+import { ProviderError } from "../../provider-error.js";
 
 /**
  * The embedded TTS could not render an utterance. Retryable when its worker died (the pool

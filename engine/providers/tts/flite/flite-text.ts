@@ -1,4 +1,4 @@
-import { toSpeechText } from "../../text/speech-text.js";
+import { toSpeechText } from "../../../text/speech-text.js";
 
 /** Typographic characters with the ASCII Flite understands (it skips non-ASCII bytes, losing the pause they carry). */
 const ASCII_EQUIVALENTS: ReadonlyArray<readonly [RegExp, string]> = [
