@@ -1,6 +1,6 @@
 import type { ToolExecutor, ToolResult } from "../../tools.js";
 import type { AgentSettings } from "../../types.js";
-import type { DialogueEvent, DialogueSession } from "./dialogue-provider.js";
+import type { CallerTurn, DialogueEvent, DialogueSession } from "./dialogue-provider.js";
 import type { AssistantMessage, ChatCompletionRequest, ChatToolCall } from "./openai/chat-completions-wire.js";
 import type { ChatHistory } from "./openai/chat-history.js";
 import type { ChatStreamDelta } from "./openai/chat-stream-delta.js";
@@ -40,7 +40,7 @@ export class ChatDialogueSession implements DialogueSession {
 
   /** The keys reach the model as a plain statement in the caller's turn. */
   respondToKeys(digits: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
-    return this.turn(`(The caller pressed ${digits.split("").join(" ")} on the phone keypad.)`, signal);
+    return this.turn(keysText(digits), signal);
   }
 
   private async *turn(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
@@ -103,6 +103,18 @@ export class ChatDialogueSession implements DialogueSession {
     this.history.truncateLastReply(heardText);
   }
 
+  /**
+   * A turn another provider of the chain answered, kept as if this session had (see
+   * DialogueSession.recordTurn); when this session was asked first and failed, its history
+   * already ends with the caller's words.
+   */
+  recordTurn(caller: CallerTurn, reply: string): void {
+    const userText = "words" in caller ? caller.words : keysText(caller.keys);
+    const last = this.history.last();
+    if (last?.role !== "user" || last.content !== userText) this.history.push({ role: "user", content: userText });
+    if (reply) this.history.push({ role: "assistant", content: reply });
+  }
+
   private request(): ChatCompletionRequest {
     return {
       model: this.model,
@@ -138,4 +150,9 @@ function parseArguments(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** Keys the caller pressed, as a plain statement in the caller's turn. */
+function keysText(digits: string): string {
+  return `(The caller pressed ${digits.split("").join(" ")} on the phone keypad.)`;
 }

@@ -48,11 +48,14 @@ export interface DialogueSession {
   checkpoint?(): () => void;
   /**
    * A turn another provider of the chain answered (see FallbackDialogueProvider): the session
-   * keeps the caller's words and the reply as if it had answered them, so it can take the next
-   * turn. Absent: the session keeps no history of its own worth keeping in step.
+   * keeps the caller's words (or keys) and the reply as if it had answered them, so it can take
+   * the next turn (and a barge-in's truncation finds the reply). Absent: the session keeps no history of its own worth keeping in step.
    */
-  recordTurn?(userText: string, reply: string): void;
+  recordTurn?(caller: CallerTurn, reply: string): void;
 }
+
+/** What the caller did in a turn: spoke (the transcript) or pressed keys. */
+export type CallerTurn = { words: string } | { keys: string };
 
 export interface DialogueProvider {
   readonly name: string;

@@ -1,6 +1,6 @@
 import type { ToolExecutor } from "../../tools.js";
 import type { ProviderChain } from "../provider-chain.js";
-import type { DialogueEvent, DialogueProvider, DialogueSession } from "./dialogue-provider.js";
+import type { CallerTurn, DialogueEvent, DialogueProvider, DialogueSession } from "./dialogue-provider.js";
 
 /**
  * Dialogue providers tried in order, per turn (see ProviderChain): when one fails a turn before
@@ -20,25 +20,29 @@ export class FallbackDialogueProvider implements DialogueProvider {
   open(options: Parameters<DialogueProvider["open"]>[0]): DialogueSession {
     const ranTool = this.chain.links.map(() => false);
     const sessions = this.chain.links.map((link, i) => link.open({ ...options, tools: watchedTools(options.tools, () => (ranTool[i] = true)) }));
-    const turn = async function* (this: FallbackDialogueProvider, ask: (session: DialogueSession, signal: AbortSignal) => AsyncIterable<DialogueEvent>, userText: string, signal: AbortSignal) {
+    const chain = this.chain;
+    async function* turn(caller: CallerTurn, ask: (session: DialogueSession, signal: AbortSignal) => AsyncIterable<DialogueEvent>, signal: AbortSignal) {
+      let serving: number | undefined;
       let reply = "";
-      const attempt = (i: number, attemptSignal: AbortSignal) => {
+      const attempt = async function* (i: number, attemptSignal: AbortSignal) {
+        serving = i;
         ranTool[i] = false;
         reply = "";
-        return ask(sessions[i]!, attemptSignal);
-      };
-      const collect = async function* (events: AsyncIterable<DialogueEvent>) {
-        for await (const event of events) {
+        for await (const event of ask(sessions[i]!, attemptSignal)) {
           if (event.type === "text") reply += event.text;
           yield event;
         }
       };
-      const answeredBy = yield* this.chain.serve((i, s) => collect(attempt(i, s)), signal, { mayReplace: (i) => !ranTool[i] });
-      if (!signal.aborted) sessions.forEach((other, j) => j !== answeredBy && other.recordTurn?.(userText, reply));
-    }.bind(this);
+      try {
+        yield* chain.serve(attempt, signal, { mayReplace: (i) => !ranTool[i] });
+      } finally {
+        // Also when cut short by a barge-in: the others must hold the reply its truncation cuts.
+        sessions.forEach((other, j) => j !== serving && other.recordTurn?.(caller, reply));
+      }
+    }
     return {
-      respond: (text, signal) => turn((session, s) => session.respond(text, s), text, signal),
-      respondToKeys: (digits, signal) => turn((session, s) => session.respondToKeys(digits, s), `(pressed ${digits} on the phone)`, signal),
+      respond: (words, signal) => turn({ words }, (session, s) => session.respond(words, s), signal),
+      respondToKeys: (keys, signal) => turn({ keys }, (session, s) => session.respondToKeys(keys, s), signal),
       truncateLastReply: (heard) => {
         for (const session of sessions) session.truncateLastReply(heard);
       },

@@ -16,6 +16,11 @@ export class ChatHistory {
     this.messages.push(message);
   }
 
+  /** The newest message, if any. */
+  last(): ChatMessage | undefined {
+    return this.messages.at(-1);
+  }
+
   /** Takes out `message` (an assistant reply that came to nothing). */
   remove(message: ChatMessage): void {
     const index = this.messages.indexOf(message);
