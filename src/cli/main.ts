@@ -4,6 +4,7 @@ import { logLineScrubber } from "../core/log-scrub.js";
 import { StartupError } from "../core/startup-error.js";
 import { openMigratedDatabase } from "../main.js";
 import { admin, ADMIN_USAGE } from "./admin.js";
+import { providers, PROVIDERS_USAGE } from "./providers.js";
 import { serve } from "./serve.js";
 import { talk, TALK_USAGE } from "./talk.js";
 import { UsageError } from "./args.js";
@@ -25,6 +26,7 @@ const USAGE = `Usage: parley <command>   (parley <command> --help for one comman
   migrate            create or upgrade the database, then exit
   admin ...          accounts, API keys, credits and numbers (parley admin for the list)
   talk ...           talk to an agent from this terminal (see below)
+  providers          the speech and language providers, their settings and the chains in use
 
 The latency benchmark is npm run bench (npm run bench -- --help), outside the service's command.
 
@@ -40,6 +42,7 @@ function helpFor(command: string, rest: string[]): string | undefined {
   if (command === "migrate") return MIGRATE_USAGE;
   if (command === "admin") return usageFor(ADMIN_USAGE, rest);
   if (command === "talk") return TALK_USAGE;
+  if (command === "providers") return PROVIDERS_USAGE;
   return undefined;
 }
 
@@ -64,6 +67,8 @@ async function run(argv: string[]): Promise<number> {
     }
     case "admin":
       return admin(rest, loadConfig());
+    case "providers":
+      return providers(rest, loadConfig());
     case "talk":
       try {
         return await talk(rest);
