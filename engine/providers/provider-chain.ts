@@ -69,6 +69,8 @@ export class ProviderChain<P extends { readonly name: string }> {
       const stop = new AbortController();
       const stopAttempt = () => stop.abort();
       signal.addEventListener("abort", stopAttempt, { once: true });
+      // An abort before the listener was added fires no event: the attempt must still see it.
+      if (signal.aborted) stop.abort();
       let timedOut = false;
       const timer = last || this.options.firstOutputTimeoutMs === 0 ? undefined : setTimeout(() => mayReplace(i) && ((timedOut = true), stop.abort()), this.options.firstOutputTimeoutMs);
       let started = false;
