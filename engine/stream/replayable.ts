@@ -9,15 +9,23 @@ export class Replayable<T> {
   private readonly items: T[] = [];
   private readonly source: AsyncIterator<T>;
   private done = false;
+  /** The source's failure, kept: asked again, a failed source (a generator) may just say it is done. */
+  private failure: { error: unknown } | undefined;
   private reading: Promise<void> | undefined;
 
   constructor(source: AsyncIterable<T>) {
     this.source = source[Symbol.asyncIterator]();
   }
 
+  /** Whether the source failed (a reader's failure may be its input's, not its own). */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
   async *reader(): AsyncGenerator<T> {
     for (let i = 0; ; i++) {
       while (i >= this.items.length) {
+        if (this.failure) throw this.failure.error;
         if (this.done) return;
         await this.readMore();
       }
@@ -34,6 +42,7 @@ export class Replayable<T> {
       },
       (error: unknown) => {
         this.reading = undefined;
+        this.failure = { error };
         throw error;
       },
     );

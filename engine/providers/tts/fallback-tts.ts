@@ -43,7 +43,8 @@ export class FallbackTts implements TtsProvider {
         return link.synthesize(sentences.reader(), { voiceId, signal });
       },
       options.signal,
-      { preferred: owner },
+      // The text failing (the dialogue did) is no provider's fault: the next would fail the same way.
+      { preferred: owner, mayReplace: () => !sentences.failed },
     );
   }
 }
