@@ -1,10 +1,10 @@
 import type { LiveCall, LiveCallOptions } from "./live-call.js";
 import { CallSession, type CallProviders, type CallSessionOptions } from "./call-session.js";
-import type { AsrProvider } from "./providers/asr/asr-provider.js";
 import { FallbackAsrProvider } from "./providers/asr/fallback-asr.js";
 import { PocketsphinxProvider } from "./providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { FallbackDialogueProvider } from "./providers/llm/fallback-dialogue.js";
 import { ProviderChain, type ProviderSwitch } from "./providers/provider-chain.js";
+import { measured, type ProviderRequest } from "./providers/provider-measurement.js";
 import type { ProviderContext, StageProviders } from "./providers/provider-definition.js";
 import type { ProviderStage } from "./providers/provider-error.js";
 import { createProvider, findProvider, type ProviderChoice } from "./providers/provider-registry.js";
@@ -41,6 +41,8 @@ export interface EngineOptions {
   onProviderRetry?: (retry: { stage: ProviderStage; provider: string }) => void;
   /** Told of every request a chain's next provider served instead: the control plane logs and counts them. */
   onProviderSwitch?: (change: ProviderSwitch) => void;
+  /** Told of every request to a provider (its time to first output, duration and outcome): the control plane's metrics. */
+  onProviderRequest?: (request: ProviderRequest) => void;
 }
 
 const DEFAULT_CHAINS: Record<ProviderStage, ProviderChoice[]> = { asr: [{ provider: "pocketsphinx" }], dialogue: [{ provider: "rules" }], tts: [{ provider: "flite" }] };
@@ -108,13 +110,16 @@ export interface LocalEngine {
 
 export async function createLocalEngine(options: EngineOptions = {}): Promise<LocalEngine> {
   const create = providerFactory(options);
-  const asr = chainOf("asr", create("asr"), options, (chain) => new FallbackAsrProvider(chain));
-  const dialogue = chainOf("dialogue", create("dialogue"), options, (chain) => new FallbackDialogueProvider(chain));
-  // Flite is always there: its voices are offered, and it says the fallback line when a remote provider fails a turn.
+  const asrLinks = create("asr");
   const ttsLinks = create("tts");
+  // Flite is always there: its voices are offered, and it says the fallback line when a remote provider fails a turn.
   const flite = ttsLinks.find((link): link is FliteTts => link instanceof FliteTts) ?? (createProvider("tts", { provider: "flite" }, providerContext(options, "tts", "flite")) as FliteTts);
-  const tts = chainOf("tts", ttsLinks.includes(flite) ? ttsLinks : [...ttsLinks, flite], options, (chain) => new FallbackTts(chain));
-  const recognizers = asrLinksOf(asr).filter((link): link is PocketsphinxProvider => link instanceof PocketsphinxProvider);
+  const recognizers = asrLinks.filter((link): link is PocketsphinxProvider => link instanceof PocketsphinxProvider);
+  const report = options.onProviderRequest;
+  const watched = <Stage extends ProviderStage>(stage: Stage, links: Array<StageProviders[Stage]>) => (report ? links.map((link) => measured(stage, link, report)) : links);
+  const asr = chainOf("asr", watched("asr", asrLinks), options, (chain) => new FallbackAsrProvider(chain));
+  const dialogue = chainOf("dialogue", watched("dialogue", create("dialogue")), options, (chain) => new FallbackDialogueProvider(chain));
+  const tts = chainOf("tts", watched("tts", ttsLinks.includes(flite) ? ttsLinks : [...ttsLinks, flite]), options, (chain) => new FallbackTts(chain));
   // Every recognizer loads now: the first callers must not wait for the model (one that cannot
   // load at all is reported by each call that starts, as recognizer_unavailable).
   const [vad] = await Promise.all([createVadFactory(options.vad), flite.start(), ...recognizers.map((r) => r.warmUp().catch(() => undefined))]);
@@ -164,10 +169,6 @@ function chainOf<P extends { readonly name: string }>(stage: ProviderStage, link
   if (links.length === 1) return links[0]!;
   // A recognizer's first result may come only once a long utterance ends: its own timeouts serve.
   return wrap(new ProviderChain(stage, links, { onSwitch: options.onProviderSwitch, ...(stage === "asr" ? { firstOutputTimeoutMs: 0 } : {}) }));
-}
-
-function asrLinksOf(asr: AsrProvider): readonly AsrProvider[] {
-  return asr instanceof FallbackAsrProvider ? asr.links : [asr];
 }
 
 /** What a provider is created with: the retry policy telling `onProviderRetry` of its retries, and this thread's share of the embedded engines. */

@@ -30,6 +30,7 @@ export { PROVIDER_STAGES, type ProviderStage } from "./providers/provider-error.
 export { PROVIDERS, ProviderSettingsError, providerSettings, providersOf, findProvider, type ProviderChoice } from "./providers/provider-registry.js";
 export type { ProviderDefinition } from "./providers/provider-definition.js";
 export type { ProviderSwitch } from "./providers/provider-chain.js";
+export type { ProviderRequest } from "./providers/provider-measurement.js";
 export { VAD_NAMES, type VadName } from "./vad/vad-factory.js";
 export type { MediaTransport, TransportEvents } from "./transports/transport.js";
 export type { AudioFrame } from "./audio/audio-frame.js";

@@ -87,6 +87,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       const engine = await createEngine({
         ...engineOptions(config),
         onProviderRetry: services.metrics.providerRetry,
+        onProviderRequest: services.metrics.providerRequest,
         onProviderSwitch: (change) => {
           services.metrics.providerSwitch(change);
           logger.warn(change, "provider chain: the next provider serves the request");

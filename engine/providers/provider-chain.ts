@@ -58,10 +58,16 @@ export class ProviderChain<P extends { readonly name: string }> {
 
   /**
    * Yields one request's output, from the first link that gives it; returns the index of that
-   * link. `preferred` is tried first unless it is cooling down. `mayReplace(i)` false keeps a failed link's failure as the request's (it did
-   * something a second provider would repeat); it is also asked before the timeout stops one.
+   * link. `preferred` is tried first unless it is cooling down. `mayReplace(i)` false keeps a
+   * failed link's failure as the request's (it did something a second provider would repeat,
+   * or its input failed); it is also asked before the timeout stops one. The first-output clock
+   * starts when `inputReady` resolves (at once without it).
    */
-  async *serve<T>(attempt: ChainAttempt<T>, signal: AbortSignal, options: { mayReplace?: (index: number) => boolean; preferred?: number } = {}): AsyncGenerator<T, number> {
+  async *serve<T>(
+    attempt: ChainAttempt<T>,
+    signal: AbortSignal,
+    options: { mayReplace?: (index: number) => boolean; preferred?: number; inputReady?: Promise<void> } = {},
+  ): AsyncGenerator<T, number> {
     const mayReplace = options.mayReplace ?? (() => true);
     const order = this.order(options.preferred);
     for (const [position, i] of order.entries()) {
@@ -72,8 +78,16 @@ export class ProviderChain<P extends { readonly name: string }> {
       // An abort before the listener was added fires no event: the attempt must still see it.
       if (signal.aborted) stop.abort();
       let timedOut = false;
-      const timer = last || this.options.firstOutputTimeoutMs === 0 ? undefined : setTimeout(() => mayReplace(i) && ((timedOut = true), stop.abort()), this.options.firstOutputTimeoutMs);
+      let timer: NodeJS.Timeout | undefined;
       let started = false;
+      let ended = false;
+      if (!last && this.options.firstOutputTimeoutMs > 0) {
+        // The clock runs from when the request's input is there (a synthesis's first sentence).
+        void (options.inputReady ?? Promise.resolve()).then(() => {
+          if (started || ended || stop.signal.aborted) return;
+          timer = setTimeout(() => mayReplace(i) && ((timedOut = true), stop.abort()), this.options.firstOutputTimeoutMs);
+        });
+      }
       try {
         for await (const item of attempt(i, stop.signal)) {
           if (timedOut) break;
@@ -87,6 +101,7 @@ export class ProviderChain<P extends { readonly name: string }> {
         if (started || signal.aborted || last || !mayReplace(i) || (!timedOut && !isRetryable(error))) throw error;
         this.switchFrom(i, order[position + 1]!, timedOut ? "timeout" : "error");
       } finally {
+        ended = true;
         clearTimeout(timer);
         signal.removeEventListener("abort", stopAttempt);
       }

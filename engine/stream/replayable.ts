@@ -22,6 +22,11 @@ export class Replayable<T> {
     return this.failure !== undefined;
   }
 
+  /** Resolves once the first item is there, or the source has ended or failed. */
+  async first(): Promise<void> {
+    while (this.items.length === 0 && !this.done && !this.failure) await this.readMore().catch(() => {});
+  }
+
   async *reader(): AsyncGenerator<T> {
     for (let i = 0; ; i++) {
       while (i >= this.items.length) {

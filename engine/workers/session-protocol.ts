@@ -9,6 +9,7 @@ import type { CallSummary } from "../call-session.js";
 import type { EngineUsage } from "../engine.js";
 import type { ProviderStage } from "../providers/provider-error.js";
 import type { ProviderSwitch } from "../providers/provider-chain.js";
+import type { ProviderRequest } from "../providers/provider-measurement.js";
 import type { ToolDefinition, ToolResult } from "../tools.js";
 import type { AgentSettings } from "../types.js";
 
@@ -60,5 +61,6 @@ export type FromWorker =
   | { type: "greeting_prepared"; requestId: number }
   | { type: "provider_retry"; stage: ProviderStage; provider: string }
   | ({ type: "provider_switch" } & ProviderSwitch)
+  | ({ type: "provider_request" } & ProviderRequest)
   | { type: "usage"; usage: EngineUsage }
   | { type: "closed" };

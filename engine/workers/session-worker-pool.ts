@@ -28,7 +28,7 @@ const PIN_MS = 5 * 60_000;
  * calls. A worker that dies ends only its own calls (see RemoteCall.workerDied) and is replaced.
  */
 export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
-  const { onProviderRetry, onProviderSwitch, ...options } = given;
+  const { onProviderRetry, onProviderSwitch, onProviderRequest, ...options } = given;
   const workers = Math.max(1, options.sessionWorkers ?? os.availableParallelism());
   const recognizers = options.asrRecognizers ?? defaultRecognizerCount();
   const workerOptions: EngineOptions = {
@@ -36,7 +36,7 @@ export async function createEngine(given: EngineOptions = {}): Promise<Engine> {
     asrRecognizers: Math.max(1, Math.ceil(recognizers / workers)),
     ttsWorkers: Math.max(1, Math.ceil((options.ttsWorkers ?? defaultFliteWorkers()) / workers)),
   };
-  const pool = new SessionWorkerPool(workers, workerOptions, { onProviderRetry, onProviderSwitch });
+  const pool = new SessionWorkerPool(workers, workerOptions, { onProviderRetry, onProviderSwitch, onProviderRequest });
   await pool.start();
   return {
     voices: engineVoices(options),
@@ -69,7 +69,7 @@ export class SessionWorkerPool implements SessionWorkers {
   constructor(
     private readonly count: number,
     private readonly workerOptions: EngineOptions,
-    private readonly told: Pick<EngineOptions, "onProviderRetry" | "onProviderSwitch">,
+    private readonly told: Pick<EngineOptions, "onProviderRetry" | "onProviderSwitch" | "onProviderRequest">,
   ) {}
 
   /** Starts every worker; rejects (with none left running) when one cannot load its providers. */
@@ -203,6 +203,9 @@ export class SessionWorkerPool implements SessionWorkers {
         return;
       case "provider_retry":
         this.told.onProviderRetry?.({ stage: message.stage, provider: message.provider });
+        return;
+      case "provider_request":
+        this.told.onProviderRequest?.({ stage: message.stage, provider: message.provider, firstOutputMs: message.firstOutputMs, durationMs: message.durationMs, outcome: message.outcome });
         return;
       case "provider_switch":
         this.told.onProviderSwitch?.({ stage: message.stage, from: message.from, to: message.to, reason: message.reason });

@@ -31,6 +31,7 @@ const engine: LocalEngine | undefined = await createLocalEngine({
   ...(workerData as { options: EngineOptions }).options,
   onProviderRetry: (retry) => post({ type: "provider_retry", ...retry }),
   onProviderSwitch: (change) => post({ type: "provider_switch", ...change }),
+  onProviderRequest: (request) => post({ type: "provider_request", ...request }),
 }).catch((err: unknown) => {
   post({ type: "failed_to_load", message: err instanceof Error ? err.message : String(err) });
   return undefined;

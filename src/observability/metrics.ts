@@ -1,7 +1,7 @@
 import type { StorageTarget } from "../core/storage-target.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { FastHistogram } from "./fast-histogram.js";
-import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type ProviderSwitch, type TurnMetrics } from "../../engine/index.js";
+import { turnLatency, type CallEvent, type EngineUsage, type ProviderStage, type ProviderRequest, type ProviderSwitch, type TurnMetrics } from "../../engine/index.js";
 
 /** The turn stages timed per agent turn, in pipeline order (label `stage` of parley_turn_latency_seconds). */
 export const TURN_STAGES = ["endpointing", "asr", "first_token", "first_audio", "voice_to_voice"] as const;
@@ -73,6 +73,26 @@ export class ParleyMetrics {
     name: "parley_provider_switches_total",
     help: "Requests a chain's next provider served because the one before failed (after its retries) or gave no first output in time, by stage, from, to and reason",
     labelNames: ["stage", "from", "to", "reason"] as const,
+    registers: [this.registry],
+  });
+  private readonly providerRequests = new Counter({
+    name: "parley_provider_requests_total",
+    help: "Requests to speech and language providers (dialogue turns, syntheses, utterances recognized) by stage, provider and outcome (ok, aborted, rate_limited, server_error, no_answer, refused, failed)",
+    labelNames: ["stage", "provider", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly providerFirstOutput = new Histogram({
+    name: "parley_provider_first_output_seconds",
+    help: "Time from a provider request to its first output: a turn's first token, a synthesis's first audio, an utterance's final after its audio ended",
+    labelNames: ["stage", "provider"] as const,
+    buckets: TURN_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly providerDuration = new Histogram({
+    name: "parley_provider_request_duration_seconds",
+    help: "Time from a provider request to its end (its whole reply, audio or recognition), by stage and provider",
+    labelNames: ["stage", "provider"] as const,
+    buckets: TURN_BUCKETS,
     registers: [this.registry],
   });
   private readonly webhookAttempts = new Counter({
@@ -184,6 +204,14 @@ export class ParleyMetrics {
   /** A request a provider chain moved on (wired to the engine's `onProviderSwitch`). */
   readonly providerSwitch = (change: ProviderSwitch): void => {
     this.providerSwitches.inc({ stage: change.stage, from: change.from, to: change.to, reason: change.reason });
+  };
+
+  /** One request to a provider (wired to the engine's `onProviderRequest`). */
+  readonly providerRequest = (request: ProviderRequest): void => {
+    const labels = { stage: request.stage, provider: request.provider };
+    this.providerRequests.inc({ ...labels, outcome: request.outcome });
+    if (request.firstOutputMs !== null) this.providerFirstOutput.observe(labels, request.firstOutputMs / 1000);
+    this.providerDuration.observe(labels, request.durationMs / 1000);
   };
 
   /** One webhook attempt's result; with its final state when it has one, and the event's age when delivered. */

@@ -17,11 +17,6 @@ export class FallbackAsrProvider implements AsrProvider {
     this.name = chain.links[0]!.name;
   }
 
-  /** The recognizers, in the chain's order. */
-  get links(): readonly AsrProvider[] {
-    return this.chain.links;
-  }
-
   async open(options: Parameters<AsrProvider["open"]>[0]): Promise<AsrSession> {
     const opened = new Map<number, Promise<AsrSession>>();
     const sessionOf = (i: number) => {

@@ -44,7 +44,9 @@ export class FallbackTts implements TtsProvider {
       },
       options.signal,
       // The text failing (the dialogue did) is no provider's fault: the next would fail the same way.
-      { preferred: owner, mayReplace: () => !sentences.failed },
+      // Its first sentence may come seconds after the turn starts (a slow model, a tool): the
+      // first-audio clock starts when it is there.
+      { preferred: owner, mayReplace: () => !sentences.failed, inputReady: sentences.first() },
     );
   }
 }

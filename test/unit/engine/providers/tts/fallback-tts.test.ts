@@ -13,7 +13,7 @@ const voice = (provider: string, name: string, gender: VoiceInfo["gender"]): Voi
  * How a fake TTS speaks: `speak` one chunk per piece; `fail-before-audio` reads `consume` pieces
  * then fails with no audio; `fail-after-audio` speaks the first piece then fails.
  */
-type Plan = { kind: "speak" } | { kind: "fail-before-audio"; consume: number } | { kind: "fail-after-audio" };
+type Plan = { kind: "speak" } | { kind: "fail-before-audio" | { kind: "stall" }; consume: number } | { kind: "fail-after-audio" };
 
 class FakeTts implements TtsProvider {
   readonly calls: Array<{ voiceId: string; pieces: string[] }> = [];
@@ -34,6 +34,11 @@ class FakeTts implements TtsProvider {
       call.pieces.push(piece);
       if (this.plan.kind === "fail-before-audio" && call.pieces.length === this.plan.consume) throw retryable();
       if (this.plan.kind === "fail-before-audio") continue;
+      if (this.plan.kind === "stall") {
+        // A service that took the sentence and never answers: only the chain's abort ends it.
+        await new Promise((resolve) => options.signal.addEventListener("abort", resolve, { once: true }));
+        return;
+      }
       yield { samples: new Int16Array(160), sampleRate: 16_000, piece: call.pieces.length - 1 };
       if (this.plan.kind === "fail-after-audio") throw retryable();
     }
@@ -136,11 +141,9 @@ describe("FallbackTts", () => {
     expect(b.calls).toEqual([]);
   });
 
-  // KNOWN BUG (reported, not fixed): the chain's first-output timer starts when synthesize()
-  // does, not when the first sentence comes, so a dialogue slower than the timeout to say
-  // anything (a tool running) makes the owner of the voice "time out" and the next link speak
-  // in another voice (the owner then cooling down). `it.fails` until the timer waits for text.
-  it.fails("does not time out a link still waiting for its first sentence", async () => {
+  // The first-audio clock starts with the first sentence: a dialogue slow to say anything (a
+  // tool running) must not make the voice's owner "time out" and another voice speak.
+  it("does not time out a link still waiting for its first sentence", async () => {
     const a = new FakeTts("a", A_VOICES);
     const b = new FakeTts("b", B_VOICES);
     const { tts, switches } = ttsOf([a, b], { firstOutputTimeoutMs: 50 });
@@ -151,5 +154,18 @@ describe("FallbackTts", () => {
     expect(await speak(tts, "a-anna", slowText)).toEqual({ pieces: [0] });
     expect(switches).toEqual([]);
     expect(b.calls).toEqual([]);
+  });
+
+  it("times out a link that has its first sentence and gives no audio: the next says it", async () => {
+    const a = new FakeTts("a", A_VOICES, { kind: "stall" });
+    const b = new FakeTts("b", B_VOICES);
+    const { tts, switches } = ttsOf([a, b], { firstOutputTimeoutMs: 50 });
+    const slowText = (async function* () {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      yield "One.";
+    })();
+    expect(await speak(tts, "a-anna", slowText)).toEqual({ pieces: [0] });
+    expect(switches.map((s) => [s.from, s.to, s.reason])).toEqual([["a", "b", "timeout"]]);
+    expect(b.calls.map((c) => c.pieces)).toEqual([["One."]]);
   });
 });
