@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseIpNetworkList } from "./core/ip-networks.js";
-import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES, type VadName } from "../engine/index.js";
-import { LOG_LEVELS, type LogLevel } from "./core/logger.js";
+import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRANSACTIONS, DEFAULT_RTP_TIMEOUT_MS, VAD_NAMES } from "../engine/index.js";
+import { LOG_LEVELS } from "./core/logger.js";
 import type { ProviderChoice } from "../engine/index.js";
 import { CHAIN_FILE_KEYS, chainSecrets, CONFIG_STAGES, ProviderConfigError, providerSettingRows, stageChain, type ConfigStage, type RawStage } from "./provider-settings.js";
 
@@ -36,180 +36,6 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 
-export interface Config {
-  port: number;
-  host: string;
-  dataDir: string;
-  /**
-   * `postgres://user:password@host:port/database` to keep the data in PostgreSQL (several nodes
-   * share one); empty: SQLite in the data directory.
-   */
-  databaseUrl: string;
-  /** Public address of the service, used in absolute URLs it hands out. */
-  baseUrl: string;
-  /**
-   * The key list cursors and recording links are signed with, as 64 hex characters; every node
-   * behind one load balancer needs the same. Empty: the data directory's `cursor-secret` file.
-   */
-  secret: string;
-  node: {
-    /** This node's id among those sharing the database; empty: one kept in the data directory (`node-id`). */
-    id: string;
-    /** A node that has not beaten for this long is lost: another closes its live calls. */
-    graceMs: number;
-  };
-  logLevel: LogLevel;
-  bodyLimitBytes: number;
-  shutdownGraceMs: number;
-  plans: Record<Plan, PlanLimits>;
-  webhooks: {
-    /** Also allow http:// URLs on loopback addresses (local development and tests). */
-    allowLoopbackHttp: boolean;
-    /** Check that a webhook URL accepts connections before storing it (`url_unreachable`). */
-    verifyReachable: boolean;
-    /** Networks webhooks may reach although they are not public (CIDRs, comma-separated); loopback is `allowLoopbackHttp`'s. */
-    allowNetworks: string;
-    /** One delivery attempt (connection, answer, body) within this. */
-    timeoutMs: number;
-    /** Waits before each retry of a failed delivery, in ms; after the last, it is `failed`. */
-    retryScheduleMs: number[];
-    /** Delivery attempts in flight at once, in all. */
-    concurrency: number;
-    /** Delivery attempts in flight at once to one receiver host (one slow receiver holds no more). */
-    hostConcurrency: number;
-  };
-  analysis: {
-    /** How long a model may take to write a call's analysis (retries included) before the deterministic one stands in. */
-    timeoutMs: number;
-  };
-  appointments: {
-    /** Most appointments one call may book (a caller, or a model, cannot fill the calendar); 0: calls book none. */
-    bookingsPerCall: number;
-  };
-  campaigns: {
-    /** How often the runner looks for due work when nothing woke it (retries falling due, calling hours opening). */
-    pollMs: number;
-    /** The length of a minute in `retry_delay_minutes` (tests and demos shorten it; 60000 in service). */
-    minuteMs: number;
-  };
-  engine: {
-    /** Load the media engine (VAD, recognizers, TTS) and serve the media endpoints. */
-    enabled: boolean;
-    vad: VadName;
-    /** Calls the box carries at once (admission control: past it a call is refused before it starts); 0: from the cores and the recognizer in use. */
-    callCapacity: number;
-    /** Threads that run calls, each with its own providers; 0: one per core. */
-    sessionWorkers: number;
-    /** Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory. */
-    asrRecognizers: number;
-    /** Flite worker threads, shared out among the session workers; 0: one per core, at least 2. */
-    ttsWorkers: number;
-    /** Silence on both sides this long ends a call (after a goodbye); 0: never. */
-    silenceTimeoutMs: number;
-    /**
-     * How often live calls are marked alive in the database (with their transcript so far): a
-     * call the process dies during is billed up to its last mark, so up to this much is unbilled.
-     */
-    heartbeatMs: number;
-    /**
-     * Most of the engine's call capacity one account may hold, in percent, while the
-     * installation has more than one account: one tenant cannot take every call slot.
-     */
-    accountSharePercent: number;
-    /** Speech recognition: the providers in the order they are tried (see provider-settings.ts); the embedded recognizer by default. */
-    asr: ProviderChoice[];
-    /** What the agents' model names run on, in the order tried: the embedded `rules` dialogue by default. */
-    llm: ProviderChoice[];
-    /** Speech synthesis, in the order tried: Flite always; each provider adds its voices. */
-    tts: ProviderChoice[];
-  };
-  sip: {
-    /** UDP port of the SIP user agent; 0 turns SIP off. */
-    port: number;
-    /** Listen address for SIP and RTP. */
-    host: string;
-    /** Address written into Contact and SDP; empty: the listen address (127.0.0.1 for 0.0.0.0). */
-    publicIp: string;
-    /** RTP port range, "min-max". */
-    rtpPorts: string;
-    /** Sources allowed to send INVITEs: addresses or IPv4 CIDRs, comma-separated, or "*"; empty: none. */
-    allow: string;
-    /** Where outbound INVITEs go with the `sip` carrier: "host:port". */
-    trunk: string;
-    /** Digest username for the trunk's 401/407 challenges; empty: send no credentials. */
-    trunkUser: string;
-    /** Digest password for the trunk (never echoed in errors). */
-    trunkPassword: string;
-    /** The trunk's digest realm: challenges naming another are not answered; empty: any realm. */
-    trunkRealm: string;
-    /** How long an outbound call rings before it is cancelled as `no_answer`. */
-    ringTimeoutMs: number;
-    /** A SIP call whose far end sends no RTP this long is hung up; 0: never. */
-    rtpTimeoutMs: number;
-    /** SIP calls at most (up, and inbound ones being decided); past it an INVITE gets 503. */
-    maxCalls: number;
-    /** Live SIP server transactions at most; past it a request gets 503. */
-    maxTransactions: number;
-  };
-  /** Limits on the media WebSocket endpoints, per client address (an IPv6 client by its /64). */
-  media: {
-    /** WebSocket upgrades (`/media/ws`, `/media/twilio`) one address may ask for per minute, counted before any authentication. */
-    upgradesPerMinute: number;
-    /** `/media/twilio` sockets open but not yet authenticated (no valid `start` yet), in all. */
-    pendingStreams: number;
-    /** The same, per address. */
-    pendingStreamsPerAddress: number;
-    /**
-     * A media socket that leaves a ping unanswered this long (it stopped reading what it is
-     * sent) is cut off and its call ended (`client_not_reading`); 0: never.
-     */
-    readTimeoutMs: number;
-  };
-  /** Who places outbound calls: the built-in simulator, or the SIP trunk. */
-  carrier: CarrierName;
-  /** Twilio's REST API and the secret its webhooks are signed with (carriers/twilio). */
-  twilio: { accountSid: string; authToken: string; apiUrl: string };
-  /** Telnyx's Call Control API, the Call Control application calls go through, and the key its webhooks are signed with (carriers/telnyx). */
-  telnyx: { apiKey: string; publicKey: string; connectionId: string; apiUrl: string };
-  /** Vonage's Voice API: the application, its private key file, and the secret its webhooks are signed with (carriers/vonage). */
-  vonage: { applicationId: string; privateKeyFile: string; signatureSecret: string; apiUrl: string };
-  /**
-   * Where outbound calls may go (toll-fraud guard): "+1,+44" prefixes, "*" for anywhere;
-   * empty: the calling codes of the account's own numbers.
-   */
-  callPrefixes: string;
-  metrics: {
-    /** Bearer token `GET /metrics` requires; empty: no token, only loopback clients are served. */
-    token: string;
-  };
-  retention: {
-    /** Days an ended call keeps its recording, transcript and analysis, for accounts without their own setting; null: for ever. */
-    days: number | null;
-    /** How often the retention pass runs (it also runs at start-up). */
-    intervalMs: number;
-  };
-  recordings: {
-    /** An S3-compatible bucket for ended calls' recordings (see S3RecordingStore); `bucket` empty: the data directory. */
-    s3: {
-      bucket: string;
-      /** The service's address (MinIO, Ceph, R2...), addressed path-style; empty: AWS. */
-      endpoint: string;
-      region: string;
-      /** Empty: the SDK's default credentials (AWS_* variables, instance role...). */
-      accessKeyId: string;
-      secretAccessKey: string;
-      /** Put before `<call id>.wav` in each recording's key. */
-      prefix: string;
-    };
-  };
-  credits: {
-    /** Credits charged per started connected minute. */
-    perMinute: number;
-    /** `credits.low` fires when the balance falls below this. */
-    lowBalanceThreshold: number;
-  };
-}
-
 export class ConfigError extends Error {
   constructor(readonly key: string, message: string) {
     super(`configuration ${key}: ${message}`);
@@ -220,7 +46,10 @@ export class ConfigError extends Error {
 /** `provider`: a provider's field, checked by the chosen provider's schema (provider-settings.ts). */
 export type SettingKind = "port" | "int" | "string" | "url" | "bool" | "path" | "enum" | "durations" | "provider";
 
-/** One row of the settings table: how a value is found (file key, variable) and checked. */
+/** What a row's `default` may be. */
+export type SettingDefault = number | boolean | string | readonly number[] | null;
+
+/** One row of the settings table: how a value is found (file key, variable) and checked, and what it is unset. */
 export interface Setting {
   /** Dotted path in the config object and in parley.config.json. */
   key: string;
@@ -235,15 +64,304 @@ export interface Setting {
   secret?: boolean;
   /** A key of exactly this many bytes, written as hex (twice as many characters). */
   hexBytes?: number;
+  /** The value unset; provider rows have none here (the chosen provider's schema has it). */
+  default?: SettingDefault;
+  /** The default may be null (unset), besides a value of the row's kind. */
+  nullable?: boolean;
+  /** What the setting means, for the reader of this file (and of the documentation). */
+  doc?: string;
 }
 
-const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
-  ["requestsPerMinute", "REQUESTS_PER_MINUTE"],
-  ["agents", "AGENTS"],
-  ["webhooks", "WEBHOOKS"],
-  ["concurrentCalls", "CONCURRENT_CALLS"],
-  ["queuedCalls", "QUEUED_CALLS"],
+/** A row's default, of the type its kind holds (null too when `nullable`). */
+type Defaulted<K extends SettingKind, V> = { kind: K; nullable?: false; default: V } | { kind: K; nullable: true; default: V | null };
+
+/** A row of this file's own table: written once, with its default and meaning; Config's type is derived from these. */
+export type SettingRow = Setting & { doc: string } & (
+    | Defaulted<"port" | "int", number>
+    | Defaulted<"bool", boolean>
+    | Defaulted<"string" | "url" | "path", string>
+    | Defaulted<"enum", string>
+    | Defaulted<"durations", readonly number[]>
+  );
+
+/** The type of a row's value, from its kind: an enum's is the union of its values; a nullable row's may be null. */
+export type SettingValue<R> =
+  | (R extends { kind: "port" | "int" }
+      ? number
+      : R extends { kind: "bool" }
+        ? boolean
+        : R extends { kind: "durations" }
+          ? number[]
+          : R extends { kind: "enum"; values: readonly (infer V)[] }
+            ? V
+            : string)
+  | (R extends { nullable: true } ? null : never);
+
+/** Each row as its dotted key and value type. */
+type Entry<R> = R extends { key: infer K extends string } ? { key: K; value: SettingValue<R> } : never;
+type Head<K extends string> = K extends `${infer H}.${string}` ? H : K;
+/** The entries under `H`, their keys without `H.`. */
+type Below<E, H extends string> = E extends { key: `${H}.${infer T}`; value: infer V } ? { key: T; value: V } : never;
+
+/** Dotted keys unflattened: `{ key: "a.b"; value: V }` becomes `{ a: { b: V } }`. */
+export type Unflatten<E extends { key: string; value: unknown }> = {
+  [H in Head<E["key"]>]: [Extract<E, { key: H }>] extends [never] ? Unflatten<Below<E, H>> : Extract<E, { key: H }>["value"];
+};
+
+/**
+ * This file's settings, each written once: key, variable, checks, default and meaning. The
+ * provider rows (providerSettingRows) go in after the engine's and the plan rows after all
+ * (see SETTINGS); neither is part of the derived type.
+ */
+const ROWS = [
+  { key: "port", env: "PARLEY_PORT", kind: "port", default: 8080, doc: "HTTP port; 0: any free port." },
+  { key: "host", env: "PARLEY_HOST", kind: "string", default: "0.0.0.0", doc: "Listen address of the HTTP server." },
+  { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path", default: "./data", doc: "The SQLite file, the cursor secret and the recordings; resolved against the working directory." },
+  {
+    key: "databaseUrl",
+    env: "PARLEY_DATABASE_URL",
+    kind: "string",
+    secret: true,
+    default: "",
+    doc: "`postgres://user:password@host:port/database` to keep the data in PostgreSQL (several nodes share one); empty: SQLite in the data directory.",
+  },
+  { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url", default: "", doc: "Public address of the service, used in absolute URLs it hands out; empty: http://<host>:<port>." },
+  {
+    key: "secret",
+    env: "PARLEY_SECRET",
+    kind: "string",
+    secret: true,
+    hexBytes: 32,
+    default: "",
+    doc: "The key list cursors and recording links are signed with, as 64 hex characters; every node behind one load balancer needs the same. Empty: the data directory's `cursor-secret` file.",
+  },
+  { key: "node.id", env: "PARLEY_NODE_ID", kind: "string", default: "", doc: "This node's id among those sharing the database; empty: one kept in the data directory (`node-id`)." },
+  { key: "node.graceMs", env: "PARLEY_NODE_GRACE_MS", kind: "int", min: 2_000, max: 3_600_000, default: 60_000, doc: "A node that has not beaten for this long is lost: another closes its live calls." },
+  { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS, default: "info", doc: "Least level logged (JSON lines on stdout); `silent`: nothing." },
+  { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024, default: 1024 * 1024, doc: "Largest JSON body accepted." },
+  { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000, default: 30_000, doc: "How long SIGTERM lets live calls finish by themselves before hanging up the rest." },
+  { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool", default: false, doc: "Also allow http:// URLs on loopback addresses (local development and tests)." },
+  { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool", default: true, doc: "Check that a webhook URL accepts connections before storing it (`url_unreachable`)." },
+  {
+    key: "webhooks.allowNetworks",
+    env: "PARLEY_WEBHOOK_ALLOW_NETWORKS",
+    kind: "string",
+    default: "",
+    doc: "Networks webhooks may reach although they are not public (CIDRs, comma-separated); loopback is `allowLoopbackHttp`'s.",
+  },
+  { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000, default: 5_000, doc: "One delivery attempt (connection, answer, body) within this." },
+  {
+    key: "webhooks.retryScheduleMs",
+    env: "PARLEY_WEBHOOK_RETRY_SCHEDULE",
+    kind: "durations",
+    max: 20,
+    // The reference's five retries: 1 s, 5 s, 30 s, 2 min, 10 min.
+    default: [1_000, 5_000, 30_000, 120_000, 600_000],
+    doc: "Waits before each retry of a failed delivery, in ms; after the last, it is `failed`.",
+  },
+  {
+    key: "campaigns.pollMs",
+    env: "PARLEY_CAMPAIGN_POLL_MS",
+    kind: "int",
+    min: 10,
+    max: 60_000,
+    default: 1_000,
+    doc: "How often the runner looks for due work when nothing woke it (retries falling due, calling hours opening).",
+  },
+  {
+    key: "appointments.bookingsPerCall",
+    env: "PARLEY_BOOKINGS_PER_CALL",
+    kind: "int",
+    min: 0,
+    max: 50,
+    default: 2,
+    doc: "Most appointments one call may book (a caller, or a model, cannot fill the calendar); 0: calls book none.",
+  },
+  {
+    key: "analysis.timeoutMs",
+    env: "PARLEY_ANALYSIS_TIMEOUT_MS",
+    kind: "int",
+    min: 100,
+    max: 120_000,
+    default: DEFAULT_ANALYSIS_TIMEOUT_MS,
+    doc: "How long a model may take to write a call's analysis (retries included) before the deterministic one stands in.",
+  },
+  {
+    key: "campaigns.minuteMs",
+    env: "PARLEY_CAMPAIGN_MINUTE_MS",
+    kind: "int",
+    min: 1,
+    max: 60_000,
+    default: 60_000,
+    doc: "The length of a minute in `retry_delay_minutes` (tests and demos shorten it; 60000 in service).",
+  },
+  { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000, default: 32, doc: "Delivery attempts in flight at once, in all." },
+  {
+    key: "webhooks.hostConcurrency",
+    env: "PARLEY_WEBHOOK_HOST_CONCURRENCY",
+    kind: "int",
+    min: 1,
+    max: 1000,
+    default: 8,
+    doc: "Delivery attempts in flight at once to one receiver host (one slow receiver holds no more).",
+  },
+  { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool", default: true, doc: "Load the media engine (VAD, recognizers, TTS) and serve the media endpoints." },
+  { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES, default: "silero", doc: "Voice activity detector: `silero` (Silero v5, ONNX) or `webrtc` (lighter, weaker in noise)." },
+  {
+    key: "engine.callCapacity",
+    env: "PARLEY_CALL_CAPACITY",
+    kind: "int",
+    min: 0,
+    max: 100_000,
+    default: 0,
+    doc: "Calls the box carries at once (admission control: past it a call is refused before it starts); 0: from the cores and the recognizer in use.",
+  },
+  { key: "engine.sessionWorkers", env: "PARLEY_SESSION_WORKERS", kind: "int", min: 0, max: 64, default: 0, doc: "Threads that run calls, each with its own providers; 0: one per core." },
+  {
+    key: "engine.asrRecognizers",
+    env: "PARLEY_ASR_RECOGNIZERS",
+    kind: "int",
+    min: 0,
+    max: 64,
+    default: 0,
+    doc: "Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory.",
+  },
+  { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 0, max: 64, default: 0, doc: "Flite worker threads, shared out among the session workers; 0: one per core, at least 2." },
+  { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000, default: 30_000, doc: "Silence on both sides this long ends a call (after a goodbye); 0: never." },
+  {
+    key: "engine.heartbeatMs",
+    env: "PARLEY_CALL_HEARTBEAT_MS",
+    kind: "int",
+    min: 1_000,
+    max: 300_000,
+    default: 15_000,
+    doc: "How often live calls are marked alive in the database (with their transcript so far): a call the process dies during is billed up to its last mark, so up to this much is unbilled.",
+  },
+  {
+    key: "engine.accountSharePercent",
+    env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT",
+    kind: "int",
+    min: 1,
+    max: 100,
+    default: 50,
+    doc: "Most of the engine's call capacity one account may hold, in percent, while the installation has more than one account: one tenant cannot take every call slot.",
+  },
+  // The provider rows go in here (see SETTINGS).
+  { key: "sip.port", env: "PARLEY_SIP_PORT", kind: "port", default: 5060, doc: "UDP port of the SIP user agent; 0 turns SIP off." },
+  { key: "sip.host", env: "PARLEY_SIP_HOST", kind: "string", default: "0.0.0.0", doc: "Listen address for SIP and RTP." },
+  { key: "sip.publicIp", env: "PARLEY_SIP_PUBLIC_IP", kind: "string", default: "", doc: "Address written into Contact and SDP; empty: the listen address (127.0.0.1 for 0.0.0.0)." },
+  { key: "sip.rtpPorts", env: "PARLEY_RTP_PORTS", kind: "string", default: "10000-20000", doc: 'RTP port range, "min-max".' },
+  { key: "sip.allow", env: "PARLEY_SIP_ALLOW", kind: "string", default: "", doc: 'Sources allowed to send INVITEs: addresses or IPv4 CIDRs, comma-separated, or "*"; empty: none.' },
+  { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string", default: "", doc: 'Where outbound INVITEs go with the `sip` carrier: "host:port".' },
+  { key: "sip.trunkUser", env: "PARLEY_SIP_TRUNK_USER", kind: "string", default: "", doc: "Digest username for the trunk's 401/407 challenges; empty: send no credentials." },
+  { key: "sip.trunkPassword", env: "PARLEY_SIP_TRUNK_PASSWORD", kind: "string", secret: true, default: "", doc: "Digest password for the trunk (never echoed in errors)." },
+  { key: "sip.trunkRealm", env: "PARLEY_SIP_TRUNK_REALM", kind: "string", default: "", doc: "The trunk's digest realm: challenges naming another are not answered; empty: any realm." },
+  { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000, default: 30_000, doc: "How long an outbound call rings before it is cancelled as `no_answer`." },
+  { key: "sip.rtpTimeoutMs", env: "PARLEY_RTP_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000, default: DEFAULT_RTP_TIMEOUT_MS, doc: "A SIP call whose far end sends no RTP this long is hung up; 0: never." },
+  { key: "sip.maxCalls", env: "PARLEY_SIP_MAX_CALLS", kind: "int", min: 1, max: 100_000, default: DEFAULT_MAX_CALLS, doc: "SIP calls at most (up, and inbound ones being decided); past it an INVITE gets 503." },
+  { key: "sip.maxTransactions", env: "PARLEY_SIP_MAX_TRANSACTIONS", kind: "int", min: 10, max: 1_000_000, default: DEFAULT_MAX_SERVER_TRANSACTIONS, doc: "Live SIP server transactions at most; past it a request gets 503." },
+  // Limits on the media WebSocket endpoints, per client address (an IPv6 client by its /64).
+  {
+    key: "media.upgradesPerMinute",
+    env: "PARLEY_MEDIA_UPGRADES_PER_MINUTE",
+    kind: "int",
+    min: 1,
+    max: 1_000_000,
+    default: 120,
+    doc: "WebSocket upgrades (`/media/ws`, `/media/twilio`) one address may ask for per minute, counted before any authentication.",
+  },
+  { key: "media.pendingStreams", env: "PARLEY_MEDIA_PENDING_STREAMS", kind: "int", min: 1, max: 1_000_000, default: 100, doc: "`/media/twilio` sockets open but not yet authenticated (no valid `start` yet), in all." },
+  { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000, default: 20, doc: "The same, per address." },
+  {
+    key: "media.readTimeoutMs",
+    env: "PARLEY_MEDIA_READ_TIMEOUT_MS",
+    kind: "int",
+    min: 0,
+    max: 600_000,
+    default: 10_000,
+    doc: "A media socket that leaves a ping unanswered this long (it stopped reading what it is sent) is cut off and its call ended (`client_not_reading`); 0: never.",
+  },
+  { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS, default: "simulator", doc: "Who places outbound calls: the built-in simulator, or the SIP trunk (or a carrier's API)." },
+  // Twilio's REST API and the secret its webhooks are signed with (carriers/twilio).
+  { key: "twilio.accountSid", env: "PARLEY_TWILIO_ACCOUNT_SID", kind: "string", default: "", doc: "The Twilio account whose REST API places and ends calls." },
+  { key: "twilio.authToken", env: "PARLEY_TWILIO_AUTH_TOKEN", kind: "string", secret: true, default: "", doc: "That account's auth token: the REST API's password and the key its webhooks are signed with." },
+  { key: "twilio.apiUrl", env: "PARLEY_TWILIO_API_URL", kind: "url", default: "https://api.twilio.com", doc: "Twilio's REST API (tests point it at a local stand-in)." },
+  // Telnyx's Call Control API, the Call Control application calls go through, and the key its webhooks are signed with (carriers/telnyx).
+  { key: "telnyx.apiKey", env: "PARLEY_TELNYX_API_KEY", kind: "string", secret: true, default: "", doc: "The Telnyx API key that places, answers and ends calls through Call Control." },
+  { key: "telnyx.publicKey", env: "PARLEY_TELNYX_PUBLIC_KEY", kind: "string", default: "", doc: "The public key Telnyx's webhook signatures (ed25519) are checked with." },
+  { key: "telnyx.connectionId", env: "PARLEY_TELNYX_CONNECTION_ID", kind: "string", default: "", doc: "The Call Control application outbound calls are placed through (Telnyx's `connection_id`)." },
+  { key: "telnyx.apiUrl", env: "PARLEY_TELNYX_API_URL", kind: "url", default: "https://api.telnyx.com", doc: "Telnyx's REST API (tests point it at a local stand-in)." },
+  // Vonage's Voice API: the application, its private key file, and the secret its webhooks are signed with (carriers/vonage).
+  { key: "vonage.applicationId", env: "PARLEY_VONAGE_APPLICATION_ID", kind: "string", default: "", doc: "The Vonage application whose Voice API places and ends calls." },
+  { key: "vonage.privateKeyFile", env: "PARLEY_VONAGE_PRIVATE_KEY_FILE", kind: "string", default: "", doc: "That application's private key file (PEM), which signs the requests to the Voice API." },
+  { key: "vonage.signatureSecret", env: "PARLEY_VONAGE_SIGNATURE_SECRET", kind: "string", secret: true, default: "", doc: "The account's signature secret Vonage's signed webhooks are checked with." },
+  { key: "vonage.apiUrl", env: "PARLEY_VONAGE_API_URL", kind: "url", default: "https://api.nexmo.com", doc: "Vonage's Voice API (tests point it at a local stand-in)." },
+  {
+    key: "callPrefixes",
+    env: "PARLEY_CALL_PREFIXES",
+    kind: "string",
+    default: "",
+    doc: 'Where outbound calls may go (toll-fraud guard): "+1,+44" prefixes, "*" for anywhere; empty: the calling codes of the account\'s own numbers.',
+  },
+  { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16, default: "", doc: "Bearer token `GET /metrics` requires; empty: no token, only loopback clients are served." },
+  {
+    key: "retention.days",
+    env: "PARLEY_RETENTION_DAYS",
+    kind: "int",
+    min: 1,
+    max: RETENTION_MAX_DAYS,
+    nullable: true,
+    default: null,
+    doc: "Days an ended call keeps its recording, transcript and analysis, for accounts without their own setting; null: for ever (kept until deleted, DELETE /v1/calls/{id}).",
+  },
+  { key: "retention.intervalMs", env: "PARLEY_RETENTION_INTERVAL_MS", kind: "int", min: 1_000, max: 7 * 86_400_000, default: 86_400_000, doc: "How often the retention pass runs (it also runs at start-up)." },
+  // An S3-compatible bucket for ended calls' recordings (see S3RecordingStore).
+  { key: "recordings.s3.bucket", env: "PARLEY_RECORDINGS_S3_BUCKET", kind: "string", default: "", doc: "The bucket each ended call's recording is uploaded to; empty: the data directory." },
+  { key: "recordings.s3.endpoint", env: "PARLEY_RECORDINGS_S3_ENDPOINT", kind: "url", default: "", doc: "The service's address (MinIO, Ceph, R2...), addressed path-style; empty: AWS." },
+  { key: "recordings.s3.region", env: "PARLEY_RECORDINGS_S3_REGION", kind: "string", default: "us-east-1", doc: "The region requests are signed for (R2: `auto`)." },
+  { key: "recordings.s3.accessKeyId", env: "PARLEY_RECORDINGS_S3_ACCESS_KEY_ID", kind: "string", default: "", doc: "Empty: the SDK's default credentials (AWS_* variables, instance role...)." },
+  { key: "recordings.s3.secretAccessKey", env: "PARLEY_RECORDINGS_S3_SECRET_ACCESS_KEY", kind: "string", secret: true, default: "", doc: "The secret of `accessKeyId`: both are set, or neither." },
+  { key: "recordings.s3.prefix", env: "PARLEY_RECORDINGS_S3_PREFIX", kind: "string", default: "recordings/", doc: "Put before `<call id>.wav` in each recording's key." },
+  { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000, default: 1, doc: "Credits charged per started connected minute." },
+  { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000, default: 10, doc: "`credits.low` fires when the balance falls below this." },
+] as const satisfies readonly SettingRow[];
+
+/** The rows' part of Config. */
+type RowConfig = Unflatten<Entry<(typeof ROWS)[number]>>;
+type RowEngineConfig = RowConfig["engine"];
+
+/** The engine's settings: its rows, and the provider chains loadConfig builds from the provider rows (provider-settings.ts). */
+export interface EngineConfig extends RowEngineConfig {
+  /** Speech recognition: the providers in the order they are tried (see provider-settings.ts); the embedded recognizer by default. */
+  asr: ProviderChoice[];
+  /** What the agents' model names run on, in the order tried: the embedded `rules` dialogue by default. */
+  llm: ProviderChoice[];
+  /** Speech synthesis, in the order tried: Flite always; each provider adds its voices. */
+  tts: ProviderChoice[];
+}
+
+/** The configuration: one field per row of ROWS (by its dotted key), the plans' limits and the engine's provider chains. */
+export interface Config extends Omit<RowConfig, "engine"> {
+  plans: Record<Plan, PlanLimits>;
+  engine: EngineConfig;
+}
+
+export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  pro: { requestsPerMinute: 300, agents: 25, webhooks: 10, concurrentCalls: 10, queuedCalls: 100 },
+  agency: { requestsPerMinute: 1000, agents: 250, webhooks: 50, concurrentCalls: 50, queuedCalls: 1000 },
+};
+
+/** Each plan limit: its field, its variable's suffix, and what it limits. */
+const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string, string]> = [
+  ["requestsPerMinute", "REQUESTS_PER_MINUTE", "API requests per minute"],
+  ["agents", "AGENTS", "agents"],
+  ["webhooks", "WEBHOOKS", "webhooks"],
+  ["concurrentCalls", "CONCURRENT_CALLS", "calls ringing or in progress at once (more wait queued)"],
+  ["queuedCalls", "QUEUED_CALLS", "calls waiting queued"],
 ];
+
+/** Where the provider rows go in ROWS: after the engine's own. */
+const PROVIDER_ROWS_AT = ROWS.findIndex((row) => row.key === "sip.port");
 
 /**
  * Every setting, with its bounds. Exported so that the configuration page of the documentation
@@ -251,149 +369,28 @@ const PLAN_LIMIT_KEYS: Array<[keyof PlanLimits, string]> = [
  * documented in docs/configuration.md.
  */
 export const SETTINGS: readonly Setting[] = [
-  { key: "port", env: "PARLEY_PORT", kind: "port" },
-  { key: "host", env: "PARLEY_HOST", kind: "string" },
-  { key: "dataDir", env: "PARLEY_DATA_DIR", kind: "path" },
-  { key: "databaseUrl", env: "PARLEY_DATABASE_URL", kind: "string", secret: true },
-  { key: "baseUrl", env: "PARLEY_BASE_URL", kind: "url" },
-  { key: "secret", env: "PARLEY_SECRET", kind: "string", secret: true, hexBytes: 32 },
-  { key: "node.id", env: "PARLEY_NODE_ID", kind: "string" },
-  { key: "node.graceMs", env: "PARLEY_NODE_GRACE_MS", kind: "int", min: 2_000, max: 3_600_000 },
-  { key: "logLevel", env: "PARLEY_LOG_LEVEL", kind: "enum", values: LOG_LEVELS },
-  { key: "bodyLimitBytes", env: "PARLEY_BODY_LIMIT_BYTES", kind: "int", min: 1024, max: 50 * 1024 * 1024 },
-  { key: "shutdownGraceMs", env: "PARLEY_SHUTDOWN_GRACE_MS", kind: "int", min: 0, max: 3_600_000 },
-  { key: "webhooks.allowLoopbackHttp", env: "PARLEY_WEBHOOK_ALLOW_LOOPBACK_HTTP", kind: "bool" },
-  { key: "webhooks.verifyReachable", env: "PARLEY_WEBHOOK_VERIFY_URL", kind: "bool" },
-  { key: "webhooks.allowNetworks", env: "PARLEY_WEBHOOK_ALLOW_NETWORKS", kind: "string" },
-  { key: "webhooks.timeoutMs", env: "PARLEY_WEBHOOK_TIMEOUT_MS", kind: "int", min: 100, max: 60_000 },
-  { key: "webhooks.retryScheduleMs", env: "PARLEY_WEBHOOK_RETRY_SCHEDULE", kind: "durations", max: 20 },
-  { key: "campaigns.pollMs", env: "PARLEY_CAMPAIGN_POLL_MS", kind: "int", min: 10, max: 60_000 },
-  { key: "appointments.bookingsPerCall", env: "PARLEY_BOOKINGS_PER_CALL", kind: "int", min: 0, max: 50 },
-  { key: "analysis.timeoutMs", env: "PARLEY_ANALYSIS_TIMEOUT_MS", kind: "int", min: 100, max: 120_000 },
-  { key: "campaigns.minuteMs", env: "PARLEY_CAMPAIGN_MINUTE_MS", kind: "int", min: 1, max: 60_000 },
-  { key: "webhooks.concurrency", env: "PARLEY_WEBHOOK_CONCURRENCY", kind: "int", min: 1, max: 1000 },
-  { key: "webhooks.hostConcurrency", env: "PARLEY_WEBHOOK_HOST_CONCURRENCY", kind: "int", min: 1, max: 1000 },
-  { key: "engine.enabled", env: "PARLEY_ENGINE", kind: "bool" },
-  { key: "engine.vad", env: "PARLEY_VAD", kind: "enum", values: VAD_NAMES },
-  { key: "engine.callCapacity", env: "PARLEY_CALL_CAPACITY", kind: "int", min: 0, max: 100_000 },
-  { key: "engine.sessionWorkers", env: "PARLEY_SESSION_WORKERS", kind: "int", min: 0, max: 64 },
-  { key: "engine.asrRecognizers", env: "PARLEY_ASR_RECOGNIZERS", kind: "int", min: 0, max: 64 },
-  { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 0, max: 64 },
-  { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
-  { key: "engine.heartbeatMs", env: "PARLEY_CALL_HEARTBEAT_MS", kind: "int", min: 1_000, max: 300_000 },
-  { key: "engine.accountSharePercent", env: "PARLEY_ENGINE_ACCOUNT_SHARE_PERCENT", kind: "int", min: 1, max: 100 },
+  ...ROWS.slice(0, PROVIDER_ROWS_AT),
   ...providerSettingRows(),
-  { key: "sip.port", env: "PARLEY_SIP_PORT", kind: "port" },
-  { key: "sip.host", env: "PARLEY_SIP_HOST", kind: "string" },
-  { key: "sip.publicIp", env: "PARLEY_SIP_PUBLIC_IP", kind: "string" },
-  { key: "sip.rtpPorts", env: "PARLEY_RTP_PORTS", kind: "string" },
-  { key: "sip.allow", env: "PARLEY_SIP_ALLOW", kind: "string" },
-  { key: "sip.trunk", env: "PARLEY_SIP_TRUNK", kind: "string" },
-  { key: "sip.trunkUser", env: "PARLEY_SIP_TRUNK_USER", kind: "string" },
-  { key: "sip.trunkPassword", env: "PARLEY_SIP_TRUNK_PASSWORD", kind: "string", secret: true },
-  { key: "sip.trunkRealm", env: "PARLEY_SIP_TRUNK_REALM", kind: "string" },
-  { key: "sip.ringTimeoutMs", env: "PARLEY_SIP_RING_TIMEOUT_MS", kind: "int", min: 1000, max: 300_000 },
-  { key: "sip.rtpTimeoutMs", env: "PARLEY_RTP_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000 },
-  { key: "sip.maxCalls", env: "PARLEY_SIP_MAX_CALLS", kind: "int", min: 1, max: 100_000 },
-  { key: "sip.maxTransactions", env: "PARLEY_SIP_MAX_TRANSACTIONS", kind: "int", min: 10, max: 1_000_000 },
-  { key: "media.upgradesPerMinute", env: "PARLEY_MEDIA_UPGRADES_PER_MINUTE", kind: "int", min: 1, max: 1_000_000 },
-  { key: "media.pendingStreams", env: "PARLEY_MEDIA_PENDING_STREAMS", kind: "int", min: 1, max: 1_000_000 },
-  { key: "media.pendingStreamsPerAddress", env: "PARLEY_MEDIA_PENDING_STREAMS_PER_ADDRESS", kind: "int", min: 1, max: 1_000_000 },
-  { key: "media.readTimeoutMs", env: "PARLEY_MEDIA_READ_TIMEOUT_MS", kind: "int", min: 0, max: 600_000 },
-  { key: "carrier", env: "PARLEY_CARRIER", kind: "enum", values: CARRIERS },
-  { key: "twilio.accountSid", env: "PARLEY_TWILIO_ACCOUNT_SID", kind: "string" },
-  { key: "twilio.authToken", env: "PARLEY_TWILIO_AUTH_TOKEN", kind: "string", secret: true },
-  { key: "twilio.apiUrl", env: "PARLEY_TWILIO_API_URL", kind: "url" },
-  { key: "telnyx.apiKey", env: "PARLEY_TELNYX_API_KEY", kind: "string", secret: true },
-  { key: "telnyx.publicKey", env: "PARLEY_TELNYX_PUBLIC_KEY", kind: "string" },
-  { key: "telnyx.connectionId", env: "PARLEY_TELNYX_CONNECTION_ID", kind: "string" },
-  { key: "telnyx.apiUrl", env: "PARLEY_TELNYX_API_URL", kind: "url" },
-  { key: "vonage.applicationId", env: "PARLEY_VONAGE_APPLICATION_ID", kind: "string" },
-  { key: "vonage.privateKeyFile", env: "PARLEY_VONAGE_PRIVATE_KEY_FILE", kind: "string" },
-  { key: "vonage.signatureSecret", env: "PARLEY_VONAGE_SIGNATURE_SECRET", kind: "string", secret: true },
-  { key: "vonage.apiUrl", env: "PARLEY_VONAGE_API_URL", kind: "url" },
-  { key: "callPrefixes", env: "PARLEY_CALL_PREFIXES", kind: "string" },
-  { key: "metrics.token", env: "PARLEY_METRICS_TOKEN", kind: "string", secret: true, min: 16 },
-  { key: "retention.days", env: "PARLEY_RETENTION_DAYS", kind: "int", min: 1, max: RETENTION_MAX_DAYS },
-  { key: "retention.intervalMs", env: "PARLEY_RETENTION_INTERVAL_MS", kind: "int", min: 1_000, max: 7 * 86_400_000 },
-  { key: "recordings.s3.bucket", env: "PARLEY_RECORDINGS_S3_BUCKET", kind: "string" },
-  { key: "recordings.s3.endpoint", env: "PARLEY_RECORDINGS_S3_ENDPOINT", kind: "url" },
-  { key: "recordings.s3.region", env: "PARLEY_RECORDINGS_S3_REGION", kind: "string" },
-  { key: "recordings.s3.accessKeyId", env: "PARLEY_RECORDINGS_S3_ACCESS_KEY_ID", kind: "string" },
-  { key: "recordings.s3.secretAccessKey", env: "PARLEY_RECORDINGS_S3_SECRET_ACCESS_KEY", kind: "string", secret: true },
-  { key: "recordings.s3.prefix", env: "PARLEY_RECORDINGS_S3_PREFIX", kind: "string" },
-  { key: "credits.perMinute", env: "PARLEY_CREDITS_PER_MINUTE", kind: "int", min: 0, max: 1_000_000 },
-  { key: "credits.lowBalanceThreshold", env: "PARLEY_CREDITS_LOW_THRESHOLD", kind: "int", min: 0, max: 1_000_000_000 },
+  ...ROWS.slice(PROVIDER_ROWS_AT),
   ...PLANS.flatMap((plan) =>
-    PLAN_LIMIT_KEYS.map(([field, suffix]): Setting => ({
+    PLAN_LIMIT_KEYS.map(([field, suffix, doc]): Setting => ({
       key: `plans.${plan}.${field}`,
       env: `PARLEY_PLAN_${plan.toUpperCase()}_${suffix}`,
       kind: "int",
       min: 0,
       max: 1_000_000,
+      default: DEFAULT_PLAN_LIMITS[plan][field],
+      doc: `The ${plan} plan's ${doc}.`,
     })),
   ),
 ];
 
-export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  pro: { requestsPerMinute: 300, agents: 25, webhooks: 10, concurrentCalls: 10, queuedCalls: 100 },
-  agency: { requestsPerMinute: 1000, agents: 250, webhooks: 50, concurrentCalls: 50, queuedCalls: 1000 },
-};
-
+/** The values unset: each row's default (copied, so that no config shares an array with a row), the plans' limits, empty chains. */
 function defaults(): Config {
-  return {
-    port: 8080,
-    host: "0.0.0.0",
-    dataDir: "./data",
-    databaseUrl: "",
-    baseUrl: "",
-    secret: "",
-    node: { id: "", graceMs: 60_000 },
-    logLevel: "info",
-    bodyLimitBytes: 1024 * 1024,
-    shutdownGraceMs: 30_000,
-    plans: structuredClone(DEFAULT_PLAN_LIMITS),
-    webhooks: {
-      allowLoopbackHttp: false,
-      verifyReachable: true,
-      allowNetworks: "",
-      timeoutMs: 5_000,
-      // The reference's five retries: 1 s, 5 s, 30 s, 2 min, 10 min.
-      retryScheduleMs: [1_000, 5_000, 30_000, 120_000, 600_000],
-      concurrency: 32,
-      hostConcurrency: 8,
-    },
-    analysis: { timeoutMs: DEFAULT_ANALYSIS_TIMEOUT_MS },
-    appointments: { bookingsPerCall: 2 },
-    campaigns: { pollMs: 1_000, minuteMs: 60_000 },
-    engine: {
-      enabled: true,
-      vad: "silero",
-      callCapacity: 0,
-      sessionWorkers: 0,
-      asrRecognizers: 0,
-      ttsWorkers: 0,
-      silenceTimeoutMs: 30_000,
-      heartbeatMs: 15_000,
-      accountSharePercent: 50,
-      // Read as RawStage values, then made chains by loadConfig (stageChain).
-      asr: [],
-      llm: [],
-      tts: [],
-    },
-    sip: { port: 5060, host: "0.0.0.0", publicIp: "", rtpPorts: "10000-20000", allow: "", trunk: "", trunkUser: "", trunkPassword: "", trunkRealm: "", ringTimeoutMs: 30_000, rtpTimeoutMs: DEFAULT_RTP_TIMEOUT_MS, maxCalls: DEFAULT_MAX_CALLS, maxTransactions: DEFAULT_MAX_SERVER_TRANSACTIONS },
-    media: { upgradesPerMinute: 120, pendingStreams: 100, pendingStreamsPerAddress: 20, readTimeoutMs: 10_000 },
-    carrier: "simulator",
-    twilio: { accountSid: "", authToken: "", apiUrl: "https://api.twilio.com" },
-    telnyx: { apiKey: "", publicKey: "", connectionId: "", apiUrl: "https://api.telnyx.com" },
-    vonage: { applicationId: "", privateKeyFile: "", signatureSecret: "", apiUrl: "https://api.nexmo.com" },
-    callPrefixes: "",
-    metrics: { token: "" },
-    // Unset: content is kept until deleted (DELETE /v1/calls/{id}); once a day otherwise.
-    retention: { days: null, intervalMs: 86_400_000 },
-    recordings: { s3: { bucket: "", endpoint: "", region: "us-east-1", accessKeyId: "", secretAccessKey: "", prefix: "recordings/" } },
-    credits: { perMinute: 1, lowBalanceThreshold: 10 },
-  };
+  // The chains are read as RawStage values, then made chains by loadConfig (stageChain).
+  const config: Record<string, unknown> = { plans: structuredClone(DEFAULT_PLAN_LIMITS), engine: { asr: [], llm: [], tts: [] } };
+  for (const row of ROWS) setPath(config, row.key, structuredClone(row.default));
+  return config as unknown as Config;
 }
 
 function parseValue(setting: Setting, raw: unknown, label: string): unknown {
