@@ -13,7 +13,7 @@ const voice = (provider: string, name: string, gender: VoiceInfo["gender"]): Voi
  * How a fake TTS speaks: `speak` one chunk per piece; `fail-before-audio` reads `consume` pieces
  * then fails with no audio; `fail-after-audio` speaks the first piece then fails.
  */
-type Plan = { kind: "speak" } | { kind: "fail-before-audio" | { kind: "stall" }; consume: number } | { kind: "fail-after-audio" };
+type Plan = { kind: "speak" } | { kind: "fail-before-audio"; consume: number } | { kind: "fail-after-audio" } | { kind: "stall" };
 
 class FakeTts implements TtsProvider {
   readonly calls: Array<{ voiceId: string; pieces: string[] }> = [];
