@@ -86,16 +86,19 @@ describe("a dialogue chain whose first provider fails every request", () => {
     // The first turn: the chat service's request and its two retries, then Anthropic. The second
     // turn goes to Anthropic at once (the failed provider cools down for 30 s).
     expect(chatRequests).toBe(3);
-    const requests = anthropic.requests();
-    expect(requests).toHaveLength(2);
+    const sent = anthropic.requests();
+    expect(sent).toHaveLength(2);
     // Anthropic's second request carries the first turn: the conversation is one.
-    const second = requests[1]!.messages.map((m) => (typeof m.content === "string" ? m.content : m.content.map((b) => ("text" in b ? b.text : "")).join("")));
+    const second = sent[1]!.messages.map((m) => (typeof m.content === "string" ? m.content : m.content.map((b) => ("text" in b ? b.text : "")).join("")));
     expect(second.join(" | ")).toContain(DEFAULT_ANTHROPIC_REPLY);
     expect(second.filter((text) => text.includes("stand in utterance"))).toHaveLength(2);
 
     const after = await scrapeMetrics(app.baseUrl);
     const switched = { stage: "dialogue", from: "openai", to: "anthropic", reason: "error" };
     expect(after.value("parley_provider_switches_total", switched) - before.value("parley_provider_switches_total", switched)).toBe(1);
+    // Each provider's requests, measured: the failed turn (its retries inside it), then two answers.
+    const requests = (provider: string, outcome: string) => after.value("parley_provider_requests_total", { stage: "dialogue", provider, outcome }) - before.value("parley_provider_requests_total", { stage: "dialogue", provider, outcome });
+    expect([requests("openai", "server_error"), requests("anthropic", "ok")]).toEqual([1, 2]);
     // The call saw no provider error: the chain hid it.
     for (const recovered of ["true", "false"]) {
       const labels = { stage: "dialogue", provider: "openai", recovered };
