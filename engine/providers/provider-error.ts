@@ -9,6 +9,13 @@
 export const PROVIDER_STAGES = ["asr", "dialogue", "tts"] as const;
 export type ProviderStage = (typeof PROVIDER_STAGES)[number];
 
+export interface ProviderErrorOptions {
+  retryable: boolean;
+  retryAfterMs?: number | null;
+  status?: number | null;
+  cause?: unknown;
+}
+
 export class ProviderError extends Error {
   override readonly name: string = "ProviderError";
   /** The stage the failing provider serves (each subclass says); null for a bare ProviderError. */
@@ -18,11 +25,14 @@ export class ProviderError extends Error {
   readonly retryable: boolean;
   /** How long the provider asked to be left alone before the next try (HTTP `Retry-After`); null when it did not say. */
   readonly retryAfterMs: number | null;
+  /** The HTTP status the service answered with; null when no answer came (refused, reset, nothing in time) or none applies. */
+  readonly status: number | null;
 
-  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(message: string, options: ProviderErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.status = options.status ?? null;
   }
 }
 

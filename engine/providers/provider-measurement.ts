@@ -29,7 +29,7 @@ export interface ProviderRequest {
 /** The kind of a provider's failure: the status it answered, or none. */
 export function outcomeOf(error: unknown): RequestOutcome {
   if (!(error instanceof ProviderError)) return "failed";
-  const status = (error as ProviderError & { status?: number | null }).status ?? null;
+  const status = error.status;
   if (status === 429) return "rate_limited";
   if (status !== null && status >= 500) return "server_error";
   if (status === null && error.retryable) return "no_answer";

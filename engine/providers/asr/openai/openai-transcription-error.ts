@@ -1,4 +1,4 @@
-import { ProviderError } from "../../provider-error.js";
+import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
 
 /**
  * A transcription request that failed. `status` is the server's HTTP status, or null when no
@@ -10,10 +10,7 @@ export class OpenAiTranscriptionError extends ProviderError {
   override readonly name = "OpenAiTranscriptionError";
   override readonly stage = "asr" as const;
   override readonly provider = "openai";
-  readonly status: number | null;
-
-  constructor(message: string, options: { status: number | null; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(message: string, options: ProviderErrorOptions & { status: number | null }) {
     super(message, options);
-    this.status = options.status;
   }
 }

@@ -1,3 +1,4 @@
+import { RequestDeadline } from "../../request-deadline.js";
 import { Blob } from "node:buffer";
 import { FormData, request } from "undici";
 import { isRetryableStatus } from "../../provider-error.js";
@@ -34,15 +35,8 @@ export class TranscriptionsClient {
 
   async transcribe(input: TranscriptionRequest, signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
-    const cancel = new AbortController();
-    const onAbort = () => cancel.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
     // Nothing from the server for `timeoutMs`: before the answer's headers, then between its chunks.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      cancel.abort();
-    }, this.timeoutMs);
+    const deadline = new RequestDeadline(signal, this.timeoutMs);
     let body: (AsyncIterable<Uint8Array> & { destroy(): void }) | undefined;
     try {
       const form = new FormData();
@@ -56,13 +50,13 @@ export class TranscriptionsClient {
         method: "POST",
         headers,
         body: form,
-        signal: cancel.signal,
+        signal: deadline.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
       body = response.body;
-      timer.refresh();
-      const text = await readText(response.body, () => timer.refresh());
+      deadline.touch();
+      const text = await readText(response.body, () => deadline.touch());
       if (response.statusCode < 200 || response.statusCode > 299) {
         const detail = this.redact(errorMessage(text ?? ""));
         const retryAfter = response.headers["retry-after"];
@@ -75,10 +69,9 @@ export class TranscriptionsClient {
       return this.transcript(text);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      throw this.asTranscriptionError(error, timedOut);
+      throw this.asTranscriptionError(error, deadline.timedOut);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      deadline.close();
       // Left before its end (abort, timeout, an answer too large): the connection goes now.
       body?.destroy();
     }

@@ -1,4 +1,4 @@
-import { ProviderError } from "../../provider-error.js";
+import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
 
 /** Why a Messages request failed; the single source of the `AnthropicError` codes. */
 export const ANTHROPIC_ERROR_CODES = [
@@ -26,12 +26,8 @@ export class AnthropicError extends ProviderError {
   override readonly stage = "dialogue" as const;
   override readonly provider = "anthropic";
   readonly code: AnthropicErrorCode;
-  /** The HTTP status, when the server answered with an error status; null otherwise. */
-  readonly status: number | null;
-
-  constructor(code: AnthropicErrorCode, message: string, options: { status?: number; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(code: AnthropicErrorCode, message: string, options: ProviderErrorOptions) {
     super(message, options);
     this.code = code;
-    this.status = options.status ?? null;
   }
 }

@@ -1,3 +1,4 @@
+import { RequestDeadline } from "../../request-deadline.js";
 import { request } from "undici";
 import type { ChatCompletionRequest } from "../openai/chat-completions-wire.js";
 import type { ChatStreamDelta } from "../openai/chat-stream-delta.js";
@@ -60,27 +61,21 @@ export class MessagesClient {
   private async *attempt(body: string, signal: AbortSignal): AsyncGenerator<ChatStreamDelta> {
     if (signal.aborted) return;
     // Also cut when the consumer stops early: the connection must not stay busy streaming.
-    const cancel = new AbortController();
-    const onAbort = () => cancel.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      cancel.abort();
-    }, this.#timeoutMs);
+    const deadline = new RequestDeadline(signal, this.#timeoutMs);
     try {
       const response = await request(this.#endpoint, {
         method: "POST",
         headers: this.headers(),
         body,
-        signal: cancel.signal,
+        signal: deadline.signal,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
       if (response.statusCode < 200 || response.statusCode > 299) throw await this.httpError(response);
       const chunks = async function* (): AsyncGenerator<Uint8Array> {
         for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
-          clearTimeout(timer);
+          // Later bytes are bounded by undici's bodyTimeout.
+          deadline.stopClock();
           yield bytes;
         }
       };
@@ -92,11 +87,9 @@ export class MessagesClient {
       throw new AnthropicError("network", `anthropic messages stream from ${this.#endpoint.origin} ended before message_stop`, { retryable: true });
     } catch (error) {
       if (signal.aborted) return;
-      throw this.asError(error, timedOut);
+      throw this.asError(error, deadline.timedOut);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      cancel.abort();
+      deadline.close();
     }
   }
 

@@ -1,3 +1,4 @@
+import { RequestDeadline } from "../../request-deadline.js";
 import { parseRetryAfter, retryBeforeFirstItem, type RetryPolicy } from "../../provider-retry.js";
 import { isRetryableStatus } from "../../provider-error.js";
 import { ChatCompletionsError } from "./chat-completions-error.js";
@@ -51,21 +52,12 @@ export class ChatCompletionsClient {
   /** One request. */
   private async *attempt(request: ChatCompletionRequest, signal: AbortSignal): AsyncGenerator<ChatStreamDelta> {
     if (signal.aborted) return;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#timeoutMs);
-    const firstByte = () => {
-      clearTimeout(timer);
-      timer = undefined;
-    };
+    const deadline = new RequestDeadline(signal, this.#timeoutMs);
+    // The reply's pace after its first byte is the consumer's.
+    const firstByte = () => deadline.stopClock();
     const fail = (err: unknown): unknown => {
       if (err instanceof ChatCompletionsError) return err;
-      if (timedOut) return new ChatCompletionsError("timeout", `chat completions server sent nothing within ${this.#timeoutMs} ms`, { retryable: true });
+      if (deadline.timedOut) return new ChatCompletionsError("timeout", `chat completions server sent nothing within ${this.#timeoutMs} ms`, { retryable: true });
       return new ChatCompletionsError("network", `chat completions request to ${this.origin} failed: ${describe(err)}`, { retryable: true, cause: err });
     };
 
@@ -75,7 +67,7 @@ export class ChatCompletionsClient {
         method: "POST",
         headers: this.headers(),
         body: JSON.stringify({ ...request, stream: true }),
-        signal: controller.signal,
+        signal: deadline.signal,
       });
       if (!response.ok) throw await this.httpError(response);
       if (!response.body) throw new ChatCompletionsError("invalid_response", "chat completions response has no body", { retryable: false });
@@ -88,8 +80,7 @@ export class ChatCompletionsClient {
       if (signal.aborted) return;
       throw fail(err);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      deadline.close();
       // Cut off before the end (abort, a consumer that stopped early): release the connection now.
       reader?.cancel().catch(() => undefined);
     }

@@ -1,4 +1,4 @@
-import { ProviderError } from "../../provider-error.js";
+import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
 
 /** Why a chat-completions request failed; the single source of the `ChatCompletionsError` codes. */
 export const CHAT_COMPLETIONS_ERROR_CODES = [
@@ -27,16 +27,8 @@ export class ChatCompletionsError extends ProviderError {
   override readonly stage = "dialogue" as const;
   override readonly provider = "openai";
   readonly code: ChatCompletionsErrorCode;
-  /** The HTTP status, when the server answered with one. */
-  readonly status: number | null;
-
-  constructor(
-    code: ChatCompletionsErrorCode,
-    message: string,
-    options: { status?: number; retryable: boolean; retryAfterMs?: number | null; cause?: unknown },
-  ) {
+  constructor(code: ChatCompletionsErrorCode, message: string, options: ProviderErrorOptions) {
     super(message, options);
     this.code = code;
-    this.status = options.status ?? null;
   }
 }

@@ -1,4 +1,4 @@
-import { ProviderError } from "../../provider-error.js";
+import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
 
 /**
  * An ElevenLabs speech request that failed. `status` is the server's HTTP status, or null when
@@ -10,10 +10,7 @@ export class ElevenLabsError extends ProviderError {
   override readonly name = "ElevenLabsError";
   override readonly stage = "tts" as const;
   override readonly provider = "elevenlabs";
-  readonly status: number | null;
-
-  constructor(message: string, options: { status: number | null; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(message: string, options: ProviderErrorOptions & { status: number | null }) {
     super(message, options);
-    this.status = options.status;
   }
 }

@@ -1,3 +1,4 @@
+import { RequestDeadline } from "../../request-deadline.js";
 import { request } from "undici";
 import type { AudioFrame } from "../../../audio/audio-frame.js";
 import { isRetryableStatus } from "../../provider-error.js";
@@ -105,20 +106,8 @@ export class ElevenLabsTts implements TtsProvider {
   /** One request for one sentence: its audio as the body streams in; ends quietly on abort. */
   private async *request(endpoint: URL, text: string, signal: AbortSignal): AsyncGenerator<AudioFrame> {
     const { model, requestTimeoutMs, sampleRate } = this.config;
-    const cancel = new AbortController();
-    const onAbort = () => cancel.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    // One timer for the answer's first byte and each later one: a stream that stalls midway fails too.
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        cancel.abort();
-      }, requestTimeoutMs);
-    };
-    arm();
+    // One clock for the answer's first byte and each later one: a stream that stalls midway fails too.
+    const deadline = new RequestDeadline(signal, requestTimeoutMs);
     try {
       const headers: Record<string, string> = { "content-type": "application/json", accept: "audio/pcm" };
       if (this.#apiKey) headers["xi-api-key"] = this.#apiKey;
@@ -126,8 +115,8 @@ export class ElevenLabsTts implements TtsProvider {
         method: "POST",
         headers,
         body: JSON.stringify({ text, model_id: model }),
-        signal: cancel.signal,
-        // The timer above bounds both; undici's own would race it with a vaguer error.
+        signal: deadline.signal,
+        // The deadline bounds both; undici's own would race it with a vaguer error.
         headersTimeout: 0,
         bodyTimeout: 0,
       });
@@ -152,16 +141,15 @@ export class ElevenLabsTts implements TtsProvider {
       }
       const decoder = new Pcm16ChunkDecoder();
       for await (const bytes of body) {
-        arm();
+        deadline.touch();
         const samples = decoder.push(bytes);
         if (samples.length > 0) yield { samples, sampleRate };
       }
       // A last odd byte would be half a sample: dropped.
     } catch (error) {
-      if (!signal.aborted) throw this.asElevenLabsError(error, timedOut);
+      if (!signal.aborted) throw this.asElevenLabsError(error, deadline.timedOut);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      deadline.close();
     }
   }
 

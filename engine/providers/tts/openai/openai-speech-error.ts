@@ -1,4 +1,4 @@
-import { ProviderError } from "../../provider-error.js";
+import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
 
 /**
  * A speech request that failed. `status` is the server's HTTP status, or null when no answer
@@ -9,10 +9,7 @@ export class OpenAiSpeechError extends ProviderError {
   override readonly name = "OpenAiSpeechError";
   override readonly stage = "tts" as const;
   override readonly provider = "openai";
-  readonly status: number | null;
-
-  constructor(message: string, options: { status: number | null; retryable: boolean; retryAfterMs?: number | null; cause?: unknown }) {
+  constructor(message: string, options: ProviderErrorOptions & { status: number | null }) {
     super(message, options);
-    this.status = options.status;
   }
 }

@@ -1,3 +1,4 @@
+import { RequestDeadline } from "../../request-deadline.js";
 import { request } from "undici";
 import type { AudioFrame } from "../../../audio/audio-frame.js";
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy } from "../../provider-retry.js";
@@ -101,14 +102,7 @@ export class OpenAiSpeechTts implements TtsProvider {
   /** One request for one sentence: its audio as the body streams in; ends quietly on abort. */
   private async *request(input: string, voice: string, signal: AbortSignal): AsyncGenerator<AudioFrame> {
     const { model, speed, requestTimeoutMs, sampleRate } = this.config;
-    const cancel = new AbortController();
-    const onAbort = () => cancel.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      cancel.abort();
-    }, requestTimeoutMs);
+    const deadline = new RequestDeadline(signal, requestTimeoutMs);
     try {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
@@ -117,7 +111,7 @@ export class OpenAiSpeechTts implements TtsProvider {
         method: "POST",
         headers,
         body,
-        signal: cancel.signal,
+        signal: deadline.signal,
         headersTimeout: requestTimeoutMs,
         bodyTimeout: requestTimeoutMs,
       });
@@ -132,16 +126,16 @@ export class OpenAiSpeechTts implements TtsProvider {
       }
       const decoder = new Pcm16ChunkDecoder();
       for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
-        clearTimeout(timer);
+        // Later bytes are bounded by undici's bodyTimeout.
+        deadline.stopClock();
         const samples = decoder.push(bytes);
         if (samples.length > 0) yield { samples, sampleRate };
       }
       // A last odd byte would be half a sample: dropped.
     } catch (error) {
-      if (!signal.aborted) throw this.asSpeechError(error, timedOut);
+      if (!signal.aborted) throw this.asSpeechError(error, deadline.timedOut);
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      deadline.close();
     }
   }
 

@@ -9,8 +9,8 @@ import { NO_TOOLS } from "../../../../engine/tools.js";
 import { testAgent } from "../../../helpers/dialogue.js";
 
 class StatusError extends ProviderError {
-  constructor(readonly status: number | null, retryable: boolean) {
-    super(`status ${status}`, { retryable });
+  constructor(status: number | null, retryable: boolean) {
+    super(`status ${status}`, { retryable, status });
   }
 }
 
