@@ -4,7 +4,7 @@ import { PocketsphinxProvider } from "../../../../../engine/providers/asr/pocket
 import { speak } from "../../../../helpers/flite-speech.js";
 import { ensureRecognizerBuilt } from "./built-recognizer.js";
 import { speechFrames } from "./speech-frames.js";
-import { wordOverlap } from "./word-error-rate.js";
+import { wordOverlap } from "../../../../../scripts/eval/word-error-rate.js";
 
 let provider: PocketsphinxProvider;
 

@@ -5,7 +5,7 @@ import { speak } from "../../../../helpers/flite-speech.js";
 import { ensureRecognizerBuilt } from "./built-recognizer.js";
 import { speechFrames } from "./speech-frames.js";
 import { downsampleTo8k, sharpUpsampleTo16k, throughMuLaw } from "./telephony-channel.js";
-import { wordErrorRate, wordOverlap } from "./word-error-rate.js";
+import { wordErrorRate, wordOverlap } from "../../../../../scripts/eval/word-error-rate.js";
 
 const SENTENCES = ["i would like to book an appointment", "can i speak to a human please", "my name is john smith"] as const;
 
