@@ -72,8 +72,8 @@ export function bookingConversations(set: EvalSet, perVoice: number): BookingCon
   const conversations: BookingConversation[] = [];
   EVAL_SET_VOICES[set].forEach((voice, v) => {
     for (let i = 0; i < perVoice; i++) {
-      const k = i + v * 7;
-      const pick = <T>(list: readonly T[], salt: number) => list[(k * (salt + 1) + salt) % list.length]!;
+      // Each slot varied on its own (a hash of conversation, voice and slot), the same every run.
+      const pick = <T>(list: readonly T[], salt: number) => list[mix(i, v, salt) % list.length]!;
       const [first, last] = pick(NAMES[set], 3);
       const service = pick(EVAL_SERVICES, 1);
       const [day, date] = pick(DAYS[set], 4);
@@ -88,4 +88,11 @@ export function bookingConversations(set: EvalSet, perVoice: number): BookingCon
     }
   });
   return conversations;
+}
+
+/** A well-spread non-negative integer of three small ones (FNV-1a over them). */
+function mix(...values: number[]): number {
+  let hash = 2166136261;
+  for (const value of values) hash = Math.imul(hash ^ value, 16777619);
+  return hash >>> 0;
 }

@@ -1,0 +1,135 @@
+import { samplesPerFrame, type AudioFrame } from "../../engine/audio/audio-frame.js";
+import { decodeMulaw, encodeMulaw } from "../../engine/audio/mulaw.js";
+import { Resampler } from "../../engine/audio/resampler.js";
+import type { AsrProvider, AsrSession } from "../../engine/providers/asr/asr-provider.js";
+import { BOOKING_SLOTS, bookingOf, type BookingSlot } from "./booking-outcome.js";
+import type { BookingConversation } from "./hearing-corpus.js";
+import { wordErrorRate } from "./word-error-rate.js";
+
+/** Speech as the evaluation gets it: 16 kHz mono PCM16. */
+export interface Speech {
+  samples: Int16Array;
+  sampleRate: number;
+}
+
+/** How the caller's speech reaches the recognizer. */
+export interface Channel {
+  /** `clean`, or the noise added, e.g. `10dB babble`. */
+  name: string;
+  /** The speech of a line as the caller's phone sends it (noise added here). */
+  degrade(speech: Speech, lineId: string): Speech;
+}
+
+/** One conversation's outcome. */
+export interface ConversationResult {
+  id: string;
+  voice: string;
+  lines: Array<{ said: string; heard: string; wer: number }>;
+  /** Each slot right or not; all wrong when nothing was booked. */
+  slots: Record<BookingSlot, boolean>;
+  booked: boolean;
+}
+
+/** A telephone line: 8 kHz, through G.711 mu-law, as SIP and Twilio calls arrive. */
+export function phoneLine(speech: Speech): Speech {
+  const narrow = new Resampler({ inputRate: speech.sampleRate, outputRate: 8000 });
+  const samples = narrow.push(speech.samples);
+  return { samples: decodeMulaw(encodeMulaw(samples)), sampleRate: 8000 };
+}
+
+/** `speech` as 20 ms frames, each after the event loop turns (as a live call delivers them). */
+async function* frames(speech: Speech): AsyncGenerator<AudioFrame> {
+  const size = samplesPerFrame(speech.sampleRate);
+  for (let start = 0; start < speech.samples.length; start += size) {
+    await new Promise((resolve) => setImmediate(resolve));
+    yield { samples: speech.samples.slice(start, start + size), sampleRate: speech.sampleRate };
+  }
+}
+
+/** The final transcript of one utterance in a session of its own. */
+export async function recognizeUtterance(asr: AsrProvider, speech: Speech): Promise<string> {
+  const signal = new AbortController().signal;
+  const session = await asr.open({ language: "en-US", sampleRate: speech.sampleRate, signal });
+  try {
+    return await recognize(session, speech, signal);
+  } finally {
+    await session.close();
+  }
+}
+
+/** The final transcript of one utterance. */
+async function recognize(session: AsrSession, speech: Speech, signal: AbortSignal): Promise<string> {
+  let final = "";
+  for await (const result of session.transcribe(frames(speech), signal)) if (result.type === "final") final = result.text;
+  return final;
+}
+
+/**
+ * A conversation through the channel and the recognizer, in one recognizer session as a call
+ * has (it carries what it learnt of the line from one utterance to the next): each line
+ * rendered, degraded, recognized; then what the embedded dialogue books from what was heard,
+ * slot by slot.
+ */
+export async function runConversation(
+  conversation: BookingConversation,
+  deps: { asr: AsrProvider; render: (text: string, voice: string) => Promise<Speech>; channel: Channel; phone: boolean },
+): Promise<ConversationResult> {
+  const signal = new AbortController().signal;
+  const session = await deps.asr.open({ language: "en-US", sampleRate: deps.phone ? 8000 : 16000, signal });
+  const lines: ConversationResult["lines"] = [];
+  try {
+    for (const [i, said] of conversation.lines.entries()) {
+      const clean = await deps.render(said, conversation.voice);
+      const degraded = deps.channel.degrade(clean, `${conversation.id}-${i}`);
+      const heard = await recognize(session, deps.phone ? phoneLine(degraded) : degraded, signal);
+      lines.push({ said, heard, wer: wordErrorRate(said, heard) });
+    }
+  } finally {
+    await session.close();
+  }
+  const booking = await bookingOf(lines.map((line) => line.heard));
+  const slots = Object.fromEntries(BOOKING_SLOTS.map((slot) => [slot, booking !== null && booking[slot] === conversation.expected[slot]])) as Record<BookingSlot, boolean>;
+  return { id: conversation.id, voice: conversation.voice, lines, slots, booked: booking !== null };
+}
+
+/** A condition's figures. */
+export interface ConditionSummary {
+  channel: string;
+  conversations: number;
+  utterances: number;
+  /** Word errors over reference words, all lines pooled. */
+  wer: number;
+  /** Conversations whose booking is right in every slot. */
+  bookingAccuracy: number;
+  slotAccuracy: Record<BookingSlot, number>;
+}
+
+export function summarize(channel: string, results: readonly ConversationResult[]): ConditionSummary {
+  const lines = results.flatMap((r) => r.lines);
+  const words = lines.reduce((sum, line) => sum + line.said.split(/\s+/).length, 0);
+  const errors = lines.reduce((sum, line) => sum + line.wer * line.said.split(/\s+/).length, 0);
+  const share = (count: number) => (results.length === 0 ? 0 : count / results.length);
+  return {
+    channel,
+    conversations: results.length,
+    utterances: lines.length,
+    wer: words === 0 ? 0 : errors / words,
+    bookingAccuracy: share(results.filter((r) => BOOKING_SLOTS.every((slot) => r.slots[slot])).length),
+    slotAccuracy: Object.fromEntries(BOOKING_SLOTS.map((slot) => [slot, share(results.filter((r) => r.slots[slot]).length)])) as Record<BookingSlot, number>,
+  };
+}
+
+/** Runs `work` over `items`, `concurrency` at a time, in order of results. */
+export async function pooled<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}

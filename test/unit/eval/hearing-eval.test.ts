@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import type { AsrProvider } from "../../../engine/providers/asr/asr-provider.js";
+import { bookingConversations } from "../../../scripts/eval/hearing-corpus.js";
+import { evaluateHearing, hearingOptions, hearingTable } from "../../../scripts/eval/hearing-eval.js";
+import { runConversation, summarize } from "../../../scripts/eval/hearing-run.js";
+import { UsageError } from "../../../src/cli/args.js";
+
+/** A recognizer that hears `heard` in turn, whatever it is sent (each utterance's audio read to its end). */
+function scriptedAsr(heard: string[]): AsrProvider {
+  return {
+    name: "scripted",
+    open: async () => ({
+      async *transcribe(audio) {
+        for await (const _frame of audio) {
+          // Read to the end, as a recognizer does.
+        }
+        yield { type: "final" as const, text: heard.shift() ?? "" };
+      },
+      close: async () => {},
+    }),
+  };
+}
+
+const silence = async () => ({ samples: new Int16Array(1600), sampleRate: 16000 });
+const clean = { name: "clean", degrade: (speech: { samples: Int16Array; sampleRate: number }) => speech };
+
+describe("the hearing evaluation", () => {
+  it("scores a conversation heard perfectly as every slot right and no word error, and one misheard day as the date wrong", async () => {
+    const [conversation] = bookingConversations("test", 1);
+    const perfect = await runConversation(conversation!, { asr: scriptedAsr([...conversation!.lines]), render: silence, channel: clean, phone: true });
+    expect(perfect.slots).toEqual({ service: true, date: true, time: true, customer_name: true });
+    expect(perfect.lines.every((line) => line.wer === 0)).toBe(true);
+
+    const misheard = [...conversation!.lines];
+    misheard[1] = misheard[1]!.replace(/monday|tuesday|thursday/, "saturday");
+    const wrongDay = await runConversation(conversation!, { asr: scriptedAsr(misheard), render: silence, channel: clean, phone: true });
+    expect(wrongDay.slots.date).toBe(false);
+    const summary = summarize("clean", [perfect, wrongDay]);
+    expect(summary).toMatchObject({ conversations: 2, utterances: 8, bookingAccuracy: 0.5 });
+    expect(summary.slotAccuracy).toEqual({ service: 1, date: 0.5, time: expect.any(Number), customer_name: expect.any(Number) });
+    expect(summary.wer).toBeGreaterThan(0);
+  });
+
+  // The evaluation at CI size: the real recognizer, Festival and eSpeak NG voices, babble noise.
+  it("runs at a small size on the test set with the real recognizer, and reports every condition", async () => {
+    const report = await evaluateHearing(hearingOptions(["--size", "small", "--noise", "clean,10"]));
+    expect(report).toMatchObject({ set: "test", size: "small", line: "phone", noiseKind: "babble" });
+    expect(report.conditions.map((c) => [c.channel, c.conversations, c.utterances])).toEqual([
+      ["clean", 3, 12],
+      ["10 dB babble", 3, 12],
+    ]);
+    for (const c of report.conditions) expect(c.wer).toBeGreaterThanOrEqual(0);
+    expect(report.transcripts).toHaveLength(24);
+    expect(report.human?.clips).toBe(3);
+    console.info(hearingTable(report));
+  }, 120_000);
+
+  it("refuses bad options by name", () => {
+    expect(() => hearingOptions(["--set", "train"])).toThrow(UsageError);
+    expect(() => hearingOptions(["--noise", "clean,loud"])).toThrow(/--noise/);
+  });
+});
