@@ -72,7 +72,7 @@ export async function evaluateHearing(options: ReturnType<typeof hearingOptions>
             };
       const results = await pooled(conversations, 2, async (conversation) => {
         const result = await runConversation(conversation, { asr, render: renderSpeech, channel, phone: !options.wideband });
-        progress(`${channel.name} ${conversation.id}: ${result.booked ? "booked" : "nothing booked"}, ${Object.values(result.slots).filter(Boolean).length}/4 slots right`);
+        progress(`${channel.name} ${conversation.id}: ${result.bookedRight ? "booked right" : "not booked right"}, ${Object.values(result.slots).filter(Boolean).length}/5 slots understood`);
         return result;
       });
       for (const result of results) for (const line of result.lines) transcripts.push({ channel: channel.name, id: result.id, said: line.said, heard: line.heard });
@@ -114,12 +114,12 @@ export function hearingTable(report: HearingReport): string {
   const rows = [
     `hearing evaluation: ${report.set} set (${report.set === "test" ? "held out: the reported figures" : "development: for tuning"}), ${report.size}, ${report.line === "phone" ? "phone line (8 kHz mu-law)" : "wideband 16 kHz"}`,
     "",
-    "condition            conversations  utterances  WER     bookings right  service  date    time    name",
+    "condition            conversations  utterances  WER     bookings right  service  date    time    name    yes",
   ];
   for (const c of report.conditions) {
     const s = c.slotAccuracy;
     rows.push(
-      `${c.channel.padEnd(20)} ${String(c.conversations).padStart(13)}  ${String(c.utterances).padStart(10)}  ${percent(c.wer).padEnd(7)} ${percent(c.bookingAccuracy).padStart(14)}  ${percent(s.service).padEnd(7)}  ${percent(s.date).padEnd(6)}  ${percent(s.time).padEnd(6)}  ${percent(s.customer_name)}`,
+      `${c.channel.padEnd(20)} ${String(c.conversations).padStart(13)}  ${String(c.utterances).padStart(10)}  ${percent(c.wer).padEnd(7)} ${percent(c.bookingAccuracy).padStart(14)}  ${percent(s.service).padEnd(7)}  ${percent(s.date).padEnd(6)}  ${percent(s.time).padEnd(6)}  ${percent(s.customer_name).padEnd(6)}  ${percent(s.yes)}`,
     );
   }
   if (report.human) rows.push("", `human read speech (pocketsphinx-testdata, ${report.human.clips} clips): WER ${percent(report.human.wer)}`);

@@ -2,7 +2,7 @@ import { samplesPerFrame, type AudioFrame } from "../../engine/audio/audio-frame
 import { decodeMulaw, encodeMulaw } from "../../engine/audio/mulaw.js";
 import { Resampler } from "../../engine/audio/resampler.js";
 import type { AsrProvider, AsrSession } from "../../engine/providers/asr/asr-provider.js";
-import { BOOKING_SLOTS, bookingOf, type BookingSlot } from "./booking-outcome.js";
+import { BOOKING_SLOTS, bookingOf } from "./booking-outcome.js";
 import type { BookingConversation } from "./hearing-corpus.js";
 import { wordErrorRate } from "./word-error-rate.js";
 
@@ -25,10 +25,20 @@ export interface ConversationResult {
   id: string;
   voice: string;
   lines: Array<{ said: string; heard: string; wer: number }>;
-  /** Each slot right or not; all wrong when nothing was booked. */
-  slots: Record<BookingSlot, boolean>;
-  booked: boolean;
+  /**
+   * Each slot understood from its own line or not: the conversation with every other line as
+   * said and that line as heard books the slot right (`yes`: it books at all).
+   */
+  slots: Record<HeardSlot, boolean>;
+  /** The whole conversation as heard booked exactly what it asked for. */
+  bookedRight: boolean;
 }
+
+/** The slots a booking conversation's lines carry, in line order (the request, day and time, name, yes). */
+export const HEARD_SLOTS = ["service", "date", "time", "customer_name", "yes"] as const;
+export type HeardSlot = (typeof HEARD_SLOTS)[number];
+/** The line of a conversation each slot is said in. */
+const LINE_OF: Record<HeardSlot, number> = { service: 0, date: 1, time: 1, customer_name: 2, yes: 3 };
 
 /** A telephone line: 8 kHz, through G.711 mu-law, as SIP and Twilio calls arrive. */
 export function phoneLine(speech: Speech): Speech {
@@ -87,9 +97,18 @@ export async function runConversation(
   } finally {
     await session.close();
   }
-  const booking = await bookingOf(lines.map((line) => line.heard));
-  const slots = Object.fromEntries(BOOKING_SLOTS.map((slot) => [slot, booking !== null && booking[slot] === conversation.expected[slot]])) as Record<BookingSlot, boolean>;
-  return { id: conversation.id, voice: conversation.voice, lines, slots, booked: booking !== null };
+  const heard = lines.map((line) => line.heard);
+  const booking = await bookingOf(heard);
+  const bookedRight = booking !== null && BOOKING_SLOTS.every((slot) => booking[slot] === conversation.expected[slot]);
+  // Each line alone as heard, the others as said: what that line's words were understood as.
+  const alone = await Promise.all(conversation.lines.map((_, i) => bookingOf(conversation.lines.map((said, j) => (j === i ? heard[i]! : said)))));
+  const slots = Object.fromEntries(
+    HEARD_SLOTS.map((slot) => {
+      const booked = alone[LINE_OF[slot]];
+      return [slot, slot === "yes" ? booked !== null : booked !== null && booked !== undefined && booked[slot] === conversation.expected[slot]];
+    }),
+  ) as Record<HeardSlot, boolean>;
+  return { id: conversation.id, voice: conversation.voice, lines, slots, bookedRight };
 }
 
 /** A condition's figures. */
@@ -99,9 +118,10 @@ export interface ConditionSummary {
   utterances: number;
   /** Word errors over reference words, all lines pooled. */
   wer: number;
-  /** Conversations whose booking is right in every slot. */
+  /** Conversations whose booking, all lines as heard, is right in every slot. */
   bookingAccuracy: number;
-  slotAccuracy: Record<BookingSlot, number>;
+  /** Per slot: the share of lines that carry it understood right (see ConversationResult.slots). */
+  slotAccuracy: Record<HeardSlot, number>;
 }
 
 export function summarize(channel: string, results: readonly ConversationResult[]): ConditionSummary {
@@ -114,8 +134,8 @@ export function summarize(channel: string, results: readonly ConversationResult[
     conversations: results.length,
     utterances: lines.length,
     wer: words === 0 ? 0 : errors / words,
-    bookingAccuracy: share(results.filter((r) => BOOKING_SLOTS.every((slot) => r.slots[slot])).length),
-    slotAccuracy: Object.fromEntries(BOOKING_SLOTS.map((slot) => [slot, share(results.filter((r) => r.slots[slot]).length)])) as Record<BookingSlot, number>,
+    bookingAccuracy: share(results.filter((r) => r.bookedRight).length),
+    slotAccuracy: Object.fromEntries(HEARD_SLOTS.map((slot) => [slot, share(results.filter((r) => r.slots[slot]).length)])) as Record<HeardSlot, number>,
   };
 }
 

@@ -28,16 +28,19 @@ describe("the hearing evaluation", () => {
   it("scores a conversation heard perfectly as every slot right and no word error, and one misheard day as the date wrong", async () => {
     const [conversation] = bookingConversations("test", 1);
     const perfect = await runConversation(conversation!, { asr: scriptedAsr([...conversation!.lines]), render: silence, channel: clean, phone: true });
-    expect(perfect.slots).toEqual({ service: true, date: true, time: true, customer_name: true });
+    expect(perfect.slots).toEqual({ service: true, date: true, time: true, customer_name: true, yes: true });
+    expect(perfect.bookedRight).toBe(true);
     expect(perfect.lines.every((line) => line.wer === 0)).toBe(true);
 
     const misheard = [...conversation!.lines];
     misheard[1] = misheard[1]!.replace(/monday|tuesday|thursday/, "saturday");
     const wrongDay = await runConversation(conversation!, { asr: scriptedAsr(misheard), render: silence, channel: clean, phone: true });
-    expect(wrongDay.slots.date).toBe(false);
+    // The day alone misheard: that slot wrong, the others understood, the booking not right.
+    expect(wrongDay.slots).toEqual({ service: true, date: false, time: true, customer_name: true, yes: true });
+    expect(wrongDay.bookedRight).toBe(false);
     const summary = summarize("clean", [perfect, wrongDay]);
     expect(summary).toMatchObject({ conversations: 2, utterances: 8, bookingAccuracy: 0.5 });
-    expect(summary.slotAccuracy).toEqual({ service: 1, date: 0.5, time: expect.any(Number), customer_name: expect.any(Number) });
+    expect(summary.slotAccuracy).toEqual({ service: 1, date: 0.5, time: 1, customer_name: 1, yes: 1 });
     expect(summary.wer).toBeGreaterThan(0);
   });
 
