@@ -16,6 +16,10 @@
  *   'C' CANCEL     payload: utterance id (u32 LE); ends that utterance, if still open, without
  *                  a reply (the id keeps a late cancel from ending the next utterance)
  *   'R' RESET      no payload; a new call: forgets what earlier calls taught the decoder
+ *   'G' GRAMMAR    payload: a JSGF grammar (UTF-8) the next utterances are decoded with, in
+ *                  place of the general language model; empty: the general model again.
+ *                  Ends any utterance still open. A grammar that does not compile is
+ *                  reported ({"type":"error","utt":0,...}) and the general model stays.
  *   'M' SET_MEAN   payload: the channel's cepstral mean, one float32 LE per coefficient (as a
  *                  final reported it): a call's recognition goes on from where another
  *                  process of the pool left it (recognizers are leased per stretch of speech)
@@ -30,6 +34,7 @@
  * pocketsphinx's own log is dropped except for errors, which go to stderr.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +131,29 @@ static uint32_t le32(const unsigned char *b) {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
+/*
+ * Compiles `grammar` as the "expected" search and selects it; -1 when it does not compile.
+ * sphinxbase's JSGF lexer echoes input it cannot read to stdout, which is this process's
+ * reply channel: stdout goes to /dev/null while it parses.
+ */
+static int set_grammar(ps_decoder_t *ps, const char *grammar) {
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (saved < 0 || devnull < 0) {
+        if (saved >= 0) close(saved);
+        if (devnull >= 0) close(devnull);
+        return -1;
+    }
+    dup2(devnull, STDOUT_FILENO);
+    close(devnull);
+    int result = ps_set_jsgf_string(ps, "expected", grammar);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return result < 0 ? -1 : ps_set_search(ps, "expected");
+}
+
 static void protocol_error(const char *message) {
     reply_error(0, message);
     fprintf(stderr, "recognizer: %s\n", message);
@@ -162,6 +190,10 @@ int main(int argc, char *argv[]) {
     if (!initial_cmn) return 1;
     cmn_live_get(cmn, initial_cmn);
     reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
+
+    /* The general language model's search, which an empty GRAMMAR returns to. */
+    char *default_search = strdup(ps_get_search(ps));
+    if (!default_search) return 1;
 
     fputs("{\"type\":\"ready\"}\n", stdout);
     fflush(stdout);
@@ -242,6 +274,24 @@ int main(int argc, char *argv[]) {
                 mean[i] = value;
             }
             reset_cmn(cmn, mean, CMN_CARRIED_FRAMES);
+            break;
+        }
+        case 'G': {
+            if (in_utt) ps_end_utt(ps);
+            in_utt = 0;
+            if (length == 0) {
+                ps_set_search(ps, default_search);
+                break;
+            }
+            char *grammar = malloc(length + 1);
+            if (!grammar) protocol_error("out of memory for a grammar");
+            memcpy(grammar, samples, length);
+            grammar[length] = '\0';
+            if (set_grammar(ps, grammar) < 0) {
+                ps_set_search(ps, default_search);
+                reply_error(0, "the grammar does not compile (JSGF); the general model stays");
+            }
+            free(grammar);
             break;
         }
         case 'Q':
