@@ -19,7 +19,9 @@
  *   'G' GRAMMAR    payload: a JSGF grammar (UTF-8) the next utterances are decoded with, in
  *                  place of the general language model; empty: the general model again.
  *                  Ends any utterance still open. A grammar that does not compile is
- *                  reported ({"type":"error","utt":0,...}) and the general model stays.
+ *                  reported ({"type":"error","utt":0,...}) and the general model stays. An
+ *                  utterance the grammar cannot account for at all (no path through it) is
+ *                  decoded again with the general model, its final marked "general":true.
  *   'M' SET_MEAN   payload: the channel's cepstral mean, one float32 LE per coefficient (as a
  *                  final reported it): a call's recognition goes on from where another
  *                  process of the pool left it (recognizers are leased per stretch of speech)
@@ -57,6 +59,8 @@
 #define CMN_CARRIED_FRAMES 100
 /* 32 s of audio: far above the engine's 20 ms frames, small enough to refuse garbage. */
 #define MAX_PAYLOAD (1u << 20)
+/* 30 s: the most of an utterance kept for decoding it again with the general model. */
+#define MAX_KEPT_SAMPLES (SAMPLE_RATE * 30)
 
 static void log_errors_only(void *user_data, err_lvl_t level, const char *fmt, ...) {
     (void)user_data;
@@ -95,9 +99,10 @@ static void reply_text(const char *type, uint32_t utt, const char *text) {
 }
 
 /* The final of an utterance, with the channel mean it leaves (SET_MEAN takes it back). */
-static void reply_final(uint32_t utt, const char *text, const cmn_t *cmn) {
+static void reply_final(uint32_t utt, const char *text, const cmn_t *cmn, int general) {
     printf("{\"type\":\"final\",\"utt\":%u,\"text\":", utt);
     write_json_string(text ? text : "");
+    if (general) fputs(",\"general\":true", stdout);
     fputs(",\"mean\":[", stdout);
     for (int32 i = 0; i < cmn->veclen; i++) printf(i ? ",%.6g" : "%.6g", (double)cmn->cmn_mean[i]);
     fputs("]}\n", stdout);
@@ -200,6 +205,11 @@ int main(int argc, char *argv[]) {
 
     int16_t *samples = malloc(MAX_PAYLOAD);
     if (!samples) return 1;
+    /* The open utterance's audio while a grammar decodes it, for the general model if need be. */
+    int16_t *kept = malloc(sizeof(int16_t) * MAX_KEPT_SAMPLES);
+    if (!kept) return 1;
+    size_t kept_count = 0;
+    int grammar_on = 0;
     int in_utt = 0;
     uint32_t utt = 0;
     size_t since_tick = 0;
@@ -217,6 +227,7 @@ int main(int argc, char *argv[]) {
             if (in_utt) ps_end_utt(ps);
             utt = le32((const unsigned char *)samples);
             since_tick = 0;
+            kept_count = 0;
             free(last_partial);
             last_partial = NULL;
             in_utt = ps_start_utt(ps) == 0;
@@ -225,6 +236,12 @@ int main(int argc, char *argv[]) {
         case 'A':
             if (length % 2) protocol_error("AUDIO payload is not whole PCM16 samples");
             if (!in_utt) break;
+            if (grammar_on) {
+                size_t room = MAX_KEPT_SAMPLES - kept_count;
+                size_t n = length / 2 < room ? length / 2 : room;
+                memcpy(kept + kept_count, samples, n * sizeof(int16_t));
+                kept_count += n;
+            }
             if (ps_process_raw(ps, samples, length / 2, FALSE, FALSE) < 0) {
                 ps_end_utt(ps);
                 in_utt = 0;
@@ -246,8 +263,20 @@ int main(int argc, char *argv[]) {
         case 'E':
             if (!in_utt) break;
             in_utt = 0;
-            if (ps_end_utt(ps) < 0) reply_error(utt, "ps_end_utt failed");
-            else reply_final(utt, ps_get_hyp(ps, NULL), cmn);
+            if (ps_end_utt(ps) < 0) {
+                reply_error(utt, "ps_end_utt failed");
+                break;
+            }
+            const char *hyp = ps_get_hyp(ps, NULL);
+            if (grammar_on && (!hyp || !*hyp) && kept_count > 0) {
+                /* No path through the grammar: what the general model hears is better than nothing. */
+                ps_set_search(ps, default_search);
+                int again = ps_start_utt(ps) == 0 && ps_process_raw(ps, kept, kept_count, FALSE, TRUE) >= 0 && ps_end_utt(ps) == 0;
+                reply_final(utt, again ? ps_get_hyp(ps, NULL) : "", cmn, 1);
+                ps_set_search(ps, "expected");
+            } else {
+                reply_final(utt, hyp, cmn, 0);
+            }
             break;
         case 'C':
             if (length != 4) protocol_error("CANCEL needs a 4-byte utterance id");
@@ -279,6 +308,7 @@ int main(int argc, char *argv[]) {
         case 'G': {
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
+            grammar_on = 0;
             if (length == 0) {
                 ps_set_search(ps, default_search);
                 break;
@@ -290,6 +320,8 @@ int main(int argc, char *argv[]) {
             if (set_grammar(ps, grammar) < 0) {
                 ps_set_search(ps, default_search);
                 reply_error(0, "the grammar does not compile (JSGF); the general model stays");
+            } else {
+                grammar_on = 1;
             }
             free(grammar);
             break;

@@ -16,6 +16,7 @@ interface Reply {
   utt?: number;
   text?: string;
   message?: string;
+  general?: boolean;
 }
 
 let child: ChildProcessWithoutNullStreams;
@@ -40,6 +41,10 @@ async function reply(type: string): Promise<Reply> {
 let utterance = 0;
 /** The final of `samples` (16 kHz) decoded with whatever search is set. */
 async function decode(samples: Int16Array): Promise<string> {
+  return (await decodeFinal(samples)).text ?? "";
+}
+
+async function decodeFinal(samples: Int16Array): Promise<Reply> {
   const id = Buffer.alloc(4);
   id.writeUInt32LE(++utterance);
   send("S", id);
@@ -48,7 +53,7 @@ async function decode(samples: Int16Array): Promise<string> {
     send("A", Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   send("E");
-  return (await reply("final")).text ?? "";
+  return reply("final");
 }
 
 const grammar = (body: string) => Buffer.from(`#JSGF V1.0; grammar expected; ${body}`, "utf8");
@@ -82,5 +87,21 @@ describe("the recognizer's GRAMMAR request", () => {
     expect((await reply("error")).message).toMatch(/grammar does not compile/);
     const { samples } = await speak("i would like a cleaning please", "rms");
     expect(await decode(samples)).toContain("cleaning");
+  });
+
+  it("decodes an utterance the grammar has no path for with the general model, and says so", async () => {
+    const { samples } = await speak("yes", "rms");
+    // Forty words in a row: half a second of "yes" cannot reach the grammar's end.
+    const words = "one two three four five six seven eight nine ten".split(" ");
+    send("G", grammar(`public <s> = ${[...words, ...words, ...words, ...words].join(" ")};`));
+    const final = await decodeFinal(samples);
+    expect(final).toMatchObject({ general: true });
+    expect(final.text).toMatch(/yes|yeah/);
+    // An utterance the grammar does account for is its own, not marked.
+    send("G", grammar("public <s> = yes | no;"));
+    const answered = await decodeFinal(samples);
+    expect(answered.text).toBe("yes");
+    expect(answered.general).toBeUndefined();
+    send("G");
   });
 });
