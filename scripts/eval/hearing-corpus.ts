@@ -90,8 +90,8 @@ export function bookingConversations(set: EvalSet, perVoice: number): BookingCon
   return conversations;
 }
 
-/** A well-spread non-negative integer of three small ones (FNV-1a over them). */
-function mix(...values: number[]): number {
+/** A well-spread non-negative integer of some small ones (FNV-1a over them): stable seeds and picks. */
+export function mix(...values: number[]): number {
   let hash = 2166136261;
   for (const value of values) hash = Math.imul(hash ^ value, 16777619);
   return hash >>> 0;

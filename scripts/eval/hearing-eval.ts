@@ -1,6 +1,6 @@
 import { PocketsphinxProvider } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { parseOptions, UsageError } from "../../src/cli/args.js";
-import { bookingConversations, EVAL_SET_VOICES, type EvalSet } from "./hearing-corpus.js";
+import { bookingConversations, EVAL_SET_VOICES, mix, type EvalSet } from "./hearing-corpus.js";
 import { phoneLine, pooled, recognizeUtterance, runConversation, summarize, type Channel, type ConditionSummary, type Speech } from "./hearing-run.js";
 import { humanClips } from "./human-clips.js";
 import { babbleTalkers, withNoise, type NoiseKind } from "./noise.js";
@@ -102,9 +102,7 @@ async function humanWer(asr: PocketsphinxProvider, wideband: boolean, most?: num
 
 /** A stable seed per line, so a line gets the same noise in every run. */
 function seedOf(text: string): number {
-  let hash = 2166136261;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
-  return hash >>> 0;
+  return mix(...Array.from(text, (c) => c.charCodeAt(0)));
 }
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;

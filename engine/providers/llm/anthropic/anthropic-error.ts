@@ -1,20 +1,5 @@
 import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
-
-/** Why a Messages request failed; the single source of the `AnthropicError` codes. */
-export const ANTHROPIC_ERROR_CODES = [
-  /** The server answered with an HTTP error status (see `status`). */
-  "http_status",
-  /** No connection, or the connection broke (a stream ending before `message_stop` too). */
-  "network",
-  /** No byte within `requestTimeoutMs`, first or between later ones. */
-  "timeout",
-  /** The server sent an `error` event inside the stream (e.g. `overloaded_error`). */
-  "stream_error",
-  /** The server sent something that is not a Messages stream. */
-  "invalid_response",
-] as const;
-
-export type AnthropicErrorCode = (typeof ANTHROPIC_ERROR_CODES)[number];
+import type { ChatErrorCode } from "../chat-error-codes.js";
 
 /**
  * A failed Anthropic Messages request. `retryable` follows isRetryableStatus (408, 429, 5xx,
@@ -25,8 +10,9 @@ export class AnthropicError extends ProviderError {
   override readonly name = "AnthropicError";
   override readonly stage = "dialogue" as const;
   override readonly provider = "anthropic";
-  readonly code: AnthropicErrorCode;
-  constructor(code: AnthropicErrorCode, message: string, options: ProviderErrorOptions) {
+  readonly code: ChatErrorCode;
+
+  constructor(code: ChatErrorCode, message: string, options: ProviderErrorOptions) {
     super(message, options);
     this.code = code;
   }

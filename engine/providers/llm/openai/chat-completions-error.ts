@@ -1,20 +1,5 @@
 import { ProviderError, type ProviderErrorOptions } from "../../provider-error.js";
-
-/** Why a chat-completions request failed; the single source of the `ChatCompletionsError` codes. */
-export const CHAT_COMPLETIONS_ERROR_CODES = [
-  /** The server answered with an HTTP error status (see `status`). */
-  "http_status",
-  /** No connection, or the connection broke. */
-  "network",
-  /** No response byte within `requestTimeoutMs`. */
-  "timeout",
-  /** The server reported an error inside the stream. */
-  "stream_error",
-  /** The server sent something that is not a chat-completions stream. */
-  "invalid_response",
-] as const;
-
-export type ChatCompletionsErrorCode = (typeof CHAT_COMPLETIONS_ERROR_CODES)[number];
+import type { ChatErrorCode } from "../chat-error-codes.js";
 
 /**
  * A failed dialogue request. `retryable` says whether the same request may succeed later
@@ -26,8 +11,9 @@ export class ChatCompletionsError extends ProviderError {
   override readonly name = "ChatCompletionsError";
   override readonly stage = "dialogue" as const;
   override readonly provider = "openai";
-  readonly code: ChatCompletionsErrorCode;
-  constructor(code: ChatCompletionsErrorCode, message: string, options: ProviderErrorOptions) {
+  readonly code: ChatErrorCode;
+
+  constructor(code: ChatErrorCode, message: string, options: ProviderErrorOptions) {
     super(message, options);
     this.code = code;
   }
