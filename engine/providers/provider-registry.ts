@@ -7,6 +7,7 @@ import { rulesDefinition } from "./llm/rules/index.js";
 import type { ProviderContext, ProviderDefinition, StageProviders } from "./provider-definition.js";
 import type { ProviderStage } from "./provider-error.js";
 import { elevenLabsDefinition } from "./tts/elevenlabs/index.js";
+import { festivalDefinition } from "./tts/festival/index.js";
 import { fliteDefinition } from "./tts/flite/index.js";
 import { openAiSpeechDefinition } from "./tts/openai/index.js";
 
@@ -23,6 +24,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   openAiDialogueDefinition,
   anthropicDefinition,
   fliteDefinition,
+  festivalDefinition,
   openAiSpeechDefinition,
   elevenLabsDefinition,
 ] as ProviderDefinition[];

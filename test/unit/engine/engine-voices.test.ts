@@ -13,7 +13,7 @@ describe("the engine's providers, by configuration", () => {
 
   it("refuse a provider's bad settings by name before creating anything", () => {
     expect(() => engineVoices({ tts: [{ provider: "elevenlabs", settings: { sampleRate: 44_100 } }] })).toThrow(ProviderSettingsError);
-    expect(() => engineVoices({ tts: [{ provider: "nope" }] })).toThrow(/unknown tts provider "nope"; known: flite, openai, elevenlabs/);
+    expect(() => engineVoices({ tts: [{ provider: "nope" }] })).toThrow(/unknown tts provider "nope"; known: flite, festival, openai, elevenlabs/);
   });
 
   it("count a recognizer outside Parley as remote (the default capacity is higher then)", () => {
