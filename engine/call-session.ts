@@ -120,6 +120,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         heard: (words) => this.bargeIn(words),
         isAgentSpeaking: () => this.speaking !== undefined,
         judgeTurn: (words) => this.dialogue?.judgeTurn?.(words),
+        expectedSpeech: () => this.dialogue?.expectedSpeech?.() ?? undefined,
         mayEnd: (utterance, words) => this.replyEarly(utterance, words),
         ended: (utterance, text, endpointAt) => this.onCallerTurn(utterance, text, endpointAt),
         failed: (utterance, endpointAt, err) => this.onUtteranceFailed(utterance, endpointAt, err),

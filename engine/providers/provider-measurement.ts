@@ -1,5 +1,6 @@
 import type { AudioFrame } from "../audio/audio-frame.js";
 import type { AsrProvider, AsrResult, AsrSession } from "./asr/asr-provider.js";
+import type { ExpectedSpeech } from "./asr/expected-speech.js";
 import type { DialogueEvent, DialogueProvider, DialogueSession } from "./llm/dialogue-provider.js";
 import { ProviderError, type ProviderStage } from "./provider-error.js";
 import type { StageProviders } from "./provider-definition.js";
@@ -82,6 +83,7 @@ function measuredDialogue(provider: DialogueProvider, report: Report): DialogueP
       if (session.judgeTurn) wrapped.judgeTurn = session.judgeTurn.bind(session);
       if (session.checkpoint) wrapped.checkpoint = session.checkpoint.bind(session);
       if (session.recordTurn) wrapped.recordTurn = session.recordTurn.bind(session);
+      if (session.expectedSpeech) wrapped.expectedSpeech = session.expectedSpeech.bind(session);
       return wrapped;
     },
   };
@@ -101,7 +103,7 @@ function measuredAsr(provider: AsrProvider, report: Report): AsrProvider {
     open: async (options) => {
       const session = await provider.open(options);
       return {
-        transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult> {
+        transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal, expected?: ExpectedSpeech): AsyncIterable<AsrResult> {
           let audioEnded: number | undefined;
           const watched = (async function* () {
             yield* audio;
@@ -109,7 +111,7 @@ function measuredAsr(provider: AsrProvider, report: Report): AsrProvider {
           })();
           // The wait that matters is the caller's: from the end of their audio to the final.
           const start = performance.now();
-          return measure<AsrResult>("asr", provider.name, session.transcribe(watched, signal), signal, report, (result) =>
+          return measure<AsrResult>("asr", provider.name, session.transcribe(watched, signal, expected), signal, report, (result) =>
             result.type === "final" ? start + (performance.now() - (audioEnded ?? performance.now())) : undefined,
           );
         },

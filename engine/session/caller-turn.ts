@@ -2,6 +2,7 @@ import type { AudioFrame } from "../audio/audio-frame.js";
 import type { Clock, TimerHandle } from "../audio/clock.js";
 import type { CallEvent } from "../call-events.js";
 import type { AsrSession } from "../providers/asr/asr-provider.js";
+import type { ExpectedSpeech } from "../providers/asr/expected-speech.js";
 import { AsyncQueue } from "../stream/async-queue.js";
 import { isBackchannel } from "../turn/backchannel.js";
 import { transcriptCompleteness, type TurnCompleteness } from "../turn/turn-completeness.js";
@@ -30,6 +31,8 @@ export interface Utterance {
   lastVoicedAt: number;
   /** Wall time the last part's final came. */
   finalAt: number | null;
+  /** What the agent had asked for when the turn began: every part is listened to for it. */
+  expected: ExpectedSpeech | undefined;
 }
 
 export interface CallerTurnConfig {
@@ -56,6 +59,8 @@ export interface CallerTurnHost {
   heard(words: string): void;
   /** Whether the agent is speaking: a backchannel over it makes a whole turn. */
   isAgentSpeaking(): boolean;
+  /** What the agent's last question asked for, when the dialogue knows (the recognizer may listen for it). */
+  expectedSpeech(): ExpectedSpeech | undefined;
   /** The dialogue's judgement of `words` as a whole turn, when it has one. */
   judgeTurn(words: string): TurnCompleteness | undefined;
   /** The caller paused on `words` that may end their turn (complete or unknown), and it waits a little longer. */
@@ -156,7 +161,15 @@ export class CallerTurn {
   }
 
   private begin(atMs: number): void {
-    const utterance: Utterance = { audio: undefined, parts: [], partial: "", startMs: atMs, lastVoicedAt: this.config.clock.now(), finalAt: null };
+    const utterance: Utterance = {
+      audio: undefined,
+      parts: [],
+      partial: "",
+      startMs: atMs,
+      lastVoicedAt: this.config.clock.now(),
+      finalAt: null,
+      expected: this.host.expectedSpeech(),
+    };
     this.utterance = utterance;
     this.openPart(utterance);
   }
@@ -200,7 +213,7 @@ export class CallerTurn {
     if (!asr || this.host.isEnding()) return "";
     const earlier = joinParts(await Promise.all(before));
     let final = "";
-    for await (const result of asr.transcribe(audio, this.config.signal)) {
+    for await (const result of asr.transcribe(audio, this.config.signal, utterance.expected)) {
       if (result.type === "partial") {
         utterance.partial = joinParts([earlier, result.text]);
         this.host.report({ type: "partial_transcript", text: utterance.partial });

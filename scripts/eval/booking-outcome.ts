@@ -1,4 +1,6 @@
 import { createRulesDialogueProvider } from "../../engine/providers/llm/rules/rules-dialogue-provider.js";
+import type { ExpectedSpeech } from "../../engine/providers/asr/expected-speech.js";
+import type { DialogueSession } from "../../engine/providers/llm/dialogue-provider.js";
 import type { ToolExecutor, ToolResult } from "../../engine/tools.js";
 import type { AgentSettings } from "../../engine/types.js";
 import { EVAL_SERVICES } from "./hearing-corpus.js";
@@ -32,11 +34,16 @@ const AGENT: AgentSettings = {
   endpointingMs: 500,
 };
 
-/**
- * What the embedded dialogue books when a caller says `lines` in turn (whatever it asks in
- * between): the first book_appointment call's slots, or null when it books nothing.
- */
-export async function bookingOf(lines: readonly string[]): Promise<Booking | null> {
+/** A conversation with the evaluated agent: the caller's turns go to `session`; `booked` is its first booking. */
+export interface EvalDialogue {
+  session: DialogueSession;
+  booked(): Booking | null;
+  /** One caller turn, the reply read to its end. */
+  say(line: string): Promise<void>;
+}
+
+/** A new conversation with the evaluated agent (the embedded dialogue), as if it had just greeted the caller. */
+export function openEvalDialogue(): EvalDialogue {
   let booked: Booking | null = null;
   const tools: ToolExecutor = {
     definitions: [],
@@ -47,10 +54,34 @@ export async function bookingOf(lines: readonly string[]): Promise<Booking | nul
   };
   const session = createRulesDialogueProvider({ now: () => NOW }).open({ agent: AGENT, context: {}, tools });
   const signal = new AbortController().signal;
+  return {
+    session,
+    booked: () => booked,
+    async say(line) {
+      for await (const _event of session.respond(line, signal)) {
+        // The reply is not needed: what it books and asks next is.
+      }
+    },
+  };
+}
+
+/**
+ * What the embedded dialogue books when a caller says `lines` in turn (whatever it asks in
+ * between): the first book_appointment call's slots, or null when it books nothing.
+ */
+export async function bookingOf(lines: readonly string[]): Promise<Booking | null> {
+  const dialogue = openEvalDialogue();
+  for (const line of lines) await dialogue.say(line);
+  return dialogue.booked();
+}
+
+/** What the agent expects before each of `lines` when the caller says them as written (the recognizer's hint for each). */
+export async function expectationsOf(lines: readonly string[]): Promise<Array<ExpectedSpeech | null>> {
+  const dialogue = openEvalDialogue();
+  const expected: Array<ExpectedSpeech | null> = [];
   for (const line of lines) {
-    for await (const _event of session.respond(line, signal)) {
-      // The reply is not needed: what it books is.
-    }
+    expected.push(dialogue.session.expectedSpeech?.() ?? null);
+    await dialogue.say(line);
   }
-  return booked;
+  return expected;
 }

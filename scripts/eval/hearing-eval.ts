@@ -8,14 +8,17 @@ import { renderSpeech } from "./speech-sources.js";
 import { wordErrorRate } from "./word-error-rate.js";
 
 export const HEARING_USAGE = `npm run eval:hearing -- [--set test|dev] [--size small|full] [--noise clean,20,10,5]
-                         [--noise-kind babble|street|white] [--wideband] [--json]
+                         [--noise-kind babble|street|white] [--wideband] [--undirected] [--denoise] [--json]
 
 Word error rate and booking accuracy of the embedded recognizer on speech it was not built
 around: booking conversations (a service, a day and time, a name, a yes) said by Festival and
 eSpeak NG voices, with noise added at each signal-to-noise ratio in dB, over a phone line (8 kHz
 mu-law; --wideband: 16 kHz), scored by what the embedded dialogue books from what was heard; and
 the human recordings of pocketsphinx-testdata. The test set (default) is what is reported; the
-dev set is for tuning. --size small: one conversation per voice (CI); full: eight.`;
+dev set is for tuning. --size small: one conversation per voice (CI); full: eight. Each line is
+listened to for what the agent asked (a day and time, a name...); --undirected: with the general
+model alone, as before the dialogue told the recognizer. --denoise: the caller's audio through
+RNNoise (engine/audio/noise-suppressor.ts) before the recognizer.`;
 
 /** Conversations per voice by size. */
 const PER_VOICE = { small: 1, full: 8 } as const;
@@ -26,6 +29,10 @@ export interface HearingReport {
   set: EvalSet;
   size: keyof typeof PER_VOICE;
   line: "phone" | "wideband";
+  /** Lines listened to for what the agent asked (false: the general model alone). */
+  directed: boolean;
+  /** The caller's audio went through RNNoise first. */
+  denoised: boolean;
   noiseKind: NoiseKind;
   conditions: ConditionSummary[];
   /** Human read speech (pocketsphinx-testdata), clean: word error rate over all clips. */
@@ -42,6 +49,8 @@ export function hearingOptions(argv: string[]) {
     noise: { type: "string", default: "clean,20,10,5" },
     "noise-kind": { type: "string", default: "babble" },
     wideband: { type: "boolean", default: false },
+    undirected: { type: "boolean", default: false },
+    denoise: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   });
   if (values.set !== "test" && values.set !== "dev") throw new UsageError("--set must be test or dev");
@@ -50,7 +59,7 @@ export function hearingOptions(argv: string[]) {
   if (kind !== "babble" && kind !== "street" && kind !== "white") throw new UsageError("--noise-kind must be babble, street or white");
   const noise = values.noise.split(",").map((part) => part.trim());
   if (noise.length === 0 || noise.some((n) => n !== "clean" && !/^-?\d+$/.test(n))) throw new UsageError('--noise takes a comma list of "clean" and SNRs in dB, e.g. clean,20,10,5');
-  return { set: values.set as EvalSet, size: values.size as keyof typeof PER_VOICE, noise, kind: kind as NoiseKind, wideband: values.wideband, json: values.json };
+  return { set: values.set as EvalSet, size: values.size as keyof typeof PER_VOICE, noise, kind: kind as NoiseKind, wideband: values.wideband, directed: !values.undirected, denoise: values.denoise, json: values.json };
 }
 
 /** Runs the evaluation; `progress` hears a line per conversation. */
@@ -71,7 +80,7 @@ export async function evaluateHearing(options: ReturnType<typeof hearingOptions>
               degrade: (speech, lineId) => ({ ...speech, samples: withNoise(speech.samples, Number(noise), { kind: options.kind, seed: seedOf(lineId), talkers }) }),
             };
       const results = await pooled(conversations, 2, async (conversation) => {
-        const result = await runConversation(conversation, { asr, render: renderSpeech, channel, phone: !options.wideband });
+        const result = await runConversation(conversation, { asr, render: renderSpeech, channel, phone: !options.wideband, directed: options.directed, denoise: options.denoise });
         progress(`${channel.name} ${conversation.id}: ${result.bookedRight ? "booked right" : "not booked right"}, ${Object.values(result.slots).filter(Boolean).length}/5 slots understood`);
         return result;
       });
@@ -80,7 +89,7 @@ export async function evaluateHearing(options: ReturnType<typeof hearingOptions>
     }
     // Human speech is held out by nature: reported with the test set only.
     const human = options.set === "test" ? await humanWer(asr, options.wideband, options.size === "small" ? 3 : undefined) : null;
-    return { set: options.set, size: options.size, line: options.wideband ? "wideband" : "phone", noiseKind: options.kind, conditions, human, transcripts };
+    return { set: options.set, size: options.size, line: options.wideband ? "wideband" : "phone", directed: options.directed, denoised: options.denoise, noiseKind: options.kind, conditions, human, transcripts };
   } finally {
     await asr.close();
   }
@@ -110,7 +119,7 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 /** The report as a table. */
 export function hearingTable(report: HearingReport): string {
   const rows = [
-    `hearing evaluation: ${report.set} set (${report.set === "test" ? "held out: the reported figures" : "development: for tuning"}), ${report.size}, ${report.line === "phone" ? "phone line (8 kHz mu-law)" : "wideband 16 kHz"}`,
+    `hearing evaluation: ${report.set} set (${report.set === "test" ? "held out: the reported figures" : "development: for tuning"}), ${report.size}, ${report.line === "phone" ? "phone line (8 kHz mu-law)" : "wideband 16 kHz"}, ${report.directed ? "listening for what the agent asked" : "general model alone"}${report.denoised ? ", RNNoise first" : ""}`,
     "",
     "condition            conversations  utterances  WER     bookings right  service  date    time    name    yes",
   ];

@@ -1,8 +1,11 @@
 import { samplesPerFrame, type AudioFrame } from "../../engine/audio/audio-frame.js";
 import { decodeMulaw, encodeMulaw } from "../../engine/audio/mulaw.js";
+import { NoiseSuppressor } from "../../engine/audio/noise-suppressor.js";
 import { Resampler } from "../../engine/audio/resampler.js";
 import type { AsrProvider, AsrSession } from "../../engine/providers/asr/asr-provider.js";
-import { BOOKING_SLOTS, bookingOf } from "./booking-outcome.js";
+import { isDeepStrictEqual } from "node:util";
+import type { ExpectedSpeech } from "../../engine/providers/asr/expected-speech.js";
+import { BOOKING_SLOTS, bookingOf, expectationsOf, openEvalDialogue } from "./booking-outcome.js";
 import type { BookingConversation } from "./hearing-corpus.js";
 import { wordErrorRate } from "./word-error-rate.js";
 
@@ -24,7 +27,10 @@ export interface Channel {
 export interface ConversationResult {
   id: string;
   voice: string;
+  /** Each line as heard when the agent asked what it asks a caller understood so far (the per-slot figures). */
   lines: Array<{ said: string; heard: string; wer: number }>;
+  /** Each line as heard in the conversation itself (the booking's figure). */
+  heardLive: string[];
   /**
    * Each slot understood from its own line or not: the conversation with every other line as
    * said and that line as heard books the slot right (`yes`: it books at all).
@@ -67,48 +73,75 @@ export async function recognizeUtterance(asr: AsrProvider, speech: Speech): Prom
   }
 }
 
-/** The final transcript of one utterance. */
-async function recognize(session: AsrSession, speech: Speech, signal: AbortSignal): Promise<string> {
+/** The final transcript of one utterance, listened to for `expected` when given. */
+async function recognize(session: AsrSession, speech: Speech, signal: AbortSignal, expected?: ExpectedSpeech | null): Promise<string> {
   let final = "";
-  for await (const result of session.transcribe(frames(speech), signal)) if (result.type === "final") final = result.text;
+  for await (const result of session.transcribe(frames(speech), signal, expected ?? undefined)) if (result.type === "final") final = result.text;
   return final;
 }
 
 /**
  * A conversation through the channel and the recognizer, in one recognizer session as a call
- * has (it carries what it learnt of the line from one utterance to the next): each line
- * rendered, degraded, recognized; then what the embedded dialogue books from what was heard,
- * slot by slot.
+ * has (it carries what it learnt of the line from one utterance to the next), with the embedded
+ * dialogue answering what was heard: each line rendered, degraded and recognized listening for
+ * what the agent asked (`directed`; otherwise with the general model alone), the booking made
+ * of it; then each slot on its own (the line as heard when the agent asked what a caller who
+ * was understood so far would be asked, the other lines as said).
  */
 export async function runConversation(
   conversation: BookingConversation,
-  deps: { asr: AsrProvider; render: (text: string, voice: string) => Promise<Speech>; channel: Channel; phone: boolean },
+  deps: { asr: AsrProvider; render: (text: string, voice: string) => Promise<Speech>; channel: Channel; phone: boolean; directed: boolean; denoise?: boolean },
 ): Promise<ConversationResult> {
   const signal = new AbortController().signal;
+  // One suppressor per conversation, as a call would have: it learns the line's noise as it goes.
+  const suppressor = deps.denoise ? await NoiseSuppressor.create(deps.phone ? 8000 : 16000) : undefined;
   const session = await deps.asr.open({ language: "en-US", sampleRate: deps.phone ? 8000 : 16000, signal });
+  const dialogue = openEvalDialogue();
+  // What a caller understood at every line is asked before each: the per-slot figures' hints.
+  const asked = deps.directed ? await expectationsOf(conversation.lines) : conversation.lines.map(() => null);
   const lines: ConversationResult["lines"] = [];
+  const heardLive: string[] = [];
   try {
     for (const [i, said] of conversation.lines.entries()) {
       const clean = await deps.render(said, conversation.voice);
-      const degraded = deps.channel.degrade(clean, `${conversation.id}-${i}`);
-      const heard = await recognize(session, deps.phone ? phoneLine(degraded) : degraded, signal);
-      lines.push({ said, heard, wer: wordErrorRate(said, heard) });
+      const line = deps.channel.degrade(clean, `${conversation.id}-${i}`);
+      const heardLine = deps.phone ? phoneLine(line) : line;
+      const speech = suppressor ? denoised(heardLine, suppressor) : heardLine;
+      const live = deps.directed ? (dialogue.session.expectedSpeech?.() ?? null) : null;
+      const heard = await recognize(session, speech, signal, live);
+      // The agent asked something else (it misheard before): the slot's figure needs the line heard as an answer to the right question.
+      const alone = isDeepStrictEqual(live, asked[i]) ? heard : await recognize(session, speech, signal, asked[i]);
+      heardLive.push(heard);
+      await dialogue.say(heard);
+      lines.push({ said, heard: alone, wer: wordErrorRate(said, alone) });
     }
   } finally {
+    suppressor?.close();
     await session.close();
   }
-  const heard = lines.map((line) => line.heard);
-  const booking = await bookingOf(heard);
+  const booking = dialogue.booked();
   const bookedRight = booking !== null && BOOKING_SLOTS.every((slot) => booking[slot] === conversation.expected[slot]);
   // Each line alone as heard, the others as said: what that line's words were understood as.
-  const alone = await Promise.all(conversation.lines.map((_, i) => bookingOf(conversation.lines.map((said, j) => (j === i ? heard[i]! : said)))));
+  const alone = await Promise.all(conversation.lines.map((_, i) => bookingOf(conversation.lines.map((said, j) => (j === i ? lines[i]!.heard : said)))));
   const slots = Object.fromEntries(
     HEARD_SLOTS.map((slot) => {
       const booked = alone[LINE_OF[slot]];
       return [slot, slot === "yes" ? booked !== null : booked !== null && booked !== undefined && booked[slot] === conversation.expected[slot]];
     }),
   ) as Record<HeardSlot, boolean>;
-  return { id: conversation.id, voice: conversation.voice, lines, slots, bookedRight };
+  return { id: conversation.id, voice: conversation.voice, lines, heardLive, slots, bookedRight };
+}
+
+/** `speech` through the noise suppressor, 20 ms at a time (its delay is left in: a call has it too). */
+function denoised(speech: Speech, suppressor: NoiseSuppressor): Speech {
+  const size = samplesPerFrame(speech.sampleRate);
+  const out = new Int16Array(Math.ceil(speech.samples.length / size) * size);
+  for (let start = 0; start < speech.samples.length; start += size) {
+    const frame = new Int16Array(size);
+    frame.set(speech.samples.subarray(start, start + size));
+    out.set(suppressor.process({ samples: frame, sampleRate: speech.sampleRate }).samples, start);
+  }
+  return { samples: out, sampleRate: speech.sampleRate };
 }
 
 /** A condition's figures. */

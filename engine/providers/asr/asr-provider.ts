@@ -1,4 +1,5 @@
 import type { AudioFrame } from "../../audio/audio-frame.js";
+import type { ExpectedSpeech } from "./expected-speech.js";
 
 export interface AsrResult {
   type: "partial" | "final";
@@ -15,9 +16,12 @@ export interface AsrResult {
  * waiting for silence after them or for an endpointing of the provider's own (the embedded
  * recognizer ends its utterance, Deepgram is sent `Finalize`). The turn detector decides when
  * the caller's words end, and it may finish an utterance at each short pause of a turn.
+ *
+ * `expected`: what the agent has just asked for, when the dialogue knows; a recognizer may
+ * listen for it (the embedded one does) or ignore it.
  */
 export interface AsrSession {
-  transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult>;
+  transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal, expected?: ExpectedSpeech): AsyncIterable<AsrResult>;
   close(): Promise<void>;
 }
 

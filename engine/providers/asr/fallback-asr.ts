@@ -2,6 +2,7 @@ import { Replayable } from "../../stream/replayable.js";
 import type { AudioFrame } from "../../audio/audio-frame.js";
 import { isRetryable } from "../provider-error.js";
 import type { ProviderChain } from "../provider-chain.js";
+import type { ExpectedSpeech } from "./expected-speech.js";
 import type { AsrProvider, AsrResult, AsrSession } from "./asr-provider.js";
 
 /**
@@ -42,10 +43,10 @@ export class FallbackAsrProvider implements AsrProvider {
     }
     const chain = this.chain;
     return {
-      transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult> {
+      transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal, expected?: ExpectedSpeech): AsyncIterable<AsrResult> {
         const frames = new Replayable(audio);
         return chain.serve(async function* (i, attemptSignal) {
-          yield* (await sessionOf(i)).transcribe(frames.reader(), attemptSignal);
+          yield* (await sessionOf(i)).transcribe(frames.reader(), attemptSignal, expected);
         }, signal);
       },
       async close() {

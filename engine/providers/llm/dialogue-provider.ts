@@ -1,4 +1,5 @@
 import type { ToolExecutor } from "../../tools.js";
+import type { ExpectedSpeech } from "../asr/expected-speech.js";
 import type { TurnCompleteness } from "../../turn/turn-completeness.js";
 import type { AgentSettings } from "../../types.js";
 
@@ -52,6 +53,12 @@ export interface DialogueSession {
    * the next turn (and a barge-in's truncation finds the reply). Absent: the session keeps no history of its own worth keeping in step.
    */
   recordTurn?(caller: CallerTurn, reply: string): void;
+  /**
+   * What the agent's last question asked for (a day and time, a name, yes or no...), which the
+   * recognizer may listen for in the caller's next words; null when anything may come. Absent:
+   * the dialogue does not know (a remote model's free text).
+   */
+  expectedSpeech?(): ExpectedSpeech | null;
 }
 
 /** What the caller did in a turn: spoke (the transcript) or pressed keys. */

@@ -47,6 +47,8 @@ export class FallbackDialogueProvider implements DialogueProvider {
         for (const session of sessions) session.truncateLastReply(heard);
       },
       ...(sessions[0]!.judgeTurn ? { judgeTurn: (text: string) => sessions[0]!.judgeTurn!(text) } : {}),
+      // Every link keeps the conversation (recordTurn), so the first one's expectation holds whoever answered.
+      ...(sessions[0]!.expectedSpeech ? { expectedSpeech: () => sessions[0]!.expectedSpeech!() } : {}),
     };
   }
 }

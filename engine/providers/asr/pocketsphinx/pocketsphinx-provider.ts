@@ -1,6 +1,8 @@
 import os from "node:os";
 import type { AsrProvider, AsrSession } from "../asr-provider.js";
 import { AsrError } from "../asr-error.js";
+import { answerGrammar } from "./answer-grammar.js";
+import { dictionaryWords } from "./dictionary-words.js";
 import { PocketsphinxSession } from "./pocketsphinx-session.js";
 import { RecognizerPool, type RecognizerPoolStats } from "./recognizer-pool.js";
 import { defaultRecognizerPath } from "./recognizer-process.js";
@@ -41,22 +43,25 @@ export interface PocketsphinxConfig {
  * processes (decoding is synchronous native work; it must not run on the event loop). A call
  * leases a recognizer while its caller speaks (see PocketsphinxSession); the model loads once
  * per process, and a process serves speech after speech. Takes 8 kHz (upsampled by
- * `AsrUpsampler`) and 16 kHz audio.
+ * `AsrUpsampler`) and 16 kHz audio. Listens for what the agent expects (ExpectedSpeech) with a
+ * grammar in the dictionary's words (answer-grammar.ts).
  */
 export class PocketsphinxProvider implements AsrProvider {
   readonly name = "pocketsphinx";
   readonly languages = POCKETSPHINX_LANGUAGES;
   readonly recognizers: number;
   private readonly pool: RecognizerPool;
+  private readonly modelDir: string;
 
   constructor(config: PocketsphinxConfig = {}) {
     this.recognizers = config.maxRecognizers ?? defaultRecognizerCount();
+    this.modelDir = config.modelDir ?? "/usr/share/pocketsphinx/model/en-us";
     this.pool = new RecognizerPool({
       maxRecognizers: this.recognizers,
       maxWaitMs: config.maxWaitMs,
       process: {
         binaryPath: config.binaryPath ?? defaultRecognizerPath(),
-        modelDir: config.modelDir ?? "/usr/share/pocketsphinx/model/en-us",
+        modelDir: this.modelDir,
       },
     });
   }
@@ -71,7 +76,8 @@ export class PocketsphinxProvider implements AsrProvider {
       );
     }
     await this.pool.ensureLoaded(options.signal);
-    return new PocketsphinxSession(this.pool);
+    const words = await dictionaryWords(this.modelDir);
+    return new PocketsphinxSession(this.pool, (expected) => answerGrammar(expected, (word) => words.has(word)));
   }
 
   /** Loads `count` recognizers now (within the maximum), so the first callers do not wait for the model. */

@@ -5,8 +5,11 @@ import { AsrUpsampler } from "../asr-upsampler.js";
 import { abortable } from "../../../stream/abortable.js";
 import type { RecognizerPool } from "./recognizer-pool.js";
 import { describeExit, type RecognizerExit, type RecognizerProcess } from "./recognizer-process.js";
+import type { ExpectedSpeech } from "../expected-speech.js";
+import type { AnswerGrammar } from "./answer-grammar.js";
 import {
   encodeAudio,
+  encodeGrammar,
   encodeMean,
   encodeRequest,
   encodeUtteranceRequest,
@@ -37,6 +40,11 @@ function closedDuringUtterance(): AsrError {
  * adaptation (cepstral mean) each final reports is carried to the next recognizer leased, so
  * the call is read as if one process served it throughout.
  *
+ * With what the agent expects (`expected`), the utterance is decoded twice: by the general
+ * model as it arrives (its partials), and at its end by a grammar of such answers
+ * (`grammarFor`); the grammar's words are the final when they are an answer, the general
+ * model's otherwise (an answer to another question, a question back).
+ *
  * Utterances may overlap (the next one can start while the last waits for its final): their
  * audio reaches the recognizer one utterance after the other, and replies are matched by
  * utterance id. If the recognizer dies, the utterances under way reject with
@@ -51,10 +59,15 @@ export class PocketsphinxSession implements AsrSession {
   private recognizer: RecognizerProcess | undefined;
   /** The channel mean of the call's last final: where the next recognizer starts from. */
   private mean: number[] | undefined;
+  /** The grammar the leased recognizer was last given (it keeps it between utterances). */
+  private grammarSent: string | null = null;
 
-  constructor(private readonly pool: RecognizerPool) {}
+  constructor(
+    private readonly pool: RecognizerPool,
+    private readonly grammarFor: (expected: ExpectedSpeech) => AnswerGrammar | null,
+  ) {}
 
-  async *transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal): AsyncIterable<AsrResult> {
+  async *transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal, expected?: ExpectedSpeech): AsyncIterable<AsrResult> {
     if (this.closed) throw new AsrError("closed", "the pocketsphinx session is closed", { retryable: false });
     signal.throwIfAborted();
     const utterance = new Utterance(newUtteranceId(), signal);
@@ -66,7 +79,8 @@ export class PocketsphinxSession implements AsrSession {
       if (this.closed) throw closedDuringUtterance();
       const recognizer = await this.liveRecognizer(signal);
       utterance.attach(recognizer);
-      void this.stream(audio, recognizer, utterance);
+      const grammar = expected ? this.grammarFor(expected) : null;
+      void this.stream(audio, recognizer, utterance, grammar?.jsgf ?? null);
       for (;;) {
         const reply = await utterance.next();
         if (reply.type === "error") {
@@ -76,7 +90,8 @@ export class PocketsphinxSession implements AsrSession {
           yield { type: "partial", text: reply.text };
         } else {
           this.mean = reply.mean;
-          yield { type: "final", text: reply.text };
+          const answered = grammar !== null && reply.expected !== undefined && grammar.isAnswer(reply.expected);
+          yield { type: "final", text: answered ? reply.expected! : reply.text };
           return;
         }
       }
@@ -120,16 +135,21 @@ export class PocketsphinxSession implements AsrSession {
       throw closedDuringUtterance();
     }
     this.recognizer = recognizer;
+    this.grammarSent = null;
     // Another call's adaptation must not colour this one's: its own mean, or the model's prior.
     await recognizer.send(this.mean ? encodeMean(this.mean) : encodeRequest(REQUEST.reset));
     return recognizer;
   }
 
   /** Feeds the utterance's audio at 16 kHz, then ends it; writes nothing once the utterance is over. */
-  private async stream(audio: AsyncIterable<AudioFrame>, recognizer: RecognizerProcess, utterance: Utterance): Promise<void> {
+  private async stream(audio: AsyncIterable<AudioFrame>, recognizer: RecognizerProcess, utterance: Utterance, grammar: string | null): Promise<void> {
     try {
       const upsampler = new AsrUpsampler();
       if (utterance.over) return;
+      if (grammar !== this.grammarSent) {
+        this.grammarSent = grammar;
+        await recognizer.send(encodeGrammar(grammar));
+      }
       await recognizer.send(encodeUtteranceRequest(REQUEST.startUtterance, utterance.id));
       for await (const frame of audio) {
         const samples = upsampler.process(frame);

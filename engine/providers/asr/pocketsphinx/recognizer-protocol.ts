@@ -18,6 +18,8 @@ export const REQUEST = {
   reset: 0x52, // 'R'
   /** Payload: a channel mean (float32 LE each) a final reported: the call's adaptation, carried to this recognizer. */
   setMean: 0x4d, // 'M'
+  /** Payload: a JSGF grammar (UTF-8) each next utterance is decoded with too; empty: none. */
+  grammar: 0x47, // 'G'
   shutdown: 0x51, // 'Q'
 } as const;
 
@@ -50,10 +52,16 @@ export function encodeMean(mean: readonly number[]): Buffer {
   return encodeRequest(REQUEST.setMean, new Uint8Array(Float32Array.from(mean).buffer));
 }
 
+/** GRAMMAR: what the next utterances are expected to say (null: nothing in particular). */
+export function encodeGrammar(grammar: string | null): Buffer {
+  return encodeRequest(REQUEST.grammar, grammar === null ? undefined : Buffer.from(grammar, "utf8"));
+}
+
 export type RecognizerReply =
   | { type: "ready" }
   | { type: "partial"; utt: number; text: string }
-  | { type: "final"; utt: number; text: string; mean: number[] }
+  /** `expected`: with a grammar, its words ("" when it has no path for the utterance). */
+  | { type: "final"; utt: number; text: string; expected?: string; mean: number[] }
   | { type: "error"; utt: number; message: string };
 
 /** The replies that belong to an utterance. */
@@ -69,8 +77,8 @@ export function parseReply(line: string): RecognizerReply {
       if (typeof reply.utt === "number" && typeof reply.text === "string") return { type: "partial", utt: reply.utt, text: reply.text };
       break;
     case "final":
-      if (typeof reply.utt === "number" && typeof reply.text === "string" && isMean(reply.mean)) {
-        return { type: "final", utt: reply.utt, text: reply.text, mean: reply.mean };
+      if (typeof reply.utt === "number" && typeof reply.text === "string" && isMean(reply.mean) && (reply.expected === undefined || typeof reply.expected === "string")) {
+        return { type: "final", utt: reply.utt, text: reply.text, mean: reply.mean, ...(reply.expected !== undefined ? { expected: reply.expected } : {}) };
       }
       break;
     case "error":

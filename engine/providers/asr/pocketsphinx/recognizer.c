@@ -16,12 +16,13 @@
  *   'C' CANCEL     payload: utterance id (u32 LE); ends that utterance, if still open, without
  *                  a reply (the id keeps a late cancel from ending the next utterance)
  *   'R' RESET      no payload; a new call: forgets what earlier calls taught the decoder
- *   'G' GRAMMAR    payload: a JSGF grammar (UTF-8) the next utterances are decoded with, in
- *                  place of the general language model; empty: the general model again.
+ *   'G' GRAMMAR    payload: a JSGF grammar (UTF-8) of what the next utterances are expected
+ *                  to say; empty: none. The general language model still decodes each
+ *                  utterance as it arrives (partials and "text" are its own); at END_UTT the
+ *                  utterance's audio (up to 30 s) is decoded again with the grammar, and the
+ *                  final carries both (the engine chooses).
  *                  Ends any utterance still open. A grammar that does not compile is
- *                  reported ({"type":"error","utt":0,...}) and the general model stays. An
- *                  utterance the grammar cannot account for at all (no path through it) is
- *                  decoded again with the general model, its final marked "general":true.
+ *                  reported ({"type":"error","utt":0,...}) and none is used.
  *   'M' SET_MEAN   payload: the channel's cepstral mean, one float32 LE per coefficient (as a
  *                  final reported it): a call's recognition goes on from where another
  *                  process of the pool left it (recognizers are leased per stretch of speech)
@@ -30,7 +31,9 @@
  *   {"type":"ready"}                               once the model is loaded
  *   {"type":"partial","utt":N,"text":"..."}        every 300 ms of audio, when it changed
  *   {"type":"final","utt":N,"text":"...","mean":[...]}  after END_UTT (text may be empty);
- *                                                  mean: the channel's cepstral mean now
+ *                                                  mean: the channel's cepstral mean now.
+ *                  With a grammar, also "expected":"..." (the grammar's text; empty when no
+ *                  path through the grammar accounts for the utterance)
  *   {"type":"error","utt":N,"message":"..."}       a failed utterance; the process goes on
  * A malformed request cannot be resynchronised: the process reports it and exits 2.
  * pocketsphinx's own log is dropped except for errors, which go to stderr.
@@ -59,12 +62,24 @@
 #define CMN_CARRIED_FRAMES 100
 /* 32 s of audio: far above the engine's 20 ms frames, small enough to refuse garbage. */
 #define MAX_PAYLOAD (1u << 20)
-/* 30 s: the most of an utterance kept for decoding it again with the general model. */
+/* 30 s: the most of an utterance kept for decoding it again with the grammar. */
 #define MAX_KEPT_SAMPLES (SAMPLE_RATE * 30)
+
+/*
+ * Set while a grammar decodes. The only error it logs is that no path through the grammar
+ * ends the utterance ("Final result does not match the grammar"): the hypothesis is then a
+ * partial path that may mix the grammar's branches, and counts as none (grammar_unmatched).
+ */
+static int grammar_decoding = 0;
+static int grammar_unmatched = 0;
 
 static void log_errors_only(void *user_data, err_lvl_t level, const char *fmt, ...) {
     (void)user_data;
     if (level < ERR_ERROR) return;
+    if (grammar_decoding) {
+        grammar_unmatched = 1;
+        return;
+    }
     va_list args;
     va_start(args, fmt);
     fputs("pocketsphinx: ", stderr);
@@ -98,11 +113,17 @@ static void reply_text(const char *type, uint32_t utt, const char *text) {
     fflush(stdout);
 }
 
-/* The final of an utterance, with the channel mean it leaves (SET_MEAN takes it back). */
-static void reply_final(uint32_t utt, const char *text, const cmn_t *cmn, int general) {
+/*
+ * The final of an utterance, with the channel mean it leaves (SET_MEAN takes it back); with a
+ * grammar, `expected` is what it made of the utterance ("" when nothing), else NULL.
+ */
+static void reply_final(uint32_t utt, const char *text, const char *expected, const cmn_t *cmn) {
     printf("{\"type\":\"final\",\"utt\":%u,\"text\":", utt);
     write_json_string(text ? text : "");
-    if (general) fputs(",\"general\":true", stdout);
+    if (expected) {
+        fputs(",\"expected\":", stdout);
+        write_json_string(expected);
+    }
     fputs(",\"mean\":[", stdout);
     for (int32 i = 0; i < cmn->veclen; i++) printf(i ? ",%.6g" : "%.6g", (double)cmn->cmn_mean[i]);
     fputs("]}\n", stdout);
@@ -137,7 +158,8 @@ static uint32_t le32(const unsigned char *b) {
 }
 
 /*
- * Compiles `grammar` as the "expected" search and selects it; -1 when it does not compile.
+ * Compiles `grammar` as the "expected" search (the general one stays selected); -1 when it
+ * does not compile.
  * sphinxbase's JSGF lexer echoes input it cannot read to stdout, which is this process's
  * reply channel: stdout goes to /dev/null while it parses.
  */
@@ -156,7 +178,27 @@ static int set_grammar(ps_decoder_t *ps, const char *grammar) {
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
     close(saved);
-    return result < 0 ? -1 : ps_set_search(ps, "expected");
+    return result < 0 ? -1 : 0;
+}
+
+/*
+ * `count` samples of kept audio decoded by the search `name`, as a new string ("" when it
+ * failed or found no path); the search `general` is selected again after.
+ */
+static char *decode_kept(ps_decoder_t *ps, const char *name, const int16_t *kept, size_t count, const char *general) {
+    const char *hyp = NULL;
+    ps_set_search(ps, name);
+    if (ps_start_utt(ps) == 0) {
+        int ok = 1;
+        for (size_t at = 0; ok && at < count; at += TICK_SAMPLES) {
+            size_t n = count - at < TICK_SAMPLES ? count - at : TICK_SAMPLES;
+            ok = ps_process_raw(ps, kept + at, n, FALSE, FALSE) >= 0;
+        }
+        if (ps_end_utt(ps) == 0 && ok) hyp = ps_get_hyp(ps, NULL);
+    }
+    char *text = strdup(hyp ? hyp : "");
+    ps_set_search(ps, general);
+    return text;
 }
 
 static void protocol_error(const char *message) {
@@ -194,6 +236,10 @@ int main(int argc, char *argv[]) {
     mfcc_t *initial_cmn = malloc(sizeof(mfcc_t) * cmn->veclen);
     if (!initial_cmn) return 1;
     cmn_live_get(cmn, initial_cmn);
+    if (cmn->veclen > 64) {
+        fprintf(stderr, "recognizer: the model has more cepstral coefficients (%d) than this process takes (64)\n", cmn->veclen);
+        return 1;
+    }
     reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
 
     /* The general language model's search, which an empty GRAMMAR returns to. */
@@ -205,11 +251,12 @@ int main(int argc, char *argv[]) {
 
     int16_t *samples = malloc(MAX_PAYLOAD);
     if (!samples) return 1;
-    /* The open utterance's audio while a grammar decodes it, for the general model if need be. */
+    /* The open utterance's audio, for the grammar to decode at its end. */
     int16_t *kept = malloc(sizeof(int16_t) * MAX_KEPT_SAMPLES);
     if (!kept) return 1;
     size_t kept_count = 0;
     int grammar_on = 0;
+    char *current_grammar = NULL;
     int in_utt = 0;
     uint32_t utt = 0;
     size_t since_tick = 0;
@@ -260,24 +307,34 @@ int main(int argc, char *argv[]) {
                 }
             }
             break;
-        case 'E':
+        case 'E': {
             if (!in_utt) break;
             in_utt = 0;
             if (ps_end_utt(ps) < 0) {
                 reply_error(utt, "ps_end_utt failed");
                 break;
             }
-            const char *hyp = ps_get_hyp(ps, NULL);
-            if (grammar_on && (!hyp || !*hyp) && kept_count > 0) {
-                /* No path through the grammar: what the general model hears is better than nothing. */
-                ps_set_search(ps, default_search);
-                int again = ps_start_utt(ps) == 0 && ps_process_raw(ps, kept, kept_count, FALSE, TRUE) >= 0 && ps_end_utt(ps) == 0;
-                reply_final(utt, again ? ps_get_hyp(ps, NULL) : "", cmn, 1);
-                ps_set_search(ps, "expected");
-            } else {
-                reply_final(utt, hyp, cmn, 0);
+            const char *general = ps_get_hyp(ps, NULL);
+            if (!grammar_on) {
+                reply_final(utt, general, NULL, cmn);
+                break;
             }
+            /* The grammar hears the same audio from the same channel mean; the call's mean goes on from the general pass. */
+            char *text = strdup(general ? general : "");
+            mfcc_t mean[64];
+            int32 nframe = cmn->nframe;
+            memcpy(mean, cmn->cmn_mean, sizeof(mfcc_t) * cmn->veclen);
+            grammar_decoding = 1;
+            grammar_unmatched = 0;
+            char *expected = decode_kept(ps, "expected", kept, kept_count, default_search);
+            grammar_decoding = 0;
+            if (grammar_unmatched) expected[0] = '\0';
+            reset_cmn(cmn, mean, nframe);
+            reply_final(utt, text, expected, cmn);
+            free(text);
+            free(expected);
             break;
+        }
         case 'C':
             if (length != 4) protocol_error("CANCEL needs a 4-byte utterance id");
             if (in_utt && le32((const unsigned char *)samples) == utt) {
@@ -295,7 +352,6 @@ int main(int argc, char *argv[]) {
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
             mfcc_t mean[64];
-            if (cmn->veclen > 64) protocol_error("more cepstral coefficients than SET_MEAN takes");
             for (int32 i = 0; i < cmn->veclen; i++) {
                 float value;
                 uint32_t bits = le32((const unsigned char *)samples + 4 * i);
@@ -308,22 +364,23 @@ int main(int argc, char *argv[]) {
         case 'G': {
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
-            grammar_on = 0;
             if (length == 0) {
-                ps_set_search(ps, default_search);
+                grammar_on = 0;
                 break;
             }
-            char *grammar = malloc(length + 1);
-            if (!grammar) protocol_error("out of memory for a grammar");
-            memcpy(grammar, samples, length);
-            grammar[length] = '\0';
-            if (set_grammar(ps, grammar) < 0) {
-                ps_set_search(ps, default_search);
-                reply_error(0, "the grammar does not compile (JSGF); the general model stays");
+            /* The same grammar as before (the engine sends one per utterance) is not compiled again. */
+            if (grammar_on && current_grammar && strlen(current_grammar) == length && memcmp(current_grammar, samples, length) == 0) break;
+            grammar_on = 0;
+            free(current_grammar);
+            current_grammar = malloc(length + 1);
+            if (!current_grammar) protocol_error("out of memory for a grammar");
+            memcpy(current_grammar, samples, length);
+            current_grammar[length] = '\0';
+            if (set_grammar(ps, current_grammar) < 0) {
+                reply_error(0, "the grammar does not compile (JSGF); none is used");
             } else {
                 grammar_on = 1;
             }
-            free(grammar);
             break;
         }
         case 'Q':

@@ -1,4 +1,5 @@
 import type { DialogueEvent, DialogueSession } from "../dialogue-provider.js";
+import type { ExpectedSpeech } from "../../asr/expected-speech.js";
 import type { Expectation, Reply } from "./rules-reply.js";
 import { offerFreeTimes } from "./free-times.js";
 import { ReminderConversation, type ReminderAppointment } from "./reminder-conversation.js";
@@ -55,6 +56,17 @@ const NOISE = new Set(["um", "uh", "uhm", "er", "erm", "hmm", "mm", "ah", "oh", 
 
 /** Questions a key answers: 1 for yes, 2 for no. */
 const YES_NO_QUESTIONS: ReadonlySet<Expectation> = new Set<Expectation>(["confirmation", "transfer_offer", "anything_else", "reminder"]);
+
+/** What the recognizer listens for after each question (the others may be answered anyhow). */
+const EXPECTED_ANSWERS: Partial<Record<Expectation, ExpectedSpeech["answer"]>> = {
+  service: "service",
+  date: "date",
+  time: "time",
+  name: "name",
+  confirmation: "yes_no",
+  transfer_offer: "yes_no",
+  reminder: "yes_no",
+};
 
 /** Consecutive misunderstandings before the agent offers a transfer (or, without one, ends the call). */
 const MAX_MISUNDERSTANDINGS = 3;
@@ -134,6 +146,22 @@ export class RulesDialogueSession implements DialogueSession {
     if (digits === "0") words = "operator";
     else if (this.expectation !== null && YES_NO_QUESTIONS.has(this.expectation) && (digits === "1" || digits === "2")) words = digits === "1" ? "yes" : "no";
     return this.respond(words, signal);
+  }
+
+  /**
+   * What the agent's question asked for; before any (the greeting's "how can I help?") a
+   * request, when the agent has services to book.
+   */
+  expectedSpeech(): ExpectedSpeech | null {
+    const opening = this.expectation === null && this.draft === null && !this.reminder && this.profile.services.length > 0;
+    const answer = opening ? "request" : this.expectation && EXPECTED_ANSWERS[this.expectation];
+    if (!answer) return null;
+    return {
+      answer,
+      services: this.profile.services.map((service) => service.name),
+      questions: this.profile.faq.entries.map(({ entry }) => entry.question),
+      names: this.callerName ? [this.callerName] : [],
+    };
   }
 
   /** A question the caller did not hear in full was not asked: a later "yes" must not answer it. */

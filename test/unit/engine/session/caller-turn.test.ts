@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../../../engine/audio/audio-frame.js";
 import type { CallEvent } from "../../../../engine/call-events.js";
 import type { AsrResult, AsrSession } from "../../../../engine/providers/asr/asr-provider.js";
+import type { ExpectedSpeech } from "../../../../engine/providers/asr/expected-speech.js";
 import { CallerTurn, type Utterance } from "../../../../engine/session/caller-turn.js";
 import type { TurnCompleteness } from "../../../../engine/turn/turn-completeness.js";
 import type { TurnDetector, TurnSignal } from "../../../../engine/turn/turn-detector.js";
@@ -13,11 +14,14 @@ const frame = (level: number): AudioFrame => ({ samples: new Int16Array(320).fil
  * A recognizer that hears each part whole: a partial "<n> frames" after its first frame, then
  * the next of `finals` when its audio ends (a final that is an Error fails the part; null never comes).
  */
-function scriptedAsr(finals: Array<string | Error | null>): AsrSession & { heard: number[][] } {
+function scriptedAsr(finals: Array<string | Error | null>): AsrSession & { heard: number[][]; expected: Array<ExpectedSpeech | undefined> } {
   const heard: number[][] = [];
+  const expected: Array<ExpectedSpeech | undefined> = [];
   return {
     heard,
-    async *transcribe(audio: AsyncIterable<AudioFrame>): AsyncIterable<AsrResult> {
+    expected,
+    async *transcribe(audio: AsyncIterable<AudioFrame>, _signal: AbortSignal, expecting?: ExpectedSpeech): AsyncIterable<AsrResult> {
+      expected.push(expecting);
       const levels: number[] = [];
       heard.push(levels);
       const final = finals.shift();
@@ -34,7 +38,13 @@ function scriptedAsr(finals: Array<string | Error | null>): AsrSession & { heard
 }
 
 /** CallerTurn with a fake host, input and turn detector, its recognizer `asr` being opened: no call session around it. */
-function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?: TurnSignal | null; dialogueJudges?: TurnCompleteness; ending?: () => boolean } = {}) {
+function callerTurn(asr: AsrSession, options: {
+    agentSpeaking?: boolean;
+    judged?: TurnSignal | null;
+    dialogueJudges?: TurnCompleteness;
+    ending?: () => boolean;
+    expected?: () => ExpectedSpeech | undefined;
+  } = {},) {
   const clock = new FakeClock();
   const log: string[] = [];
   const reported: CallEvent[] = [];
@@ -62,6 +72,7 @@ function callerTurn(asr: AsrSession, options: { agentSpeaking?: boolean; judged?
       heard: (words) => log.push(`heard ${words}`),
       isAgentSpeaking: () => options.agentSpeaking ?? false,
       judgeTurn: () => options.dialogueJudges,
+      expectedSpeech: options.expected ?? (() => undefined),
       mayEnd: (_u, words) => log.push(`may end: ${words}`),
       ended: (utterance, text, endpointAt) => ended.push({ utterance, text, endpointAt }),
       failed: (_u, _at, err) => failed.push(err),
@@ -108,6 +119,24 @@ describe("CallerTurn", () => {
     expect(c.log).toContain("heard partial words");
     // Frames outside a turn go to the pre-roll.
     expect(c.hear(13)).toBe(false);
+  });
+
+  it("gives every part of a turn what the agent had asked for when the turn began", async () => {
+    const asr = scriptedAsr(["tuesday", "at three"]);
+    const dayAndTime: ExpectedSpeech = { answer: "date", services: [], questions: [], names: [] };
+    let expecting: ExpectedSpeech | undefined = dayAndTime;
+    const c = callerTurn(asr, { expected: () => expecting });
+    await c.open();
+    c.hear(10, { type: "turn_start", atMs: 0 });
+    c.hear(11, { type: "pause", atMs: 40, pause: 1 });
+    await settle();
+    // A reply prepared early during the pause moves the dialogue on; the turn is still the answer to its question.
+    expecting = { ...dayAndTime, answer: "name" };
+    c.hear(12, { type: "resume", atMs: 60 });
+    c.hear(13, { type: "turn_end", atMs: 80 });
+    await settle();
+    expect(c.ended.map((e) => e.text)).toEqual(["tuesday at three"]);
+    expect(asr.expected).toEqual([dayAndTime, dayAndTime]);
   });
 
   it("finishes a part at a pause and judges the words so far: a turn_end ends the turn at once", async () => {

@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ExpectedSpeech } from "../../../../../engine/providers/asr/expected-speech.js";
+import { answerGrammar } from "../../../../../engine/providers/asr/pocketsphinx/answer-grammar.js";
+import { PocketsphinxProvider } from "../../../../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
+import { speak } from "../../../../helpers/flite-speech.js";
+import { ensureRecognizerBuilt } from "./built-recognizer.js";
+import { speechFrames } from "./speech-frames.js";
+import { downsampleTo8k, throughMuLaw } from "./telephony-channel.js";
+
+// Recognition directed by what the agent expects (issue 30): the grammar of answers beside the
+// general model, over the real recognizer process.
+
+const DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict";
+const words = new Set(readFileSync(DICTIONARY, "utf8").split("\n").map((line) => line.slice(0, line.indexOf(" ")).replace(/\(\d+\)$/, "")));
+const knows = (word: string) => words.has(word);
+
+const expecting = (answer: ExpectedSpeech["answer"], more: Partial<ExpectedSpeech> = {}): ExpectedSpeech => ({
+  answer,
+  services: ["Cleaning", "Teeth Whitening"],
+  questions: ["What are your opening hours?"],
+  names: [],
+  ...more,
+});
+
+describe("the grammar of answers", () => {
+  it("names only words the recognizer's dictionary has, and nothing when no answer is left", () => {
+    const grammar = answerGrammar(expecting("service", { services: ["Cleaning", "Invisalignz Fitting"] }), knows)!.jsgf;
+    expect(grammar).toMatch(/<service> = cleaning;/);
+    expect(grammar).not.toMatch(/invisalignz/);
+    expect(answerGrammar(expecting("service", { services: ["Invisalignz"] }), knows)).toBeNull();
+    // Spelling as callers say it: punctuation and hyphens go.
+    expect(answerGrammar(expecting("service", { services: ["Check-up!"] }), knows)?.jsgf).toMatch(/<service> = check up;/);
+  });
+
+  it("keeps the call's own name for the caller beside the common ones", () => {
+    const grammar = answerGrammar(expecting("name", { names: ["Oliver Bishop"] }), knows)!.jsgf;
+    expect(grammar).toMatch(/<first> = [^;]*\boliver\b/);
+    expect(grammar).toMatch(/<last> = [^;]*\bbishop\b/);
+  });
+});
+
+describe("directed recognition (real recognizer, phone line)", () => {
+  let provider: PocketsphinxProvider;
+  beforeAll(() => {
+    ensureRecognizerBuilt();
+    provider = new PocketsphinxProvider({ maxRecognizers: 1 });
+  }, 120_000);
+  afterAll(() => provider.close());
+
+  /** The final of `text` said in Flite's awb voice over a phone line, listening for `expected` (or nothing). */
+  async function hear(text: string, expected?: ExpectedSpeech): Promise<string> {
+    const { samples } = await speak(text, "awb");
+    const phone = throughMuLaw(downsampleTo8k(samples));
+    const session = await provider.open({ language: "en-US", signal: new AbortController().signal });
+    try {
+      let final = "";
+      for await (const result of session.transcribe(speechFrames(phone, 8000), new AbortController().signal, expected)) if (result.type === "final") final = result.text;
+      return final;
+    } finally {
+      await session.close();
+    }
+  }
+
+  it("hears an answer in the grammar's words when the agent asked for it", async () => {
+    expect(await hear("how about tuesday at three in the afternoon", expecting("date"))).toMatch(/\btuesday at three in the afternoon\b/);
+    expect(await hear("my name is oliver bishop", expecting("name", { names: ["Oliver Bishop"] }))).toMatch(/\boliver bishop$/);
+    expect(await hear("i would like to book a teeth whitening", expecting("request"))).toMatch(/\bteeth whitening\b/);
+  }, 60_000);
+
+  it("keeps the general model's words for speech the grammar has no path for", async () => {
+    // A service of forty words: half a second of speech cannot be a request for it.
+    const words = "one two three four five six seven eight nine ten".split(" ");
+    const unreachable = expecting("service", { services: [[...words, ...words, ...words, ...words].join(" ")] });
+    // The grammar's decoding is empty (no path): the final is the general model's words, not nothing.
+    const final = await hear("can i speak to a human please", unreachable);
+    expect(final).toMatch(/\bhuman\b/);
+    expect(final).not.toMatch(/one two three/);
+  }, 60_000);
+});
