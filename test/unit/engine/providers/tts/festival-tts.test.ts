@@ -58,7 +58,7 @@ const seconds = (frames: AudioFrame[]) => frames.reduce((s, f) => s + f.samples.
 describe("FestivalTts", () => {
   it("is defined as the embedded tts provider festival, one process per voice by default", () => {
     expect(festivalDefinition).toMatchObject({ name: "festival", stage: "tts", remote: false });
-    expect(festivalDefinition.settings.parse({})).toEqual({ processes: 1 });
+    expect(festivalDefinition.settings.parse({})).toEqual({ festivalProcesses: 1 });
   });
 
   it("lists its two voices as VoiceInfo", () => {
