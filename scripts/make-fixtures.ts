@@ -10,7 +10,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Resampler } from "../engine/audio/resampler.js";
 import { encodeWav } from "../engine/audio/wav.js";
+import { FestivalTts } from "../engine/providers/tts/festival/festival-tts.js";
 import { FliteTts } from "../engine/providers/tts/flite/flite-tts.js";
+import type { TtsProvider } from "../engine/providers/tts/tts-provider.js";
 import { streamOf } from "../engine/stream/stream-of.js";
 import { answerHelp } from "../src/cli/help.js";
 
@@ -46,6 +48,20 @@ export const CALLER_LINES = {
 
 export type CallerLine = keyof typeof CALLER_LINES;
 
+/**
+ * A booking said in Festival's HTS voice slt (issue 30): a voice the embedded recognizer was
+ * not built around, for the end-to-end bookings over the native and Twilio paths (the
+ * `booking-festival` conversation). The words are the recognizer's to find; nothing here is
+ * tuned to it.
+ */
+export const FESTIVAL_LINES = {
+  "festival-book-whitening": "i would like to book a teeth whitening",
+  "festival-day-and-time": "thursday at ten in the morning",
+  "festival-my-name": "my name is maria garcia",
+  "festival-yes": "yes that is right",
+} as const;
+const FESTIVAL_VOICE = "festival-slt-hts";
+
 /** A pure tone: `silenceMs` after the speech, then `ms` of `hz` at `peak` (PCM16), with 10 ms fades. */
 export interface Tone {
   silenceMs: number;
@@ -64,10 +80,10 @@ export const APPENDED_TONES: Partial<Record<CallerLine, Tone>> = {
 const VOICE = "flite-rms";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-async function synthesize(tts: FliteTts, text: string): Promise<{ samples: Int16Array; sampleRate: number }> {
+async function synthesize(tts: TtsProvider, text: string, voiceId: string): Promise<{ samples: Int16Array; sampleRate: number }> {
   const parts: Int16Array[] = [];
   let sampleRate = 16000;
-  for await (const chunk of tts.synthesize(streamOf(text), { voiceId: VOICE, signal: new AbortController().signal })) {
+  for await (const chunk of tts.synthesize(streamOf(text), { voiceId, signal: new AbortController().signal })) {
     parts.push(chunk.samples);
     sampleRate = chunk.sampleRate;
   }
@@ -94,32 +110,48 @@ export function appendTone(speech: Int16Array, sampleRate: number, tone: Tone): 
   return out;
 }
 
+/** Writes `name`'s 16 kHz and 8 kHz WAVs (high-quality resampling from the voice's own rate). */
+function writeLine(dir: string, name: string, speech: { samples: Int16Array; sampleRate: number }): void {
+  const wide = speech.sampleRate === 16000 ? speech.samples : resampled(speech, 16000);
+  writeFileSync(path.join(dir, `${name}.16k.wav`), encodeWav({ sampleRate: 16000, channels: 1, samples: wide }));
+  writeFileSync(path.join(dir, `${name}.8k.wav`), encodeWav({ sampleRate: 8000, channels: 1, samples: resampled(speech, 8000) }));
+}
+
+function resampled(speech: { samples: Int16Array; sampleRate: number }, rate: number): Int16Array {
+  const resampler = new Resampler({ inputRate: speech.sampleRate, outputRate: rate });
+  return Int16Array.from([...resampler.push(speech.samples), ...resampler.flush()]);
+}
+
 async function main(): Promise<void> {
   const dir = path.join(ROOT, "fixtures", "audio");
   mkdirSync(dir, { recursive: true });
   const tts = new FliteTts({ workers: 1 });
+  const festival = new FestivalTts();
   await tts.start();
   try {
     for (const [name, text] of Object.entries(CALLER_LINES) as Array<[CallerLine, string]>) {
-      const speech = await synthesize(tts, text);
+      const speech = await synthesize(tts, text, VOICE);
       const tone = APPENDED_TONES[name];
       if (tone) speech.samples = appendTone(speech.samples, speech.sampleRate, tone);
-      const resampler = new Resampler({ inputRate: speech.sampleRate, outputRate: 8000 });
-      const narrow = Int16Array.from([...resampler.push(speech.samples), ...resampler.flush()]);
-      writeFileSync(path.join(dir, `${name}.16k.wav`), encodeWav({ sampleRate: speech.sampleRate, channels: 1, samples: speech.samples }));
-      writeFileSync(path.join(dir, `${name}.8k.wav`), encodeWav({ sampleRate: 8000, channels: 1, samples: narrow }));
+      writeLine(dir, name, speech);
       process.stdout.write(`fixtures/audio/${name}.{16k,8k}.wav  ${(speech.samples.length / speech.sampleRate).toFixed(2)} s  "${text}"${tone ? ` + ${tone.hz} Hz tone` : ""}\n`);
+    }
+    for (const [name, text] of Object.entries(FESTIVAL_LINES)) {
+      const speech = await synthesize(festival, text, FESTIVAL_VOICE);
+      writeLine(dir, name, speech);
+      process.stdout.write(`fixtures/audio/${name}.{16k,8k}.wav  ${(speech.samples.length / speech.sampleRate).toFixed(2)} s  "${text}" (${FESTIVAL_VOICE})\n`);
     }
   } finally {
     await tts.close();
+    await festival.close();
   }
 }
 
 const USAGE = `npm run fixtures
 
 Writes the caller audio fixtures in fixtures/audio/ (a 16 kHz and an 8 kHz WAV per line) from
-their text, with the engine's Flite voice rms. Deterministic: the same Flite build gives the
-same bytes.`;
+their text, with the engine's Flite voice rms, and a booking in Festival's voice slt HTS.
+Deterministic: the same Flite and Festival builds give the same bytes.`;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   answerHelp(process.argv.slice(2), USAGE);

@@ -84,6 +84,19 @@ describe("npm run bench -- --quick", () => {
     expect(run.code).toBe(0);
   }, 240_000);
 
+  // Issue 30: a caller in Festival's voice slt (not Flite's rms, which every other fixture is)
+  // books over the native protocol (the tool call's arguments) and over a Twilio stream (the
+  // appointment stored, read back through the REST API): service, day, time and name.
+  it.each(["native", "twilio"])("books the appointment a caller asks for in a Festival voice, over the %s path", async (protocol) => {
+    // One run per path: each has its own service and database, so the second booking does not find the slot taken.
+    const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+    const run = await runBench(["--protocol", protocol, "--concurrency", "1", "--endpointing", "adaptive", "--conversations", "booking-festival", "--out", out]);
+    const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
+    expect(result.settings).toMatchObject({ providers: "embedded", protocols: [protocol], conversations: ["booking-festival"] });
+    expect(result.calls.map((c: any) => [c.protocol, c.error, c.outcome?.passed, c.outcome?.failures])).toEqual([[protocol, null, true, []]]);
+    expect(run.code).toBe(0);
+  }, 240_000);
+
   it("runs calls against the cloud stand-ins and reports their process apart", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
     const run = await runBench(["--quick", "--providers", "standin", "--endpointing", "fixed", "--conversations", "faq,barge-in", "--out", out]);
