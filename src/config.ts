@@ -224,7 +224,7 @@ const ROWS = [
     min: 0,
     max: 64,
     default: 0,
-    doc: "Embedded speech recognizer processes, ~100 MB each, leased while a caller speaks; 0: from the cores and memory.",
+    doc: "Embedded speech recognizer processes, ~125 MB each, leased while a caller speaks; 0: from the cores and memory.",
   },
   { key: "engine.ttsWorkers", env: "PARLEY_TTS_WORKERS", kind: "int", min: 0, max: 64, default: 0, doc: "Flite worker threads, shared out among the session workers; 0: one per core, at least 2." },
   { key: "engine.silenceTimeoutMs", env: "PARLEY_SILENCE_TIMEOUT_MS", kind: "int", min: 0, max: 3_600_000, default: 30_000, doc: "Silence on both sides this long ends a call (after a goodbye); 0: never." },

@@ -16,8 +16,8 @@ export const POCKETSPHINX_LANGUAGES = ["en-US"] as const;
  * caller speaks, so three per core keep every core decoding when many callers talk at once.
  */
 const RECOGNIZERS_PER_CORE = 3;
-/** What one recognizer process holds (model and decoder, measured): the memory bound of the default. */
-export const RECOGNIZER_BYTES = 100 * 1024 * 1024;
+/** What one recognizer process holds (its two decoders, measured 122 MB): the memory bound of the default. */
+export const RECOGNIZER_BYTES = 125 * 1024 * 1024;
 /** At most this share of the machine's memory goes to recognizers by default. */
 const RECOGNIZER_MEMORY_SHARE = 0.25;
 
@@ -28,7 +28,7 @@ export function defaultRecognizerCount(machine: { cores: number; memoryBytes: nu
 }
 
 export interface PocketsphinxConfig {
-  /** Recognizer processes at most, ~100 MB each (see `defaultRecognizerCount`). */
+  /** Recognizer processes at most, ~125 MB each (see `defaultRecognizerCount`). */
   maxRecognizers?: number;
   /** How long a caller's speech may wait for a busy pool before the utterance fails (`capacity_exhausted`). */
   maxWaitMs?: number;

@@ -156,7 +156,7 @@ export class RecognizerPool {
         reject(
           new AsrError(
             "capacity_exhausted",
-            `all ${this.config.maxRecognizers} pocketsphinx recognizers stayed busy for ${this.maxWaitMs()} ms (each decodes one caller's speech at a time, ~100 MB and a third of a core); ` +
+            `all ${this.config.maxRecognizers} pocketsphinx recognizers stayed busy for ${this.maxWaitMs()} ms (each decodes one caller's speech at a time, ~125 MB and a third of a core); ` +
               "raise PARLEY_ASR_RECOGNIZERS if the machine has cores and memory to spare, lower the call capacity, or use another ASR provider",
             { retryable: true },
           ),

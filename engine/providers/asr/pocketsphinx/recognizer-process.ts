@@ -39,7 +39,7 @@ const STOP_GRACE_MS = 1000;
 
 /**
  * One recognizer child process (dist/native/pocketsphinx-recognizer): it holds a loaded model
- * (~100 MB) and decodes one utterance at a time. Emits `reply` for each line it answers and
+ * (~125 MB: the general decoder and the grammar decoder) and decodes one utterance at a time. Emits `reply` for each line it answers and
  * `exit` once when it ends for any reason; writes to a dead process are dropped (its `exit`
  * already told the owner).
  */

@@ -18,9 +18,10 @@
  *   'R' RESET      no payload; a new call: forgets what earlier calls taught the decoder
  *   'G' GRAMMAR    payload: a JSGF grammar (UTF-8) of what the next utterances are expected
  *                  to say; empty: none. The general language model still decodes each
- *                  utterance as it arrives (partials and "text" are its own); at END_UTT the
- *                  utterance's audio (up to 30 s) is decoded again with the grammar, and the
- *                  final carries both (the engine chooses).
+ *                  utterance (partials and "text" are its own); a second decoder decodes the
+ *                  same audio with the grammar as it arrives, and the final carries both (the
+ *                  engine chooses). Two decoders side by side, rather than the grammar's pass
+ *                  after the utterance's end, keep the final as soon after the end as without.
  *                  Ends any utterance still open. A grammar that does not compile is
  *                  reported ({"type":"error","utt":0,...}) and none is used.
  *   'M' SET_MEAN   payload: the channel's cepstral mean, one float32 LE per coefficient (as a
@@ -62,8 +63,6 @@
 #define CMN_CARRIED_FRAMES 100
 /* 32 s of audio: far above the engine's 20 ms frames, small enough to refuse garbage. */
 #define MAX_PAYLOAD (1u << 20)
-/* 30 s: the most of an utterance kept for decoding it again with the grammar. */
-#define MAX_KEPT_SAMPLES (SAMPLE_RATE * 30)
 
 /*
  * Set while a grammar decodes. The only error it logs is that no path through the grammar
@@ -158,7 +157,7 @@ static uint32_t le32(const unsigned char *b) {
 }
 
 /*
- * Compiles `grammar` as the "expected" search (the general one stays selected); -1 when it
+ * Compiles `grammar` as the grammar decoder's "expected" search and selects it; -1 when it
  * does not compile.
  * sphinxbase's JSGF lexer echoes input it cannot read to stdout, which is this process's
  * reply channel: stdout goes to /dev/null while it parses.
@@ -178,27 +177,23 @@ static int set_grammar(ps_decoder_t *ps, const char *grammar) {
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
     close(saved);
-    return result < 0 ? -1 : 0;
+    return result < 0 ? -1 : ps_set_search(ps, "expected");
 }
 
-/*
- * `count` samples of kept audio decoded by the search `name`, as a new string ("" when it
- * failed or found no path); the search `general` is selected again after.
- */
-static char *decode_kept(ps_decoder_t *ps, const char *name, const int16_t *kept, size_t count, const char *general) {
-    const char *hyp = NULL;
-    ps_set_search(ps, name);
-    if (ps_start_utt(ps) == 0) {
-        int ok = 1;
-        for (size_t at = 0; ok && at < count; at += TICK_SAMPLES) {
-            size_t n = count - at < TICK_SAMPLES ? count - at : TICK_SAMPLES;
-            ok = ps_process_raw(ps, kept + at, n, FALSE, FALSE) >= 0;
-        }
-        if (ps_end_utt(ps) == 0 && ok) hyp = ps_get_hyp(ps, NULL);
-    }
-    char *text = strdup(hyp ? hyp : "");
-    ps_set_search(ps, general);
-    return text;
+/* The grammar decoder's words for the utterance it has just ended ("" when no path through the grammar ends it), as a new string. */
+static char *grammar_words(ps_decoder_t *gs) {
+    grammar_decoding = 1;
+    grammar_unmatched = 0;
+    const char *hyp = ps_end_utt(gs) == 0 ? ps_get_hyp(gs, NULL) : NULL;
+    grammar_decoding = 0;
+    return strdup(hyp && !grammar_unmatched ? hyp : "");
+}
+
+/* Starts the grammar decoder's utterance from the general decoder's channel mean (both hear the same audio). */
+static int start_grammar_utterance(ps_decoder_t *gs, const cmn_t *general) {
+    cmn_t *cmn = ps_get_feat(gs)->cmn_struct;
+    reset_cmn(cmn, general->cmn_mean, general->nframe);
+    return ps_start_utt(gs) == 0;
 }
 
 static void protocol_error(const char *message) {
@@ -224,6 +219,13 @@ int main(int argc, char *argv[]) {
         fprintf(stderr, "recognizer: cannot load the pocketsphinx model from %s\n", model_dir);
         return 1;
     }
+    /* The grammar decoder: the same acoustic model and dictionary, no language model (~40 MB more). */
+    cmd_ln_t *grammar_config = cmd_ln_init(NULL, ps_args(), TRUE, "-hmm", hmm, "-dict", dict, "-samprate", "16000", NULL);
+    ps_decoder_t *gs = grammar_config ? ps_init(grammar_config) : NULL;
+    if (!gs) {
+        fprintf(stderr, "recognizer: cannot load the grammar decoder from %s\n", model_dir);
+        return 1;
+    }
     /*
      * Streaming decoding uses live cepstral mean normalisation (CMN). As shipped, the mean
      * starts from the model's 16 kHz prior weighted like 5 s of speech and moves only at the
@@ -242,20 +244,15 @@ int main(int argc, char *argv[]) {
     }
     reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
 
-    /* The general language model's search, which an empty GRAMMAR returns to. */
-    char *default_search = strdup(ps_get_search(ps));
-    if (!default_search) return 1;
 
     fputs("{\"type\":\"ready\"}\n", stdout);
     fflush(stdout);
 
     int16_t *samples = malloc(MAX_PAYLOAD);
     if (!samples) return 1;
-    /* The open utterance's audio, for the grammar to decode at its end. */
-    int16_t *kept = malloc(sizeof(int16_t) * MAX_KEPT_SAMPLES);
-    if (!kept) return 1;
-    size_t kept_count = 0;
     int grammar_on = 0;
+    /* The grammar decoder is in the open utterance. */
+    int grammar_live = 0;
     char *current_grammar = NULL;
     int in_utt = 0;
     uint32_t utt = 0;
@@ -272,26 +269,29 @@ int main(int argc, char *argv[]) {
         case 'S':
             if (length != 4) protocol_error("START_UTT needs a 4-byte utterance id");
             if (in_utt) ps_end_utt(ps);
+            if (grammar_live) ps_end_utt(gs);
+            grammar_live = 0;
             utt = le32((const unsigned char *)samples);
             since_tick = 0;
-            kept_count = 0;
             free(last_partial);
             last_partial = NULL;
             in_utt = ps_start_utt(ps) == 0;
             if (!in_utt) reply_error(utt, "ps_start_utt failed");
+            else if (grammar_on) grammar_live = start_grammar_utterance(gs, cmn);
             break;
         case 'A':
             if (length % 2) protocol_error("AUDIO payload is not whole PCM16 samples");
             if (!in_utt) break;
-            if (grammar_on) {
-                size_t room = MAX_KEPT_SAMPLES - kept_count;
-                size_t n = length / 2 < room ? length / 2 : room;
-                memcpy(kept + kept_count, samples, n * sizeof(int16_t));
-                kept_count += n;
+            /* A grammar decoder that fails leaves the utterance to the general model ("expected" empty). */
+            if (grammar_live && ps_process_raw(gs, samples, length / 2, FALSE, FALSE) < 0) {
+                ps_end_utt(gs);
+                grammar_live = 0;
             }
             if (ps_process_raw(ps, samples, length / 2, FALSE, FALSE) < 0) {
                 ps_end_utt(ps);
                 in_utt = 0;
+                if (grammar_live) ps_end_utt(gs);
+                grammar_live = 0;
                 reply_error(utt, "ps_process_raw failed");
                 break;
             }
@@ -299,6 +299,7 @@ int main(int argc, char *argv[]) {
             if (since_tick >= TICK_SAMPLES) {
                 since_tick = 0;
                 cmn_live_update(cmn);
+                if (grammar_live) cmn_live_update(ps_get_feat(gs)->cmn_struct);
                 const char *hyp = ps_get_hyp(ps, NULL);
                 if (hyp && *hyp && (!last_partial || strcmp(hyp, last_partial) != 0)) {
                     free(last_partial);
@@ -315,23 +316,9 @@ int main(int argc, char *argv[]) {
                 break;
             }
             const char *general = ps_get_hyp(ps, NULL);
-            if (!grammar_on) {
-                reply_final(utt, general, NULL, cmn);
-                break;
-            }
-            /* The grammar hears the same audio from the same channel mean; the call's mean goes on from the general pass. */
-            char *text = strdup(general ? general : "");
-            mfcc_t mean[64];
-            int32 nframe = cmn->nframe;
-            memcpy(mean, cmn->cmn_mean, sizeof(mfcc_t) * cmn->veclen);
-            grammar_decoding = 1;
-            grammar_unmatched = 0;
-            char *expected = decode_kept(ps, "expected", kept, kept_count, default_search);
-            grammar_decoding = 0;
-            if (grammar_unmatched) expected[0] = '\0';
-            reset_cmn(cmn, mean, nframe);
-            reply_final(utt, text, expected, cmn);
-            free(text);
+            char *expected = grammar_live ? grammar_words(gs) : grammar_on ? strdup("") : NULL;
+            grammar_live = 0;
+            reply_final(utt, general, expected, cmn);
             free(expected);
             break;
         }
@@ -340,17 +327,23 @@ int main(int argc, char *argv[]) {
             if (in_utt && le32((const unsigned char *)samples) == utt) {
                 ps_end_utt(ps);
                 in_utt = 0;
+                if (grammar_live) ps_end_utt(gs);
+                grammar_live = 0;
             }
             break;
         case 'R':
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
+            if (grammar_live) ps_end_utt(gs);
+            grammar_live = 0;
             reset_cmn(cmn, initial_cmn, CMN_PRIOR_FRAMES);
             break;
         case 'M': {
             if (length != (uint32_t)cmn->veclen * 4) protocol_error("SET_MEAN needs one float32 per cepstral coefficient");
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
+            if (grammar_live) ps_end_utt(gs);
+            grammar_live = 0;
             mfcc_t mean[64];
             for (int32 i = 0; i < cmn->veclen; i++) {
                 float value;
@@ -364,6 +357,8 @@ int main(int argc, char *argv[]) {
         case 'G': {
             if (in_utt) ps_end_utt(ps);
             in_utt = 0;
+            if (grammar_live) ps_end_utt(gs);
+            grammar_live = 0;
             if (length == 0) {
                 grammar_on = 0;
                 break;
@@ -376,7 +371,7 @@ int main(int argc, char *argv[]) {
             if (!current_grammar) protocol_error("out of memory for a grammar");
             memcpy(current_grammar, samples, length);
             current_grammar[length] = '\0';
-            if (set_grammar(ps, current_grammar) < 0) {
+            if (set_grammar(gs, current_grammar) < 0) {
                 reply_error(0, "the grammar does not compile (JSGF); none is used");
             } else {
                 grammar_on = 1;
@@ -384,14 +379,14 @@ int main(int argc, char *argv[]) {
             break;
         }
         case 'Q':
+            ps_free(gs);
             ps_free(ps);
-            cmd_ln_free_r(config);
             return 0;
         default:
             protocol_error("unknown message type");
         }
     }
+    ps_free(gs);
     ps_free(ps);
-    cmd_ln_free_r(config);
     return 0;
 }
