@@ -31,7 +31,7 @@ export interface Utterance {
   lastVoicedAt: number;
   /** Wall time the last part's final came. */
   finalAt: number | null;
-  /** What the agent had asked for when the turn began: every part is listened to for it. */
+  /** What the agent had asked for when the turn began (none while it was still speaking): every part is listened to for it. */
   expected: ExpectedSpeech | undefined;
 }
 
@@ -168,7 +168,8 @@ export class CallerTurn {
       startMs: atMs,
       lastVoicedAt: this.config.clock.now(),
       finalAt: null,
-      expected: this.host.expectedSpeech(),
+      // Speech over the agent (a backchannel, a barge-in) is no answer to a question not yet heard out.
+      expected: this.host.isAgentSpeaking() ? undefined : this.host.expectedSpeech(),
     };
     this.utterance = utterance;
     this.openPart(utterance);

@@ -6,16 +6,13 @@
  */
 export interface ExpectedSpeech {
   /**
-   * `request`: the caller says what they called for (a booking naming a service, or one of the
-   * agent's questions); `service`: which of the services; `date`: a day (perhaps with a time);
+   * `service`: which of the agent's services; `date`: a day (perhaps with a time);
    * `time`: a time (perhaps with a day); `name`: their name; `yes_no`: an answer to a yes/no
    * question.
    */
-  answer: "request" | "service" | "date" | "time" | "name" | "yes_no";
+  answer: "service" | "date" | "time" | "name" | "yes_no";
   /** The agent's services, as callers name them ("cleaning", "teeth whitening"). */
   services: readonly string[];
-  /** The agent's FAQ questions: what else a caller may open with. */
-  questions: readonly string[];
   /** Names the agent already has for the caller (the call's customer name), beside common ones. */
   names: readonly string[];
 }

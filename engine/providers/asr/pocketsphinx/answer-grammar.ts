@@ -87,11 +87,6 @@ export function answerGrammar(expected: ExpectedSpeech, knows: (word: string) =>
   let lead = { words: CARRIER_WORDS, most: LEADING_CARRIERS };
   let tail = { words: CARRIER_WORDS, most: TRAILING_CARRIERS };
   switch (expected.answer) {
-    case "request": {
-      const choices = [define("service", expected.services) && "<service>", define("question", expected.questions) && "<question>"].filter(Boolean);
-      if (choices.length > 0) answer = `(${choices.join(" | ")})`;
-      break;
-    }
     case "service":
       if (define("service", expected.services)) answer = "<service>";
       break;

@@ -65,7 +65,6 @@ const EXPECTED_ANSWERS: Partial<Record<Expectation, ExpectedSpeech["answer"]>> =
   name: "name",
   confirmation: "yes_no",
   transfer_offer: "yes_no",
-  reminder: "yes_no",
 };
 
 /** Consecutive misunderstandings before the agent offers a transfer (or, without one, ends the call). */
@@ -149,19 +148,14 @@ export class RulesDialogueSession implements DialogueSession {
   }
 
   /**
-   * What the agent's question asked for; before any (the greeting's "how can I help?") a
-   * request, when the agent has services to book.
+   * What the agent's question asked for. Not the opening "how can I help?" (a caller may say
+   * anything: a grammar of requests heard "i would like to come in on tuesday" as a service
+   * named), nor a reminder's "will you make it?" (often answered "I need to cancel").
    */
   expectedSpeech(): ExpectedSpeech | null {
-    const opening = this.expectation === null && this.draft === null && !this.reminder && this.profile.services.length > 0;
-    const answer = opening ? "request" : this.expectation && EXPECTED_ANSWERS[this.expectation];
+    const answer = this.expectation && EXPECTED_ANSWERS[this.expectation];
     if (!answer) return null;
-    return {
-      answer,
-      services: this.profile.services.map((service) => service.name),
-      questions: this.profile.faq.entries.map(({ entry }) => entry.question),
-      names: this.callerName ? [this.callerName] : [],
-    };
+    return { answer, services: this.profile.services.map((service) => service.name), names: this.callerName ? [this.callerName] : [] };
   }
 
   /** A question the caller did not hear in full was not asked: a later "yes" must not answer it. */

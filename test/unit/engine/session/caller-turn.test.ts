@@ -121,9 +121,19 @@ describe("CallerTurn", () => {
     expect(c.hear(13)).toBe(false);
   });
 
+  it("listens for no answer in a turn begun while the agent was still speaking", async () => {
+    const asr = scriptedAsr(["okay"]);
+    const c = callerTurn(asr, { agentSpeaking: true, expected: () => ({ answer: "date", services: [], names: [] }) });
+    await c.open();
+    c.hear(10, { type: "turn_start", atMs: 0 });
+    c.hear(11, { type: "turn_end", atMs: 20 });
+    await settle();
+    expect(asr.expected).toEqual([undefined]);
+  });
+
   it("gives every part of a turn what the agent had asked for when the turn began", async () => {
     const asr = scriptedAsr(["tuesday", "at three"]);
-    const dayAndTime: ExpectedSpeech = { answer: "date", services: [], questions: [], names: [] };
+    const dayAndTime: ExpectedSpeech = { answer: "date", services: [], names: [] };
     let expecting: ExpectedSpeech | undefined = dayAndTime;
     const c = callerTurn(asr, { expected: () => expecting });
     await c.open();

@@ -18,7 +18,6 @@ const knows = (word: string) => words.has(word);
 const expecting = (answer: ExpectedSpeech["answer"], more: Partial<ExpectedSpeech> = {}): ExpectedSpeech => ({
   answer,
   services: ["Cleaning", "Teeth Whitening"],
-  questions: ["What are your opening hours?"],
   names: [],
   ...more,
 });
@@ -65,7 +64,7 @@ describe("directed recognition (real recognizer, phone line)", () => {
   it("hears an answer in the grammar's words when the agent asked for it", async () => {
     expect(await hear("how about tuesday at three in the afternoon", expecting("date"))).toMatch(/\btuesday at three in the afternoon\b/);
     expect(await hear("my name is oliver bishop", expecting("name", { names: ["Oliver Bishop"] }))).toMatch(/\boliver bishop$/);
-    expect(await hear("i would like to book a teeth whitening", expecting("request"))).toMatch(/\bteeth whitening\b/);
+    expect(await hear("i would like a teeth whitening please", expecting("service"))).toMatch(/\bteeth whitening\b/);
   }, 60_000);
 
   it("keeps the general model's words for speech the grammar has no path for", async () => {

@@ -12,11 +12,12 @@ function open(metadata: Record<string, unknown> = { services: ["Cleaning", "Teet
 }
 
 describe("what the rules dialogue tells the recognizer to listen for", () => {
-  it("follows its questions through a booking: a request, the service, the day, the time, the name, yes or no", async () => {
+  it("follows its questions through a booking: the service, the day, the time, the name, yes or no", async () => {
     const session = open();
-    expect(session.expectedSpeech!()).toEqual({ answer: "request", services: ["Cleaning", "Teeth Whitening"], questions: ["What are your opening hours?"], names: [] });
+    // "How can I help?" may be answered with anything.
+    expect(session.expectedSpeech!()).toBeNull();
     await say(session, "i would like to book an appointment");
-    expect(session.expectedSpeech!()?.answer).toBe("service");
+    expect(session.expectedSpeech!()).toEqual({ answer: "service", services: ["Cleaning", "Teeth Whitening"], names: [] });
     await say(session, "a cleaning");
     expect(session.expectedSpeech!()?.answer).toBe("date");
     await say(session, "tuesday");
@@ -30,12 +31,13 @@ describe("what the rules dialogue tells the recognizer to listen for", () => {
     expect(session.expectedSpeech!()).toBeNull();
   });
 
-  it("offers the names it already has for the caller", () => {
-    expect(open(undefined, { customer_name: "Maria Garcia" }).expectedSpeech!()?.names).toEqual(["Maria Garcia"]);
+  it("offers the names it already has for the caller", async () => {
+    const session = open(undefined, { customer_name: "Maria Garcia" });
+    await say(session, "i would like to book a cleaning");
+    expect(session.expectedSpeech!()?.names).toEqual(["Maria Garcia"]);
   });
 
-  it("expects nothing in particular of an agent without services, or after a question the caller did not hear in full", async () => {
-    expect(open({}).expectedSpeech!()).toBeNull();
+  it("expects nothing in particular after a question the caller did not hear in full", async () => {
     const session = open();
     await say(session, "i would like to book a cleaning");
     expect(session.expectedSpeech!()?.answer).toBe("date");
