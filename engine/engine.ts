@@ -119,7 +119,8 @@ export async function createLocalEngine(options: EngineOptions = {}): Promise<Lo
   const watched = <Stage extends ProviderStage>(stage: Stage, links: Array<StageProviders[Stage]>) => (report ? links.map((link) => measured(stage, link, report)) : links);
   const asr = chainOf("asr", watched("asr", asrLinks), options, (chain) => new FallbackAsrProvider(chain));
   const dialogue = chainOf("dialogue", watched("dialogue", create("dialogue")), options, (chain) => new FallbackDialogueProvider(chain));
-  const tts = chainOf("tts", watched("tts", ttsLinks.includes(flite) ? ttsLinks : [...ttsLinks, flite]), options, (chain) => new FallbackTts(chain));
+  const speakers = ttsLinks.includes(flite) ? ttsLinks : [...ttsLinks, flite];
+  const tts = chainOf("tts", watched("tts", speakers), options, (chain) => new FallbackTts(chain));
   // Every recognizer loads now: the first callers must not wait for the model (one that cannot
   // load at all is reported by each call that starts, as recognizer_unavailable).
   const [vad] = await Promise.all([createVadFactory(options.vad), flite.start(), ...recognizers.map((r) => r.warmUp().catch(() => undefined))]);
@@ -138,7 +139,7 @@ export async function createLocalEngine(options: EngineOptions = {}): Promise<Lo
       };
     },
     close: async () => {
-      await Promise.allSettled([asr.close?.(), flite.close(), vad.close()]);
+      await Promise.allSettled([asr.close?.(), ...speakers.map((link) => link.close?.()), vad.close()]);
     },
   };
 }

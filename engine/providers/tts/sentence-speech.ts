@@ -20,8 +20,8 @@ export interface SentenceSpeechOptions {
 }
 
 /**
- * The text-to-speech pipeline of the HTTP providers that answer one request per sentence
- * (OpenAI-compatible speech, ElevenLabs): each piece of text is one request, the next one is
+ * The text-to-speech pipeline of the providers that answer one request per sentence
+ * (OpenAI-compatible speech, ElevenLabs, Festival's processes): each piece of text is one request, the next one is
  * started while the current one streams (and read into memory so the server is never held
  * up), and audio is yielded strictly in piece order, tagged with its piece's index. Pieces
  * with no letter or digit (punctuation or emoji alone) are not sent: nothing to say, and some

@@ -20,4 +20,6 @@ export interface TtsProvider {
   readonly name: string;
   voices(): readonly VoiceInfo[];
   synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<SpeechChunk>;
+  /** Releases the processes or workers it holds (the engine calls it when it closes). */
+  close?(): Promise<void>;
 }

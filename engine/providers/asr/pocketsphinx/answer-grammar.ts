@@ -22,9 +22,6 @@ const TRAILING_CARRIERS = 3;
 const NAME_LEAD = ["yes", "yeah", "sure", "okay", "um", "uh", "so", "well", "oh", "hi", "sorry"];
 const NAME_TAIL = ["please", "thanks", "thank you"];
 
-/** Words too common to tell an answer by: "the" of "the fifth" is no more a day than "the" of anything. */
-const FUNCTION_WORDS = new Set("a an the to for of at on in is it it's that that's this i i'd i'm me my you your we am are be".split(" "));
-
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 const ORDINALS = [
@@ -54,27 +51,21 @@ function phrase(text: string): string {
     .join(" ");
 }
 
-/** A grammar of answers, and how to tell an answer in what it heard. */
-export interface AnswerGrammar {
-  /** JSGF, for the recognizer's GRAMMAR request. */
-  jsgf: string;
-  /** Whether the grammar's words for an utterance hold an answer (not empty: it had a path for it). */
-  isAnswer(text: string): boolean;
-}
-
 /**
- * The grammar of answers to `expected`, in words the recognizer's dictionary has (`knows`); null
- * when nothing is left to listen for (an agent whose service names are all unknown words).
+ * The grammar (JSGF, for the recognizer's GRAMMAR request) of answers to `expected`, in words
+ * the recognizer's dictionary has (`knows`); null when nothing is left to listen for (an agent
+ * whose service names are all unknown words). Every name in it is reduced to lower-case
+ * dictionary words, so no service or name can change the grammar's syntax.
  *
  * An answer may have a few carrier words before and after it ("yes that is right please"); the
- * answer itself is required, so speech the grammar has no path for is left to the general
- * model (see PocketsphinxSession). Speech that is no answer but has such a path is heard as
+ * answer itself is required, so every path holds one and speech the grammar has no path for is
+ * left to the general model (see PocketsphinxSession). Speech that is no answer but has such a path is heard as
  * the nearest answer ("can I speak to a person" as a name): the agent's confirmation before it
  * books is what catches that. A branch of other words beside the answer, tried on the
  * development set, left such speech alone nine times in ten but lost half the real answers
  * to it (pocketsphinx ignores JSGF weights, so it cannot be made less likely).
  */
-export function answerGrammar(expected: ExpectedSpeech, knows: (word: string) => boolean): AnswerGrammar | null {
+export function answerGrammar(expected: ExpectedSpeech, knows: (word: string) => boolean): string | null {
   const rules = new Map<string, string>();
   /** A rule of the phrases whose every word is known; false when none is. */
   const define = (name: string, phrases: readonly string[]): boolean => {
@@ -118,16 +109,10 @@ export function answerGrammar(expected: ExpectedSpeech, knows: (word: string) =>
       break;
   }
   if (answer === null) return null;
-  // The answer's own words (not its function words): every answer has one.
-  const ruleWords = [...rules.values()].flatMap((alternatives) => alternatives.split(/[\s|()[\]]+/));
-  const answerWords = new Set(ruleWords.filter((word) => /^[\p{L}']+$/u.test(word) && !FUNCTION_WORDS.has(word)));
   define("lead", lead.words);
   define("tail", tail.words);
   const upTo = (rule: string, most: number) => (rules.has(rule) ? Array.from({ length: most }, () => `[<${rule}>]`) : []);
   const sequence = [...upTo("lead", lead.most), answer, ...upTo("tail", tail.most)].join(" ");
   const body = [...rules].map(([name, alternatives]) => `<${name}> = ${alternatives};`).join("\n");
-  return {
-    jsgf: `#JSGF V1.0;\ngrammar answer;\n${body}\npublic <answer> = ${sequence};\n`,
-    isAnswer: (text) => text.split(/\s+/).some((word) => answerWords.has(word)),
-  };
+  return `#JSGF V1.0;\ngrammar answer;\n${body}\npublic <answer> = ${sequence};\n`;
 }

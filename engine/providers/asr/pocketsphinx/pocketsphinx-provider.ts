@@ -38,6 +38,9 @@ export interface PocketsphinxConfig {
   modelDir?: string;
 }
 
+/** Debian's US-English model (the pocketsphinx-en-us package). */
+export const DEFAULT_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
+
 /**
  * The embedded speech recognizer: pocketsphinx with the US-English model, in pooled child
  * processes (decoding is synchronous native work; it must not run on the event loop). A call
@@ -55,7 +58,7 @@ export class PocketsphinxProvider implements AsrProvider {
 
   constructor(config: PocketsphinxConfig = {}) {
     this.recognizers = config.maxRecognizers ?? defaultRecognizerCount();
-    this.modelDir = config.modelDir ?? "/usr/share/pocketsphinx/model/en-us";
+    this.modelDir = config.modelDir ?? DEFAULT_MODEL_DIR;
     this.pool = new RecognizerPool({
       maxRecognizers: this.recognizers,
       maxWaitMs: config.maxWaitMs,

@@ -6,7 +6,6 @@ import { abortable } from "../../../stream/abortable.js";
 import type { RecognizerPool } from "./recognizer-pool.js";
 import { describeExit, type RecognizerExit, type RecognizerProcess } from "./recognizer-process.js";
 import type { ExpectedSpeech } from "../expected-speech.js";
-import type { AnswerGrammar } from "./answer-grammar.js";
 import {
   encodeAudio,
   encodeGrammar,
@@ -40,10 +39,10 @@ function closedDuringUtterance(): AsrError {
  * adaptation (cepstral mean) each final reports is carried to the next recognizer leased, so
  * the call is read as if one process served it throughout.
  *
- * With what the agent expects (`expected`), the utterance is decoded twice: by the general
- * model as it arrives (its partials), and at its end by a grammar of such answers
- * (`grammarFor`); the grammar's words are the final when they are an answer, the general
- * model's otherwise (an answer to another question, a question back).
+ * With what the agent expects (`expected`), the utterance is decoded twice as it arrives: by the
+ * general model (its partials) and by a grammar of such answers (`grammarFor`). The grammar's
+ * words are the final when it had a path for the utterance (every path holds an answer), the
+ * general model's otherwise (an answer to another question, a question back).
  *
  * Utterances may overlap (the next one can start while the last waits for its final): their
  * audio reaches the recognizer one utterance after the other, and replies are matched by
@@ -61,10 +60,13 @@ export class PocketsphinxSession implements AsrSession {
   private mean: number[] | undefined;
   /** The grammar the leased recognizer was last given (it keeps it between utterances). */
   private grammarSent: string | null = null;
+  /** The last expectation's grammar: a call asks one question until it is answered, so it is built once. */
+  private lastGrammar: { expected: string; jsgf: string | null } | undefined;
 
   constructor(
     private readonly pool: RecognizerPool,
-    private readonly grammarFor: (expected: ExpectedSpeech) => AnswerGrammar | null,
+    /** The JSGF of answers to `expected`, or null when there is nothing to listen for. */
+    private readonly grammarFor: (expected: ExpectedSpeech) => string | null,
   ) {}
 
   async *transcribe(audio: AsyncIterable<AudioFrame>, signal: AbortSignal, expected?: ExpectedSpeech): AsyncIterable<AsrResult> {
@@ -79,8 +81,8 @@ export class PocketsphinxSession implements AsrSession {
       if (this.closed) throw closedDuringUtterance();
       const recognizer = await this.liveRecognizer(signal);
       utterance.attach(recognizer);
-      const grammar = expected ? this.grammarFor(expected) : null;
-      void this.stream(audio, recognizer, utterance, grammar?.jsgf ?? null);
+      const grammar = expected ? this.grammarOf(expected) : null;
+      void this.stream(audio, recognizer, utterance, grammar);
       for (;;) {
         const reply = await utterance.next();
         if (reply.type === "error") {
@@ -90,8 +92,8 @@ export class PocketsphinxSession implements AsrSession {
           yield { type: "partial", text: reply.text };
         } else {
           this.mean = reply.mean;
-          const answered = grammar !== null && reply.expected !== undefined && grammar.isAnswer(reply.expected);
-          yield { type: "final", text: answered ? reply.expected! : reply.text };
+          // The grammar's words are empty when it had no path for the utterance.
+          yield { type: "final", text: grammar !== null && reply.expected ? reply.expected : reply.text };
           return;
         }
       }
@@ -103,6 +105,12 @@ export class PocketsphinxSession implements AsrSession {
       // The caller has stopped speaking: the recognizer serves other calls until they speak again.
       if (this.utterances.size === 0) this.giveBack();
     }
+  }
+
+  private grammarOf(expected: ExpectedSpeech): string | null {
+    const key = JSON.stringify(expected);
+    if (this.lastGrammar?.expected !== key) this.lastGrammar = { expected: key, jsgf: this.grammarFor(expected) };
+    return this.lastGrammar.jsgf;
   }
 
   /** Ends the utterances under way (they reject) and gives the recognizer back to the pool. */

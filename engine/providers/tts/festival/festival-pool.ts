@@ -35,6 +35,8 @@ export class FestivalPool {
   constructor(
     private readonly size: number,
     private readonly command = "festival",
+    /** See DEFAULT_ANSWER_TIMEOUT_MS. */
+    private readonly answerTimeoutMs?: number,
   ) {}
 
   /** One sentence (a Scheme string literal) in `voice`. Rejects with FestivalError, or with the abort reason. */
@@ -108,7 +110,7 @@ export class FestivalPool {
   }
 
   private spawn(voice: FestivalVoice): FestivalProcess {
-    const process = new FestivalProcess(voice, this.command);
+    const process = new FestivalProcess(voice, this.command, this.answerTimeoutMs);
     this.processes.push(process);
     // A process that dies idle (or fails to load its voice) is dropped before the next sentence.
     process.ready.catch(() => this.prune());

@@ -21,6 +21,13 @@ const SAY_DEFINITION = `(define (parley.say id text)
       (format t "\\nPARLEY-FAIL %d\\n" id))
     (fflush nil)))`;
 
+/**
+ * How long a sentence may take before the process is taken as hung and stopped (the sentence
+ * fails, retryably, and the pool starts another process for the next one). Generous: a long
+ * sentence from a process still loading its voice, on a busy machine, takes a few seconds.
+ */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 20_000;
+
 const MARKER = /\nPARLEY-(WAV|FAIL|READY) (\S+)\n/;
 /** Bytes kept while looking for a marker that may be split across reads. */
 const MARKER_TAIL = 64;
@@ -52,7 +59,11 @@ export class FestivalProcess {
   private onReady!: () => void;
   private onReadyFailed!: (error: FestivalError) => void;
 
-  constructor(readonly voice: FestivalVoice, command = "festival") {
+  constructor(
+    readonly voice: FestivalVoice,
+    command = "festival",
+    private readonly answerTimeoutMs = DEFAULT_ANSWER_TIMEOUT_MS,
+  ) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.onReady = resolve;
       this.onReadyFailed = reject;
@@ -93,7 +104,8 @@ export class FestivalProcess {
 
   /**
    * Says one sentence (a Scheme string literal, see toFestivalString): its audio at the rate
-   * the RIFF header gives. Rejects with FestivalError. `signal` aborting settles the promise at
+   * the RIFF header gives. Rejects with FestivalError, also when no answer comes within the
+   * answer timeout (the process is then stopped). `signal` aborting settles the promise at
    * once; the process still finishes the sentence (the pool waits for `busy` to clear).
    */
   say(literal: string, signal: AbortSignal): Promise<AudioFrame> {
@@ -110,9 +122,15 @@ export class FestivalProcess {
         else reject(result.error);
       };
       const id = this.nextId++;
+      const hung = setTimeout(() => {
+        this.died(new FestivalError(`festival (${this.voice.festivalName}) did not answer a sentence within ${this.answerTimeoutMs / 1000} s; the process was stopped`, { retryable: true }));
+        this.close();
+      }, this.answerTimeoutMs);
+      hung.unref();
       this.current = {
         id,
         settle: (result) => {
+          clearTimeout(hung);
           this.current = undefined;
           this.idle();
           for (const wake of this.idleWaiters.splice(0)) wake();

@@ -3,7 +3,8 @@
  * runs as separate `festival` processes from the Debian packages; nothing of it is linked in.
  */
 import type { AudioFrame } from "../../../audio/audio-frame.js";
-import { prefetchInOrder } from "../prefetch-in-order.js";
+import type { RetryPolicy } from "../../provider-retry.js";
+import { speakSentences } from "../sentence-speech.js";
 import type { SpeechChunk, TtsProvider } from "../tts-provider.js";
 import type { VoiceInfo } from "../voice.js";
 import { FestivalPool, type FestivalPoolStats } from "./festival-pool.js";
@@ -12,14 +13,15 @@ import { FESTIVAL_VOICES, voiceInfo } from "./festival-voices.js";
 
 /** Festival renders a sentence whole; chunks let the consumer queue, play and cut it on a fine grid. */
 const CHUNK_MS = 100;
-/** Sentences synthesized ahead of the one being played, per call: fair to the other calls sharing the processes. */
-const SENTENCES_AHEAD = 1;
+const NO_RETRY: RetryPolicy = Object.freeze({ delaysMs: Object.freeze([]), maxRetryAfterMs: 0 });
 
 export interface FestivalTtsConfig {
   /** Festival processes per voice, each saying one sentence at a time. Default 1. */
   processes?: number;
   /** The festival executable (tests point it elsewhere). Default `festival` on PATH. */
   command?: string;
+  /** How long a sentence may take before its process is taken as hung and stopped. Default 20 s (tests shorten it). */
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export class FestivalTts implements TtsProvider {
   constructor(config: FestivalTtsConfig = {}) {
     const processes = config.processes ?? 1;
     if (!Number.isInteger(processes) || processes < 1) throw new Error(`FestivalTts needs a whole number of processes, at least 1, not ${processes}`);
-    this.pool = new FestivalPool(processes, config.command);
+    this.pool = new FestivalPool(processes, config.command, config.answerTimeoutMs);
   }
 
   voices(): readonly VoiceInfo[] {
@@ -49,34 +51,17 @@ export class FestivalTts implements TtsProvider {
   }
 
   async *synthesize(text: AsyncIterable<string>, options: { voiceId: string; signal: AbortSignal }): AsyncIterable<SpeechChunk> {
-    const { signal } = options;
     const voice = festivalVoice(options.voiceId);
-    if (signal.aborted) return;
-    // Also drops the sentences still queued when the consumer stops early without aborting.
-    const stop = new AbortController();
-    const onAbort = () => stop.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      let pieces = 0;
-      const sentences = prefetchInOrder(
-        text,
-        (text) => {
-          const piece = pieces++;
-          const literal = toFestivalString(text);
-          return literal ? this.pool.say(voice, literal, stop.signal).then((audio) => ({ audio, piece })) : undefined;
-        },
-        { ahead: SENTENCES_AHEAD, signal: stop.signal },
-      );
-      for await (const { audio, piece } of sentences) {
-        for (const chunk of chunks(audio)) {
-          if (stop.signal.aborted) return;
-          yield { ...chunk, piece };
-        }
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      stop.abort();
-    }
+    const pool = this.pool;
+    yield* speakSentences(text, {
+      signal: options.signal,
+      // A process that died is replaced for the next sentence, not this one: the call session's fallback says this one.
+      retry: NO_RETRY,
+      async *speak(sentence, signal) {
+        const literal = toFestivalString(sentence);
+        if (literal) yield* chunks(await pool.say(voice, literal, signal));
+      },
+    });
   }
 
   stats(): FestivalPoolStats {

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExpectedSpeech } from "../../../../../engine/providers/asr/expected-speech.js";
 import { answerGrammar } from "../../../../../engine/providers/asr/pocketsphinx/answer-grammar.js";
-import { PocketsphinxProvider } from "../../../../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
+import { dictionaryWords } from "../../../../../engine/providers/asr/pocketsphinx/dictionary-words.js";
+import { DEFAULT_MODEL_DIR, PocketsphinxProvider } from "../../../../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { speak } from "../../../../helpers/flite-speech.js";
 import { ensureRecognizerBuilt } from "./built-recognizer.js";
 import { speechFrames } from "./speech-frames.js";
@@ -11,9 +11,11 @@ import { downsampleTo8k, throughMuLaw } from "./telephony-channel.js";
 // Recognition directed by what the agent expects (issue 30): the grammar of answers beside the
 // general model, over the real recognizer process.
 
-const DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict";
-const words = new Set(readFileSync(DICTIONARY, "utf8").split("\n").map((line) => line.slice(0, line.indexOf(" ")).replace(/\(\d+\)$/, "")));
-const knows = (word: string) => words.has(word);
+let knows: (word: string) => boolean;
+beforeAll(async () => {
+  const words = await dictionaryWords(DEFAULT_MODEL_DIR);
+  knows = (word) => words.has(word);
+});
 
 const expecting = (answer: ExpectedSpeech["answer"], more: Partial<ExpectedSpeech> = {}): ExpectedSpeech => ({
   answer,
@@ -24,16 +26,26 @@ const expecting = (answer: ExpectedSpeech["answer"], more: Partial<ExpectedSpeec
 
 describe("the grammar of answers", () => {
   it("names only words the recognizer's dictionary has, and nothing when no answer is left", () => {
-    const grammar = answerGrammar(expecting("service", { services: ["Cleaning", "Invisalignz Fitting"] }), knows)!.jsgf;
+    const grammar = answerGrammar(expecting("service", { services: ["Cleaning", "Invisalignz Fitting"] }), knows)!;
     expect(grammar).toMatch(/<service> = cleaning;/);
     expect(grammar).not.toMatch(/invisalignz/);
     expect(answerGrammar(expecting("service", { services: ["Invisalignz"] }), knows)).toBeNull();
     // Spelling as callers say it: punctuation and hyphens go.
-    expect(answerGrammar(expecting("service", { services: ["Check-up!"] }), knows)?.jsgf).toMatch(/<service> = check up;/);
+    expect(answerGrammar(expecting("service", { services: ["Check-up!"] }), knows)).toMatch(/<service> = check up;/);
+  });
+
+  it("reduces JSGF syntax in a service or a name to the words around it", () => {
+    const grammar = answerGrammar(expecting("service", { services: ["<cleaning> | public <x> = ; whitening", "checkup;"] }), knows)!;
+    // One rule line per rule, each alternative plain words: nothing of the names' syntax survives.
+    expect(grammar).toMatch(/^<service> = cleaning public x whitening \| checkup;$/m);
+    expect(grammar.match(/^public /gm)).toHaveLength(1);
+    const named = answerGrammar(expecting("name", { names: ["Ann <x> | (Lee);"] }), knows)!;
+    expect(named).toMatch(/<first> = [^;]*\bann\b/);
+    expect(named).not.toMatch(/\(lee\)|<x>/);
   });
 
   it("keeps the call's own name for the caller beside the common ones", () => {
-    const grammar = answerGrammar(expecting("name", { names: ["Oliver Bishop"] }), knows)!.jsgf;
+    const grammar = answerGrammar(expecting("name", { names: ["Oliver Bishop"] }), knows)!;
     expect(grammar).toMatch(/<first> = [^;]*\boliver\b/);
     expect(grammar).toMatch(/<last> = [^;]*\bbishop\b/);
   });

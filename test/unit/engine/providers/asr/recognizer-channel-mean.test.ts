@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MODEL_DIR } from "../../../../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { defaultRecognizerPath, RecognizerProcess } from "../../../../../engine/providers/asr/pocketsphinx/recognizer-process.js";
 import { encodeMean, encodeRequest, encodeUtteranceRequest, REQUEST, type RecognizerReply } from "../../../../../engine/providers/asr/pocketsphinx/recognizer-protocol.js";
 import { ensureRecognizerBuilt } from "./built-recognizer.js";
@@ -22,7 +23,7 @@ async function meanAfterEmptyUtterance(recognizer: RecognizerProcess, utt: numbe
 
 describe("the recognizer's channel mean (carried between the processes that serve one call)", () => {
   it("reports the mean with each final, starts from a mean it is given, and goes back to the model's prior on reset", async () => {
-    const recognizer = new RecognizerProcess({ binaryPath: defaultRecognizerPath(), modelDir: "/usr/share/pocketsphinx/model/en-us" });
+    const recognizer = new RecognizerProcess({ binaryPath: defaultRecognizerPath(), modelDir: DEFAULT_MODEL_DIR });
     await recognizer.start();
     try {
       const prior = await meanAfterEmptyUtterance(recognizer, 1);
@@ -40,7 +41,7 @@ describe("the recognizer's channel mean (carried between the processes that serv
   }, 30_000);
 
   it("exits on a mean of the wrong length rather than reading garbage", async () => {
-    const recognizer = new RecognizerProcess({ binaryPath: defaultRecognizerPath(), modelDir: "/usr/share/pocketsphinx/model/en-us" });
+    const recognizer = new RecognizerProcess({ binaryPath: defaultRecognizerPath(), modelDir: DEFAULT_MODEL_DIR });
     await recognizer.start();
     const exited = new Promise((resolve) => recognizer.once("exit", resolve));
     await recognizer.send(encodeMean([1, 2, 3]));

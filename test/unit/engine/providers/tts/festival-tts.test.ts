@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -157,3 +157,49 @@ describe("FestivalTts without festival", () => {
     await missing.close();
   });
 });
+
+describe("FestivalTts with a festival that never answers", () => {
+  // Loads its "voice" (answers the ready line) and then reads sentences without ever saying one.
+  const dir = mkdtempSync(path.join(os.tmpdir(), "parley-festival-"));
+  const hung = path.join(dir, "festival");
+  writeFileSync(hung, `#!/bin/sh\nwhile read -r line; do\n  case "$line" in *PARLEY-READY*) printf '\\nPARLEY-READY cmu_us_slt_arctic_hts\\n';; esac\ndone\n`, { mode: 0o755 });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("fails the sentence after the answer timeout, stops the process, and gives the next sentence a new one", async () => {
+    const silent = new FestivalTts({ command: hung, answerTimeoutMs: 300 });
+    try {
+      await silent.warmUp("festival-slt-hts");
+      expect(silent.pids("festival-slt-hts")).toHaveLength(1);
+      const error = await speakWith(silent, [SHORT]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ stage: "tts", provider: "festival", retryable: true });
+      expect((error as Error).message).toMatch(/did not answer a sentence within 0.3 s; the process was stopped/);
+      expect(silent.pids("festival-slt-hts")).toEqual([]);
+      // Nothing is left holding the pool's only slot: the next sentence gets a process of its own (and fails the same way).
+      await expect(speakWith(silent, [SHORT])).rejects.toThrow(/did not answer/);
+      expect(silent.stats()).toMatchObject({ busy: 0, queued: 0 });
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("frees the process of a sentence its caller gave up on once the timeout stops it", async () => {
+    const silent = new FestivalTts({ command: hung, answerTimeoutMs: 300 });
+    try {
+      const controller = new AbortController();
+      const given = speakWith(silent, [SHORT], controller.signal);
+      await vi.waitFor(() => expect(silent.stats().busy).toBe(1), { timeout: 5000, interval: 5 });
+      controller.abort();
+      expect(await given).toEqual([]);
+      // The caller is gone at once; the hung process holds its slot until the timeout stops it.
+      expect(silent.stats().busy).toBe(1);
+      await vi.waitFor(() => expect(silent.stats()).toMatchObject({ processes: 0, busy: 0 }), { timeout: 5000, interval: 20 });
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+function speakWith(provider: FestivalTts, pieces: string[], signal = new AbortController().signal): Promise<SpeechChunk[]> {
+  return collect(provider.synthesize(from(pieces), { voiceId: "festival-slt-hts", signal }));
+}
