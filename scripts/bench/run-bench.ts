@@ -59,7 +59,7 @@ starts \`parley serve\` as a child process with a temporary data directory. With
   model compute; each lane plays one conversation; levels 10,50,100,200; outcomes are not
   checked (the replies are canned).
 --endpointing: the agents' endpointing modes, compared side by side; each mode runs every
-  level with its own agents (default fixed,adaptive). fixed: the caller's turn ends after
+  protocol and level with its own agents (default fixed,adaptive). fixed: the caller's turn ends after
   ${BENCH_ENDPOINTING_MS.fixed} ms of silence; adaptive: after a short pause when its words form a
   complete turn, after up to ${BENCH_ENDPOINTING_MS.adaptive} ms when they do not ("i need a", "um").
 --quick: the quick conversations at 1 and 2 calls (10 with stand-ins).
@@ -120,7 +120,8 @@ function loadLine(name: string, rate: 8 | 16): Int16Array {
   return samples.slice(0, (last + 1) * frame);
 }
 
-function parseLevels(raw: string | undefined, quick: boolean, providers: Providers): number[] {
+/** `--concurrency 1,2,4`: the levels run; without it, the defaults of the providers and `--quick`. */
+export function parseLevels(raw: string | undefined, quick: boolean, providers: Providers): number[] {
   if (raw === undefined) return providers === "standin" ? (quick ? [10] : [10, 50, 100, 200]) : quick ? [1, 2] : [1, 2, 4, 8];
   const levels = raw.split(",").map((s) => integer(s.trim(), "concurrency", 1)!);
   if (levels.some((n) => n > 200)) throw new UsageError("--concurrency levels must be from 1 to 200");
@@ -220,19 +221,25 @@ export async function bench(argv: string[]): Promise<number> {
   const key = o.key ?? process.env.PARLEY_API_KEY ?? server!.key;
   const api = restClient(baseUrl, key);
   const started = new Date();
-  /** Agent ids by mode, then conversation. */
-  const agents = new Map<EndpointingMode, Map<string, string>>();
+  /**
+   * Agent ids by mode and protocol, then conversation: each protocol has agents of its own, so
+   * what a conversation leaves behind on one (a booked time) is not there for the other.
+   */
+  const agents = new Map<string, Map<string, string>>();
+  const agentsOf = (mode: EndpointingMode, protocol: Protocol) => `${mode}/${protocol}`;
   try {
     const voice = providers === "standin" ? { voice_id: STANDIN_VOICE } : {};
     for (const mode of modes) {
-      const byConversation = new Map<string, string>();
-      agents.set(mode, byConversation);
-      for (const c of conversations) {
-        const body = { ...BASE_AGENT, ...c.agent, ...endpointingFields(mode), ...voice, name: `Bench ${c.name} (${mode})` };
-        const agent = await api("POST", "/v1/agents", body).catch((err: Error) => {
-          throw new Error(/endpointing_mode/.test(err.message) ? `${err.message} (a service older than endpointing modes?)` : err.message);
-        });
-        byConversation.set(c.name, agent.id);
+      for (const protocol of protocols) {
+        const byConversation = new Map<string, string>();
+        agents.set(agentsOf(mode, protocol), byConversation);
+        for (const c of conversations) {
+          const body = { ...BASE_AGENT, ...c.agent, ...endpointingFields(mode), ...voice, name: `Bench ${c.name} (${mode}, ${protocol})` };
+          const agent = await api("POST", "/v1/agents", body).catch((err: Error) => {
+            throw new Error(/endpointing_mode/.test(err.message) ? `${err.message} (a service older than endpointing modes?)` : err.message);
+          });
+          byConversation.set(c.name, agent.id);
+        }
       }
     }
     // The token is shown only when made: a Twilio run makes a new one (the account's previous one stops working).
@@ -250,8 +257,8 @@ export async function bench(argv: string[]): Promise<number> {
     const idle = server ? processTreeUsage(server.pid) : null;
     const idleRssMb = idle ? round(idle.rssBytes / 1048576) : null;
     for (const mode of modes) {
-      const agentOf = (c: Conversation) => agents.get(mode)!.get(c.name)!;
       for (const protocol of protocols) {
+        const agentOf = (c: Conversation) => agents.get(agentsOf(mode, protocol))!.get(c.name)!;
         const bounds = search && capacityBounds(givenBounds, providers, DEFAULT_STANDIN_DELAYS, BENCH_ENDPOINTING_MS[mode]);
         if (search && bounds) progress(`[${mode}] ${protocol}: capacity search from ${search.from} in steps of ${search.step} up to ${search.max}; a level holds with no failed call, v2v p95 <= ${bounds.v2v_p95_ms} ms, jitter p95 <= ${bounds.jitter_p95_ms} ms`);
         const judged: CapacityLevel[] = [];

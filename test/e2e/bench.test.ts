@@ -27,15 +27,16 @@ const runBench = (args: string[]) => runNodeScript(BENCH, args);
 // To keep CI short each run uses one endpointing mode and two or three conversations; the last
 // test runs both modes on one conversation.
 describe("npm run bench -- --quick", () => {
-  it("replays conversations against a served child process at the quick levels and writes a well-formed report", async () => {
+  // The quick levels are 1 and 2 calls (bench-options.test.ts); the other runs here play one
+  // call at a time, so this one plays two lanes only.
+  it("replays conversations in concurrent lanes against a served child process and writes a well-formed report", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--quick", "--endpointing", "adaptive", "--conversations", "faq,barge-in,backchannels", "--out", out]);
-    expect(run.stderr).toContain("[adaptive] native: 1 concurrent call");
+    const run = await runBench(["--quick", "--concurrency", "2", "--endpointing", "adaptive", "--conversations", "faq,barge-in,backchannels", "--out", out]);
     expect(run.stderr).toContain("[adaptive] native: 2 concurrent calls");
     expect(run.stdout).toContain("voice-to-voice");
 
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
-    expect(result.settings).toMatchObject({ quick: true, concurrency: [1, 2], protocols: ["native"], endpointing_modes: ["adaptive"], endpointing_ms: { adaptive: 1500 }, seed: 1 });
+    expect(result.settings).toMatchObject({ quick: true, concurrency: [2], protocols: ["native"], endpointing_modes: ["adaptive"], endpointing_ms: { adaptive: 1500 }, seed: 1 });
     expect(result.settings.conversations).toEqual(["backchannels", "barge-in", "faq"]);
     expect(result.machine.cpus).toBeGreaterThan(0);
     expect(result.modes.map((m: any) => m.endpointing_mode)).toEqual(["adaptive"]);
@@ -45,18 +46,16 @@ describe("npm run bench -- --quick", () => {
       expect(m.n, name).toBeGreaterThan(0);
       for (const key of ["p50", "p95", "p99"]) expect(typeof m[key], `${name}.${key}`).toBe("number");
     }
-    // Every backchannel is counted (3 calls of the conversation, 1 + 2 lanes, 2 each); no step here has several lines.
-    expect(mode.backchannels).toMatchObject({ spoken: 3 * 2, false_stops: expect.any(Number), resumes: expect.any(Number) });
+    // Every backchannel is counted (2 calls of the conversation, one per lane, 2 each); no step here has several lines.
+    expect(mode.backchannels).toMatchObject({ spoken: 2 * 2, false_stops: expect.any(Number), resumes: expect.any(Number) });
     expect(mode.false_endpoints).toEqual({ total: 0, steps: 0, calls: 0, by_conversation: {} });
     expect(result.calls.every((c: any) => c.endpointing_mode === "adaptive" && typeof c.false_endpoints === "number")).toBe(true);
-    expect(result.levels.map((l: any) => [l.endpointing_mode, l.concurrency])).toEqual([
-      ["adaptive", 1],
-      ["adaptive", 2],
-    ]);
+    expect(result.levels.map((l: any) => [l.endpointing_mode, l.concurrency])).toEqual([["adaptive", 2]]);
     for (const level of result.levels) {
       for (const key of ["server_cpu_percent", "server_peak_rss_mb", "client_cpu_percent"]) expect(typeof level[key], key).toBe("number");
     }
-    expect(result.calls.length).toBe(result.settings.conversations.length * 3);
+    expect(result.calls.length).toBe(result.settings.conversations.length * 2);
+    expect(result.calls.map((c: any) => c.lane).sort()).toEqual([0, 0, 0, 1, 1, 1]);
     expect(result.calls.every((c: any) => c.error === null)).toBe(true);
     // Outcomes (booked, transferred, interrupted) show that the replay drove real conversations.
     expect(result.calls.filter((c: any) => c.outcome?.passed).length).toBe(result.calls.length);
@@ -86,14 +85,17 @@ describe("npm run bench -- --quick", () => {
 
   // Issue 30: a caller in Festival's voice slt (not Flite's rms, which every other fixture is)
   // books over the native protocol (the tool call's arguments) and over a Twilio stream (the
-  // appointment stored, read back through the REST API): service, day, time and name.
-  it.each(["native", "twilio"])("books the appointment a caller asks for in a Festival voice, over the %s path", async (protocol) => {
-    // One run per path: each has its own service and database, so the second booking does not find the slot taken.
+  // appointment stored, read back through the REST API): service, day, time and name. Each
+  // protocol has agents of its own, so the second booking does not find the time taken.
+  it("books the appointment a caller asks for in a Festival voice, over the native and Twilio paths", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--protocol", protocol, "--concurrency", "1", "--endpointing", "adaptive", "--conversations", "booking-festival", "--out", out]);
+    const run = await runBench(["--protocol", "both", "--concurrency", "1", "--endpointing", "adaptive", "--conversations", "booking-festival", "--out", out]);
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
-    expect(result.settings).toMatchObject({ providers: "embedded", protocols: [protocol], conversations: ["booking-festival"] });
-    expect(result.calls.map((c: any) => [c.protocol, c.error, c.outcome?.passed, c.outcome?.failures])).toEqual([[protocol, null, true, []]]);
+    expect(result.settings).toMatchObject({ providers: "embedded", protocols: ["native", "twilio"], conversations: ["booking-festival"] });
+    expect(result.calls.map((c: any) => [c.protocol, c.error, c.outcome?.passed, c.outcome?.failures])).toEqual([
+      ["native", null, true, []],
+      ["twilio", null, true, []],
+    ]);
     expect(run.code).toBe(0);
   }, 240_000);
 

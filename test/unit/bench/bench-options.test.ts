@@ -5,8 +5,24 @@ import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../src/cli/args.js";
 import { BENCH_ENDPOINTING_MODES, expectedIn, gapsOf, loadConversations } from "../../../scripts/bench/conversation.js";
 import { joinLines } from "../../../scripts/bench/play-conversation.js";
-import { endpointingFields, parseEndpointingModes } from "../../../scripts/bench/run-bench.js";
+import { endpointingFields, parseEndpointingModes, parseLevels } from "../../../scripts/bench/run-bench.js";
 import { MediaClient, type SpokenAt } from "../../../scripts/bench/media-caller.js";
+
+describe("--concurrency", () => {
+  it("defaults to 1,2,4,8 calls (quick: 1,2) with the embedded engines and 10,50,100,200 (quick: 10) with the stand-ins", () => {
+    expect(parseLevels(undefined, false, "embedded")).toEqual([1, 2, 4, 8]);
+    expect(parseLevels(undefined, true, "embedded")).toEqual([1, 2]);
+    expect(parseLevels(undefined, false, "standin")).toEqual([10, 50, 100, 200]);
+    expect(parseLevels(undefined, true, "standin")).toEqual([10]);
+  });
+
+  it("takes a comma list of 1 to 200 calls, whatever --quick says", () => {
+    expect(parseLevels("2", true, "embedded")).toEqual([2]);
+    expect(parseLevels("1, 3", false, "standin")).toEqual([1, 3]);
+    expect(() => parseLevels("201", false, "standin")).toThrow(/from 1 to 200/);
+    expect(() => parseLevels("0", false, "embedded")).toThrow(UsageError);
+  });
+});
 
 describe("--endpointing", () => {
   it("defaults to both modes, fixed first", () => {
