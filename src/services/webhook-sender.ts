@@ -12,6 +12,8 @@ export interface AttemptOutcome {
   error: string | null;
   /** The start of the answer's body, at most the configured cap. */
   responseBody: string | null;
+  /** The body reached the cap, so it may have been longer than what was kept (absent: not read). */
+  responseBodyFilled?: boolean;
   durationMs: number;
   /** A 429 or 503's `Retry-After`, in milliseconds. */
   retryAfterMs: number | null;
@@ -75,14 +77,20 @@ export class WebhookSender {
     return USER_AGENT;
   }
 
-  async send(url: URL, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+  /**
+   * `options.timeoutMs` bounds this attempt instead of the sender's own timeout (a custom tool's
+   * `timeout_ms`); the connection, headers and body timeouts of the sender's agent still apply,
+   * so a per-attempt timeout longer than the sender's is cut to the sender's.
+   */
+  async send(url: URL, body: string, headers: Record<string, string>, options?: { timeoutMs?: number }): Promise<AttemptOutcome> {
     const started = Date.now();
     const abort = new AbortController();
+    const timeoutMs = Math.min(options?.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
-    }, this.options.timeoutMs);
+    }, timeoutMs);
     try {
       const res = await request(url, {
         method: "POST",
@@ -91,24 +99,25 @@ export class WebhookSender {
         headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers },
         body,
       });
-      const responseBody = await this.readCapped(res.body);
+      const { text: responseBody, filled } = await this.readCapped(res.body);
       const status = res.statusCode;
       return {
         statusCode: status,
         error: status >= 300 && status < 400 ? "redirects are not followed" : null,
         responseBody,
+        responseBodyFilled: filled,
         durationMs: Date.now() - started,
         retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"], Date.now()) : null,
       };
     } catch (err) {
-      return { statusCode: null, error: describeError(err, timedOut || err instanceof undiciErrors.HeadersTimeoutError, this.options.timeoutMs), responseBody: null, durationMs: Date.now() - started, retryAfterMs: null };
+      return { statusCode: null, error: describeError(err, timedOut || err instanceof undiciErrors.HeadersTimeoutError, timeoutMs), responseBody: null, durationMs: Date.now() - started, retryAfterMs: null };
     } finally {
       clearTimeout(timer);
     }
   }
 
   /** Reads up to the cap, then drops the rest (and with it the connection, if more was coming). */
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<{ text: string; filled: boolean }> {
     const limit = this.options.responseBodyLimit;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -120,7 +129,7 @@ export class WebhookSender {
         break;
       }
     }
-    return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
+    return { text: Buffer.concat(chunks).subarray(0, limit).toString("utf8"), filled: size >= limit };
   }
 
   close(): Promise<void> {
