@@ -151,6 +151,16 @@ export interface WebhookTable {
   updated_at: string;
 }
 
+/** An account's secret (issue 31): write-only through the API, read by custom HTTP tools. */
+export interface SecretTable {
+  account_id: string;
+  /** `^[A-Za-z_][A-Za-z0-9_]{0,63}$`, unique in the account. */
+  name: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface CampaignTable {
   id: string;
   account_id: string;
@@ -421,4 +431,5 @@ export interface Database {
   call_commands: CallCommandTable;
   rate_windows: RateWindowTable;
   carrier_stream_tokens: CarrierStreamTokenTable;
+  secrets: SecretTable;
 }

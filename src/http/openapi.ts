@@ -11,6 +11,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   insufficient_credits: 402,
   agent_limit_reached: 402,
   webhook_limit_reached: 402,
+  secret_limit_reached: 409,
   agent_in_use: 409,
   agent_inactive: 409,
   invalid_campaign_state: 409,

@@ -25,6 +25,7 @@ import { EventLog } from "./event-log.js";
 import { LiveCallsService } from "./live-calls.js";
 import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
+import { SecretsService } from "./secrets.js";
 import { RecordingLinks } from "./recording-links.js";
 import { LocalRecordingStore } from "./local-recording-store.js";
 import type { RecordingStore } from "./recording-store.js";
@@ -63,6 +64,8 @@ export interface Services {
   apiKeys: ApiKeysService;
   agents: AgentsService;
   webhooks: WebhooksService;
+  /** The account's secrets: written and listed through the API, values read only by its tools. */
+  secrets: SecretsService;
   /** Sends the outbox's deliveries (started by the composition root). */
   webhookDelivery: WebhookDeliveryWorker;
   webhookDeliveries: WebhookDeliveriesService;
@@ -126,6 +129,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const dataSecret = loadServiceSecret(config);
   const cursors = new CursorCodec(dataSecret);
   const doNotCall = new DoNotCallService(db, { cursors });
+  const secrets = new SecretsService(db, { cursors });
   const recordings: RecordingStore = config.recordings.s3.bucket ? new S3RecordingStore(config.recordings.s3, { logger }) : new LocalRecordingStore();
   const recordingLinks = new RecordingLinks(db, dataSecret, config.baseUrl, Date.now, recordings);
   const engine = engineOptions(config);
@@ -203,6 +207,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     reservations,
     storageHealth,
     webhooks,
+    secrets,
     webhookDelivery,
     webhookDeliveries,
     eventLog,

@@ -15,6 +15,8 @@ export const PERMISSIONS = [
   "campaigns:write",
   "appointments:read",
   "appointments:write",
+  "secrets:read",
+  "secrets:write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -37,8 +37,8 @@ const ID_OF_FIELD: Record<string, (acct: SeededAccount) => string> = {
   appointment_id: (x) => x.ids.appointment_id!,
   from_number: (x) => x.number,
 };
-/** Path parameters that name something else than a field of that name elsewhere: the do-not-call entry's number. */
-const ID_OF_PATH_PARAM: Record<string, (acct: SeededAccount) => string> = { ...ID_OF_FIELD, phone_number: (x) => x.blocked };
+/** Path parameters that name something else than a field of that name elsewhere: the do-not-call entry's number, the secret's name. */
+const ID_OF_PATH_PARAM: Record<string, (acct: SeededAccount) => string> = { ...ID_OF_FIELD, phone_number: (x) => x.blocked, name: (x) => x.ids.name! };
 /** Fields ending in _id that refer to nothing an account owns (voices are the service's catalog). */
 const NOT_REFERENCES = new Set(["voice_id"]);
 
@@ -64,7 +64,7 @@ const validFor = (acct: SeededAccount) => (name: string): unknown => {
 };
 
 /** Every one of A's ids and secrets, to find in an answer that B gets. */
-const secretsOfA = () => [...Object.values(a.ids), a.number, a.key];
+const secretsOfA = () => [...Object.values(a.ids), a.number, a.key, a.secretValue];
 
 /** Path parameter values: A's for the names in `fromA`, B's for the others. */
 function pathFor(op: Operation, fromA: ReadonlySet<string>): string {

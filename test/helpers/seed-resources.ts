@@ -8,6 +8,8 @@ export interface SeededAccount extends TestAccount {
   number: string;
   /** The do-not-call entry's number (the path parameter of /v1/do-not-call/{phone_number}). */
   blocked: string;
+  /** The value of the account's secret (named `ids.name`): write-only, so no answer may hold it. */
+  secretValue: string;
 }
 
 export const SEED_AGENT = { name: "Seeded agent", system_prompt: "You confirm appointments.", voice_id: "flite-slt" };
@@ -34,7 +36,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
  * A new account (agency plan, every permission) with an agent, an approved phone number, an
  * ended call, a webhook to `receiverUrl` with a delivered delivery, a campaign scheduled far
  * in the future (the runner leaves it alone), an appointment, a do-not-call entry and its
- * events; returns once the webhook has delivered everything so far, so the account is quiet.
+ * events, and a secret; returns once the webhook has delivered everything so far, so the account is quiet.
  * `serial` makes its phone numbers unique (numbers are unique across accounts).
  */
 export async function seedAccount(app: TestApp, receiverUrl: string, serial: number): Promise<SeededAccount> {
@@ -56,6 +58,8 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
   });
   const appointment = await app.parley.services.appointments.create({ account_id: account.id, call_id: call.id, date: "2030-03-01", time: "10:30", customer_name: "Seeded" });
   await ok(app, "do-not-call entry", "POST", "/v1/do-not-call", key, { phone_number: blocked });
+  const secret = { name: `SEEDED_SECRET_${serial}`, value: `seeded-secret-value-${serial}-${account.id}` };
+  await ok(app, "secret", "POST", "/v1/secrets", key, secret);
 
   const event = (await ok(app, "events", "GET", "/v1/events?limit=1", key)).data[0];
   const deliveries = `/v1/webhooks/${webhook.id}/deliveries?limit=100`;
@@ -69,6 +73,7 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
     ...account,
     number,
     blocked,
+    secretValue: secret.value,
     ids: {
       agent_id: agent.id,
       phone_number_id: phone.id,
@@ -79,6 +84,7 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
       campaign_id: campaign.id,
       appointment_id: appointment.id,
       phone_number: blocked,
+      name: secret.name,
     },
   };
 }

@@ -25,6 +25,7 @@ import * as rateLeases from "./023-rate-leases.js";
 import * as numberCarriers from "./024-number-carriers.js";
 import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
 import * as deliveryNotifications from "./026-delivery-notifications.js";
+import * as secrets from "./027-secrets.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "024-number-carriers": numberCarriers,
   "025-carrier-stream-tokens": carrierStreamTokens,
   "026-delivery-notifications": deliveryNotifications,
+  "027-secrets": secrets,
 };
 
 export const migrationProvider: MigrationProvider = {
