@@ -184,6 +184,7 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         // Analyses still under way stay pending: the next start finishes them.
         await services.callResults.stop();
         await services.webhookDelivery.stop();
+        await services.toolRequests.sender.close();
         await services.recordings.close?.();
         await media?.engine.close();
         await db.destroy();

@@ -67,6 +67,8 @@ export interface AgentTable {
   reminder_call: number;
   /** 1: a reminder call may dial the number an inbound caller's caller ID gave (migration 018). */
   reminder_call_inbound: number;
+  /** JSON array of the agent's custom HTTP tools (AgentTool, migration 028). */
+  tools: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

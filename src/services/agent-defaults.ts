@@ -53,4 +53,14 @@ export const AGENT_LIMITS = {
   analysisFieldEnumValues: 50,
   /** A week: the longest lead a reminder may have. */
   reminderMinutesBefore: 10_080,
+  tools: 20,
+  toolName: 64,
+  toolDescription: 1_000,
+  /** The parameters' JSON Schema, as JSON text. */
+  toolParametersBytes: 8_192,
+  toolUrl: 2_048,
+  toolHeaders: 20,
+  toolHeaderValue: 2_048,
+  /** A tool's own timeout; the call's tool runner gives up at 10 s whatever it is. */
+  toolTimeoutMs: { min: 100, max: 10_000, default: 5_000 },
 };

@@ -3,7 +3,7 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, type AgentFilters, type AgentRecord } from "../db/repositories/agents.js";
+import { AgentsRepository, type AgentFilters, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
@@ -22,6 +22,9 @@ import { knownZone } from "../core/zoned-time.js";
 import { grants, needsPermissionToo } from "./permissions.js";
 import type { AnalysisFieldType, EndpointingMode } from "../../engine/index.js";
 import type { AgentModel } from "./agent-defaults.js";
+import type { SecretsService } from "./secrets.js";
+import { argumentsChecker, secretNamesOf } from "./http-tool-rules.js";
+import type { WebhookTargets } from "./webhook-targets.js";
 
 /** An agent's analysis field, as an agent is created or updated with it. */
 export interface AnalysisFieldInput {
@@ -49,6 +52,7 @@ export interface CreateAgentInput {
   transfer_message?: string;
   endpointing_ms?: number;
   analysis_fields?: AnalysisFieldInput[];
+  tools?: AgentTool[];
   reminder_minutes_before?: number | null;
   reminder_call?: boolean;
   endpointing_mode?: EndpointingMode;
@@ -79,7 +83,17 @@ export class AgentsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { accounts: AccountsService; voices: VoiceCatalog; cursors: CursorCodec; destinations: DestinationPolicy; outbox: Outbox; reminders: AppointmentReminders },
+    private readonly deps: {
+      accounts: AccountsService;
+      voices: VoiceCatalog;
+      cursors: CursorCodec;
+      destinations: DestinationPolicy;
+      outbox: Outbox;
+      reminders: AppointmentReminders;
+      /** Where a tool's URL may point (the webhook network policy). */
+      targets: Pick<WebhookTargets, "checkForStorage">;
+      secrets: Pick<SecretsService, "resolve">;
+    },
   ) {
     this.agents = new AgentsRepository(db);
     this.calls = new CallsRepository(db);
@@ -110,6 +124,7 @@ export class AgentsService {
       endpointing_mode: endpointingMode,
       endpointing_ms: input.endpointing_ms ?? ENDPOINTING_MS_DEFAULTS[endpointingMode],
       analysis_fields: input.analysis_fields ?? [],
+      tools: input.tools ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,
@@ -118,6 +133,7 @@ export class AgentsService {
       deleted_at: null,
     };
     checkReminderCallSettings(undefined, agent, permissions);
+    checkToolPermission(undefined, agent, permissions);
     await this.checkSettings(agent);
     const limit = this.deps.accounts.limitsOf(account).agents;
     const agentLimit: RowLimit = {
@@ -159,6 +175,7 @@ export class AgentsService {
     }
     const next: AgentRecord = { ...current, ...patch };
     checkReminderCallSettings(current, next, permissions);
+    checkToolPermission(current, next, permissions);
     await this.checkSettings(next);
     if (patch.language !== undefined) patch.language = next.language;
     const at = nextUpdatedAt(current.updated_at);
@@ -227,6 +244,29 @@ export class AgentsService {
     if (agent.reminder_call && agent.reminder_minutes_before === null) {
       throw ApiError.field("invalid_request", "reminder_call", "needs reminder_minutes_before: a reminder call is placed at the reminder's time");
     }
+    await this.checkTools(agent);
+  }
+
+  /**
+   * Each tool's URL under the webhook network policy (no connection is made: the receiver may
+   * not be up yet), a parameters schema its arguments can be checked against, and every secret
+   * it names present in the account.
+   */
+  private async checkTools(agent: AgentRecord): Promise<void> {
+    const secrets = await this.deps.secrets.resolve(agent.account_id, [...new Set(agent.tools.flatMap(secretNamesOf))]);
+    for (const [i, tool] of agent.tools.entries()) {
+      await this.deps.targets.checkForStorage(agent.account_id, tool.url, { field: `tools[${i}].url`, probe: false });
+      try {
+        argumentsChecker(tool.parameters);
+      } catch (err) {
+        throw ApiError.field("invalid_request", `tools[${i}].parameters`, `is not a JSON Schema Parley can check arguments with: ${(err as Error).message}`);
+      }
+      const missing = secretNamesOf(tool).find((name) => !secrets.has(name));
+      if (missing !== undefined) {
+        const field = missing === tool.signing_secret ? `tools[${i}].signing_secret` : `tools[${i}].headers`;
+        throw ApiError.field("secret_not_found", field, `no secret named ${missing}; create it first with POST /v1/secrets`);
+      }
+    }
   }
 }
 
@@ -247,4 +287,16 @@ function checkReminderCallSettings(current: AgentRecord | undefined, next: Agent
     if (knownZone(next.metadata.timezone) !== knownZone(current.metadata.timezone)) fields.push("metadata.timezone");
   }
   if (fields.length > 0) throw needsPermissionToo("calls:write", fields, "this agent's reminders call its customers, so this change");
+}
+
+/**
+ * A tool sends the account's secrets (its signing key, `{{secrets.NAME}}` headers) to its URL
+ * whenever a call uses it: setting or changing `tools` needs `secrets:write` besides
+ * `agents:write` (403 `forbidden`), or a key that may not touch secrets could have their
+ * values sent to an address of its choosing.
+ */
+function checkToolPermission(current: AgentRecord | undefined, next: AgentRecord, permissions: readonly string[]): void {
+  if (grants(permissions, "secrets:write")) return;
+  const unchanged = JSON.stringify(current?.tools ?? []) === JSON.stringify(next.tools);
+  if (!unchanged) throw needsPermissionToo("secrets:write", ["tools"], "tools send the account's secrets to their URLs, so changing them");
 }

@@ -39,6 +39,7 @@ import { CarrierStreamTokens } from "./carrier-stream-tokens.js";
 import { WebCallTokens } from "./web-call-tokens.js";
 import { WebhookDeliveriesService } from "./webhook-deliveries.js";
 import { WebhookDeliveryWorker } from "./webhook-delivery.js";
+import { AGENT_LIMITS } from "./agent-defaults.js";
 import { WebhookSender } from "./webhook-sender.js";
 import { webhookNetworkPolicy, type HostResolver } from "./webhook-network-policy.js";
 import { WebhookTargets } from "./webhook-targets.js";
@@ -50,6 +51,8 @@ import { NodePresence, nodeIdOf } from "./node-presence.js";
 
 /** How much of a receiver's answer the delivery log keeps. */
 const RESPONSE_BODY_LIMIT = 1024;
+/** Most bytes of a custom tool's answer read: the model gets it whole, or the tool failed (too large). */
+const TOOL_ANSWER_LIMIT = 16 * 1024;
 
 /** Every use-case service, wired once by the composition root (and by tests). */
 export interface Services {
@@ -69,6 +72,8 @@ export interface Services {
   /** Sends the outbox's deliveries (started by the composition root). */
   webhookDelivery: WebhookDeliveryWorker;
   webhookDeliveries: WebhookDeliveriesService;
+  /** How agents' custom HTTP tools reach their URLs: the webhook network policy, answers up to 16 KiB. */
+  toolRequests: { sender: WebhookSender; checkTarget(url: string): URL };
   eventLog: EventLog;
   campaigns: CampaignsService;
   /** Dials running campaigns (started by the composition root). */
@@ -141,9 +146,9 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const clock = options.clock ?? Date.now;
   let calls: CallsService | undefined;
   const reminders = new AppointmentReminders(db, { now: clock }, { outbox, accounts, destinations, doNotCall, queued: (accountId) => calls?.announceQueued(accountId), logger });
-  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox, reminders });
   const networkPolicy = webhookNetworkPolicy(config.webhooks, options.hostResolver);
   const targets = new WebhookTargets(config.webhooks, networkPolicy, new SocketProbe({ policy: networkPolicy, timeoutMs: config.webhooks.timeoutMs }));
+  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox, reminders, targets, secrets });
   const webhooks = new WebhooksService(db, { accounts, cursors, targets });
   const webhookDelivery = new WebhookDeliveryWorker(db, {
     outbox,
@@ -210,6 +215,10 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     secrets,
     webhookDelivery,
     webhookDeliveries,
+    toolRequests: {
+      sender: new WebhookSender({ timeoutMs: AGENT_LIMITS.toolTimeoutMs.max, responseBodyLimit: TOOL_ANSWER_LIMIT, lookup: targets.lookup }),
+      checkTarget: (url: string) => targets.checkForAttempt(url),
+    },
     eventLog,
     campaigns,
     campaignRunner,

@@ -7,6 +7,7 @@ import { bookingHoursOf } from "../services/booking-calendar.js";
 import type { BookingOutcome } from "../services/appointments.js";
 import type { Services } from "../services/container.js";
 import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
+import { callHttpTool } from "./http-tool.js";
 import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
 import { spokenName, spokenService } from "./spoken-appointment.js";
 
@@ -29,7 +30,9 @@ export class CallTools implements ToolExecutor {
     /** On a reminder call: its appointment, the only one its tools act on. */
     private readonly appointment: AppointmentRecord | null = null,
   ) {
-    this.definitions = callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null });
+    // The agent's own HTTP tools after the built-in ones (their names never collide: see the agent schema).
+    const custom = agent.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    this.definitions = [...callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null }), ...custom];
   }
 
   async execute(name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -56,12 +59,25 @@ export class CallTools implements ToolExecutor {
         case "reschedule_appointment":
           return await this.changeAppointment(tool, args);
         default:
-          return { ok: false, error: `there is no tool named ${name}` };
+          return await this.callCustom(name, args);
       }
     } catch (err) {
       this.log.error({ err, tool: name }, "call tool failed");
       return { ok: false, error: `${name} failed on our side; nothing was done` };
     }
+  }
+
+  /** One of the agent's HTTP tools (see http-tool.ts): the integrator's answer, or what went wrong. */
+  private async callCustom(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const tool = this.agent.tools.find((t) => t.name === name);
+    if (!tool) return { ok: false, error: `there is no tool named ${name}` };
+    const { sender, checkTarget } = this.services.toolRequests;
+    return callHttpTool(tool, args, { callId: this.call.id, agentId: this.agent.id }, {
+      sender,
+      checkTarget,
+      secrets: (names) => this.services.secrets.resolve(this.call.account_id, names),
+      now: Date.now,
+    });
   }
 
   /** Presses the keys on the line (RFC 4733 on SIP); resolves once they are sent. */

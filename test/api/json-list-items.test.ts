@@ -79,6 +79,7 @@ describe("list items written by the database", () => {
             endpointing_mode: "adaptive",
             endpointing_ms: 1500,
             analysis_fields: [],
+            tools: [],
             reminder_minutes_before: null,
             reminder_call: false,
             reminder_call_inbound: false,

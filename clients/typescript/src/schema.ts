@@ -1022,6 +1022,26 @@ export interface operations {
                         description: string;
                         enum?: string[];
                     }[];
+                    tools?: {
+                        name: string;
+                        description: string;
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        url: string;
+                        /**
+                         * @default POST
+                         * @enum {string}
+                         */
+                        method?: "POST";
+                        /** @default 5000 */
+                        timeout_ms?: number;
+                        /** @default {} */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        signing_secret: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1071,6 +1091,24 @@ export interface operations {
                             type: "string" | "number" | "boolean" | "date" | "time" | "email" | "phone" | "enum";
                             description: string;
                             enum?: string[];
+                        }[];
+                        /** @description custom HTTP tools the agent may call mid-call (docs/tools.md) */
+                        tools: {
+                            name: string;
+                            description: string;
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            url: string;
+                            /** @enum {string} */
+                            method: "POST";
+                            timeout_ms: number;
+                            /** @description as given: {{secrets.NAME}} stays a reference; secret values are never shown */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
+                            signing_secret: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
@@ -1181,6 +1219,24 @@ export interface operations {
                             type: "string" | "number" | "boolean" | "date" | "time" | "email" | "phone" | "enum";
                             description: string;
                             enum?: string[];
+                        }[];
+                        /** @description custom HTTP tools the agent may call mid-call (docs/tools.md) */
+                        tools: {
+                            name: string;
+                            description: string;
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            url: string;
+                            /** @enum {string} */
+                            method: "POST";
+                            timeout_ms: number;
+                            /** @description as given: {{secrets.NAME}} stays a reference; secret values are never shown */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
+                            signing_secret: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
@@ -1376,6 +1432,26 @@ export interface operations {
                         description: string;
                         enum?: string[];
                     }[];
+                    tools?: {
+                        name: string;
+                        description: string;
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        url: string;
+                        /**
+                         * @default POST
+                         * @enum {string}
+                         */
+                        method?: "POST";
+                        /** @default 5000 */
+                        timeout_ms?: number;
+                        /** @default {} */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        signing_secret: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1425,6 +1501,24 @@ export interface operations {
                             type: "string" | "number" | "boolean" | "date" | "time" | "email" | "phone" | "enum";
                             description: string;
                             enum?: string[];
+                        }[];
+                        /** @description custom HTTP tools the agent may call mid-call (docs/tools.md) */
+                        tools: {
+                            name: string;
+                            description: string;
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            url: string;
+                            /** @enum {string} */
+                            method: "POST";
+                            timeout_ms: number;
+                            /** @description as given: {{secrets.NAME}} stays a reference; secret values are never shown */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
+                            signing_secret: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;

@@ -26,6 +26,7 @@ import * as numberCarriers from "./024-number-carriers.js";
 import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
 import * as deliveryNotifications from "./026-delivery-notifications.js";
 import * as secrets from "./027-secrets.js";
+import * as agentTools from "./028-agent-tools.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "025-carrier-stream-tokens": carrierStreamTokens,
   "026-delivery-notifications": deliveryNotifications,
   "027-secrets": secrets,
+  "028-agent-tools": agentTools,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -11,13 +11,31 @@ import { isPostgres } from "../dialect.js";
 export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
+/**
+ * A custom HTTP tool of an agent, as stored and shown (`tools` on the agent). When the dialogue
+ * calls it, Parley POSTs the arguments to `url`, signed with the account secret named
+ * `signing_secret`; header values may hold `{{secrets.NAME}}`, filled in only for the request.
+ */
+export interface AgentTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object). */
+  parameters: Record<string, unknown>;
+  url: string;
+  method: "POST";
+  timeout_ms: number;
+  headers: Record<string, string>;
+  signing_secret: string;
+}
+
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
   end_call_phrases: string[];
   analysis_fields: AnalysisField[];
+  tools: AgentTool[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   status: AgentStatus;
@@ -49,6 +67,7 @@ function toRecord(row: AgentTable): AgentRecord {
     ...row,
     end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
     analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
+    tools: parseJson<AgentTool[]>(row.tools) ?? [],
     reminder_call: row.reminder_call === 1,
     reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
@@ -59,9 +78,10 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, reminder_call, reminder_call_inbound, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
+    ...(tools !== undefined ? { tools: toJson(tools) } : {}),
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES } from "../../../engine/index.js";
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
+import { isReservedHeader, SECRET_REFERENCE } from "../../services/http-tool-rules.js";
+import { CALL_TOOL_NAMES } from "../../telephony/call-tool-definitions.js";
 import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
 import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
@@ -45,6 +47,48 @@ const analysisFields = z
     });
   });
 
+/** One custom HTTP tool (see AgentTool); its URL and secrets are checked by the service. */
+const agentTool = z
+  .object({
+    name: z
+      .string({ error: "must be a string" })
+      .max(L.toolName, { message: `must be at most ${L.toolName} characters` })
+      .regex(FIELD_NAME, { message: "must be snake_case: a lower-case letter, then lower-case letters, digits or _" })
+      .refine((name) => !(CALL_TOOL_NAMES as readonly string[]).includes(name), { message: `is a built-in tool; choose a name other than ${CALL_TOOL_NAMES.join(", ")}` }),
+    description: nonBlank(L.toolDescription),
+    parameters: z
+      .record(z.string(), z.unknown(), { error: "must be a JSON Schema object" })
+      .refine((schema) => schema.type === "object", { message: 'must be a JSON Schema with "type": "object"' })
+      .refine((schema) => Buffer.byteLength(JSON.stringify(schema)) <= L.toolParametersBytes, { message: `must be at most ${L.toolParametersBytes} bytes of JSON` }),
+    url: z.string({ error: "must be a string" }).min(1, { message: "must not be empty" }).max(L.toolUrl, { message: `must be at most ${L.toolUrl} characters` }),
+    method: z.enum(["POST"], { error: "must be POST" }).default("POST"),
+    timeout_ms: intField(L.toolTimeoutMs.min, L.toolTimeoutMs.max).default(L.toolTimeoutMs.default),
+    headers: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { message: "must be an HTTP header name" }).refine((name) => !isReservedHeader(name), { message: "is set by Parley itself" }),
+        z
+          .string({ error: "must be a string" })
+          .max(L.toolHeaderValue, { message: `must be at most ${L.toolHeaderValue} characters` })
+          .regex(/^[\x20-\x7e\t]*$/, { message: "must be printable ASCII on one line" })
+          .refine((value) => !value.replace(SECRET_REFERENCE, "").includes("{{"), { message: "may hold {{secrets.NAME}} and no other template" }),
+      )
+      .refine((headers) => Object.keys(headers).length <= L.toolHeaders, { message: `at most ${L.toolHeaders} headers` })
+      .default({}),
+    signing_secret: z.string({ error: "must be the name of a secret (POST /v1/secrets)" }).regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: "must be the name of a secret (POST /v1/secrets)" }),
+  })
+  .strict();
+
+const agentTools = z
+  .array(agentTool)
+  .max(L.tools, { message: `at most ${L.tools} tools` })
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      if (seen.has(tool.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `repeats the tool name ${tool.name}` });
+      seen.add(tool.name);
+    });
+  });
+
 /** Every writable agent field with its rules; create and update both build on these. */
 const agentFields = {
   name: nonBlank(L.name),
@@ -68,6 +112,7 @@ const agentFields = {
   endpointing_mode: z.enum(ENDPOINTING_MODES, { error: `must be one of ${ENDPOINTING_MODES.join(", ")}` }),
   endpointing_ms: intField(100, 3000),
   analysis_fields: analysisFields,
+  tools: agentTools,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
   reminder_call_inbound: z.boolean({ error: "must be true or false" }),
@@ -116,6 +161,7 @@ export const createAgentBody = z
     endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
+    tools: agentFields.tools.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -146,6 +192,7 @@ export const updateAgentBody = z
     endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
+    tools: agentFields.tools.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -189,6 +236,20 @@ export const agentSchema = z.object({
   analysis_fields: z.array(
     z.object({ name: z.string(), type: z.enum(ANALYSIS_FIELD_TYPES), description: z.string(), enum: z.array(z.string()).optional() }),
   ),
+  tools: z
+    .array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        parameters: z.record(z.string(), z.unknown()),
+        url: z.string(),
+        method: z.enum(["POST"]),
+        timeout_ms: z.number().int(),
+        headers: z.record(z.string(), z.string()).describe("as given: {{secrets.NAME}} stays a reference; secret values are never shown"),
+        signing_secret: z.string().describe("the name of the account secret the tool's requests are signed with (X-Parley-Signature)"),
+      }),
+    )
+    .describe("custom HTTP tools the agent may call mid-call (docs/tools.md)"),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
   reminder_call_inbound: z

@@ -18,7 +18,7 @@ describe("the tools a call offers", () => {
     expect(callToolDefinitions({ transferEnabled: false }, { canSendKeys: true }).map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call", "send_dtmf"]);
     const pressed: string[] = [];
     const tools = (sendKeys: ((digits: string) => Promise<void>) | null) =>
-      new CallTools({} as Services, {} as CallRecord, {} as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }), sendKeys);
+      new CallTools({} as Services, {} as CallRecord, { tools: [] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }), sendKeys);
     const line = tools(async (digits) => void pressed.push(digits));
     expect(await line.execute("send_dtmf", { digits: "1" })).toEqual({ ok: true, data: { status: "sent", digits: "1" } });
     expect(await line.execute("send_dtmf", { digits: "*123#" })).toMatchObject({ ok: true });
@@ -42,5 +42,22 @@ describe("the tools a call offers", () => {
     expect(checkBookingArguments({ ...booking, date: "next Tuesday" })).toEqual({ ok: false, problem: "date must be a real date written YYYY-MM-DD" });
     expect(checkBookingArguments({ ...booking, time: "3pm" })).toEqual({ ok: false, problem: "time must be written HH:MM (24-hour)" });
     expect(checkBookingArguments({ ...booking, customer_name: " " })).toEqual({ ok: false, problem: "customer_name is required" });
+  });
+
+  it("offers the agent's own HTTP tools after the built-in ones, by name, description and parameters only", () => {
+    const orderStatus = {
+      name: "order_status",
+      description: "Looks up an order.",
+      parameters: { type: "object", properties: { order_id: { type: "string" } } },
+      url: "https://orders.example.com/x",
+      method: "POST",
+      timeout_ms: 5000,
+      headers: { Authorization: "Bearer {{secrets.TOKEN}}" },
+      signing_secret: "SIGNING",
+    };
+    const tools = new CallTools({} as Services, {} as CallRecord, { tools: [orderStatus] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }));
+    expect(tools.definitions.map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call", "order_status"]);
+    // What the model is told: never the URL or the headers.
+    expect(tools.definitions.at(-1)).toEqual({ name: "order_status", description: "Looks up an order.", parameters: orderStatus.parameters });
   });
 });

@@ -6,7 +6,8 @@ import type { ToolResult } from "../../../engine/tools.js";
 import { guardedLookup, type WebhookNetworkPolicy } from "../../../src/services/webhook-network-policy.js";
 import { WebhookSender } from "../../../src/services/webhook-sender.js";
 import { WebhookTargets } from "../../../src/services/webhook-targets.js";
-import { argumentsChecker, callHttpTool, secretNamesOf, type HttpTool, type HttpToolDeps } from "../../../src/telephony/http-tool.js";
+import { argumentsChecker, secretNamesOf } from "../../../src/services/http-tool-rules.js";
+import { callHttpTool, type HttpTool, type HttpToolDeps } from "../../../src/telephony/http-tool.js";
 
 /** A receiver on loopback: what it was sent, and how it answers (changed per test). */
 interface Received {
