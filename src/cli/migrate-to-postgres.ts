@@ -15,6 +15,8 @@ const MAX_PARAMETERS = 65_535;
 
 /** The migrator's own bookkeeping: the target has its own, written by its migrations. */
 const MIGRATOR_TABLE = /^kysely_migration/;
+/** SQLite's full-text index of knowledge passages (FTS5 and its shadow tables): PostgreSQL indexes kb_passages itself. */
+const SQLITE_SEARCH_TABLES = /^kb_passages_fts/;
 
 /**
  * Tables PostgreSQL keeps with triggers on another table (migration 015): not copied, the copied
@@ -117,7 +119,7 @@ function checkSource(file: string): void {
 async function planTables(reader: SQLite.Database, target: Kysely<Database>): Promise<TablePlan[]> {
   const sourceTables = (reader.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)
     .map((t) => t.name)
-    .filter((t) => !MIGRATOR_TABLE.test(t));
+    .filter((t) => !MIGRATOR_TABLE.test(t) && !SQLITE_SEARCH_TABLES.test(t));
   const { rows: columns } = await sql<{ table_name: string; column_name: string; data_type: string }>`
     SELECT table_name, column_name, data_type FROM information_schema.columns
     WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`.execute(target);

@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   doNotCall: "dnc_",
   node: "node_",
   callCommand: "cmd_",
+  knowledgeBase: "kb_",
+  kbDocument: "kbdoc_",
+  kbPassage: "kbp_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -163,6 +163,47 @@ export interface SecretTable {
   updated_at: string;
 }
 
+/** A knowledge base (issue 31): documents an account's agents answer callers from. */
+export interface KnowledgeBaseTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A document uploaded into a knowledge base: its text lives in its passages, the upload itself is not kept. */
+export interface KbDocumentTable {
+  id: string;
+  knowledge_base_id: string;
+  account_id: string;
+  name: string;
+  /** One of DOCUMENT_TYPES (document-text.ts), without parameters. */
+  content_type: string;
+  /** Size of the upload. */
+  bytes: number;
+  /** How many passages it was cut into. */
+  passages: number;
+  created_at: string;
+}
+
+/**
+ * A passage of a document, the unit search answers with. Indexed for full-text search by
+ * migration 029 (SQLite: FTS5 table kb_passages_fts over the `seq` rowid, kept by triggers;
+ * PostgreSQL: a GIN index on to_tsvector('english', text)). SQLite's `seq` (the FTS5 rowid; on
+ * PostgreSQL an unused column of the same name) is given by the database, never written by code.
+ */
+export interface KbPassageTable {
+  id: string;
+  document_id: string;
+  knowledge_base_id: string;
+  account_id: string;
+  /** Order in its document, from 0. */
+  position: number;
+  text: string;
+}
+
 export interface CampaignTable {
   id: string;
   account_id: string;
@@ -434,4 +475,7 @@ export interface Database {
   rate_windows: RateWindowTable;
   carrier_stream_tokens: CarrierStreamTokenTable;
   secrets: SecretTable;
+  knowledge_bases: KnowledgeBaseTable;
+  kb_documents: KbDocumentTable;
+  kb_passages: KbPassageTable;
 }

@@ -16,6 +16,7 @@ import { httpMetrics } from "./middleware/http-metrics.js";
 import { metricsEndpoint } from "./metrics-endpoint.js";
 import { idempotency } from "./middleware/idempotency.js";
 import { jsonBody } from "./middleware/json-body.js";
+import { rawBody } from "./middleware/raw-body.js";
 import { pathEncoding } from "./middleware/path-encoding.js";
 import { FixedWindowRateLimiter } from "../core/fixed-window-rate-limiter.js";
 import { requestId } from "./middleware/request-id.js";
@@ -61,8 +62,9 @@ function handle(spec: RouteSpec): RequestHandler {
       const fields = Object.keys(req.query).map((field) => ({ field, message: "unknown query parameter" }));
       throw new ApiError(400, "invalid_request", `${fields[0]!.field} (query parameter): unknown query parameter`, { fields });
     }
-    const body = spec.body ? parsePart(spec.body, "body", req.body ?? {}) : {};
-    if (!spec.body && req.body !== undefined && !(typeof req.body === "object" && req.body !== null && Object.keys(req.body).length === 0)) {
+    // A file body (rawBody) reaches the handler as the Buffer read; a JSON one through its schema.
+    const body = spec.rawBody ? req.body : spec.body ? parsePart(spec.body, "body", req.body ?? {}) : {};
+    if (!spec.body && !spec.rawBody && req.body !== undefined && !(typeof req.body === "object" && req.body !== null && Object.keys(req.body).length === 0)) {
       throw ApiError.field("invalid_request", "(body)", "this operation takes no request body");
     }
     const result = await spec.handler({ auth: req.auth!, params, query, body, req, res } as Parameters<RouteSpec["handler"]>[0]);
@@ -144,7 +146,7 @@ export function createApp(deps: AppDeps): HttpApp {
     routes.map((spec) => ({
       method: spec.method,
       path: spec.path,
-      route: { template: spec.path, handlers: [auth, requirePermission(spec.permission), body, ...(spec.secretInResponse ? [] : [idem(spec.secretFields)]), handle(spec)] },
+      route: { template: spec.path, handlers: [auth, requirePermission(spec.permission), spec.rawBody ? rawBody(spec.rawBody) : body, ...(spec.secretInResponse ? [] : [idem(spec.secretFields)]), handle(spec)] },
     })),
   );
   app.use((req: Request, res: Response, next: NextFunction) => {

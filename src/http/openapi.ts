@@ -12,6 +12,9 @@ const STATUS_OF_CODE: Record<string, number> = {
   agent_limit_reached: 402,
   webhook_limit_reached: 402,
   secret_limit_reached: 409,
+  knowledge_base_limit_reached: 409,
+  document_limit_reached: 409,
+  passage_limit_reached: 409,
   agent_in_use: 409,
   agent_inactive: 409,
   invalid_campaign_state: 409,
@@ -87,6 +90,10 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config) {
     };
     if (spec.body) {
       operation.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } };
+    }
+    if (spec.rawBody) {
+      const file = { schema: { type: "string", format: "binary", maxLength: spec.rawBody.limitBytes } };
+      operation.requestBody = { required: true, description: spec.rawBody.description, content: Object.fromEntries(spec.rawBody.types.map((type) => [type, file])) };
     }
     paths[path] = { ...paths[path], [spec.method]: operation };
   }

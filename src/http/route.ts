@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { AuthContext } from "./auth-context.js";
+import type { RawBodySpec } from "./middleware/raw-body.js";
 
 export const HTTP_METHODS = ["get", "post", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -37,6 +38,11 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The body is a file of one of these media types, not JSON: the handler gets it as a Buffer
+   * (`body`), its type in the Content-Type header. Exclusive with `body`.
+   */
+  rawBody?: RawBodySpec;
   /** Response body schema (for the OpenAPI document). */
   response: z.ZodType;
   status: number;

@@ -26,6 +26,7 @@ import { LiveCallsService } from "./live-calls.js";
 import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { SecretsService } from "./secrets.js";
+import { KnowledgeBasesService } from "./knowledge-bases.js";
 import { RecordingLinks } from "./recording-links.js";
 import { LocalRecordingStore } from "./local-recording-store.js";
 import type { RecordingStore } from "./recording-store.js";
@@ -69,6 +70,8 @@ export interface Services {
   webhooks: WebhooksService;
   /** The account's secrets: written and listed through the API, values read only by its tools. */
   secrets: SecretsService;
+  /** The account's knowledge bases: documents cut into passages, searched for agents' answers. */
+  knowledgeBases: KnowledgeBasesService;
   /** Sends the outbox's deliveries (started by the composition root). */
   webhookDelivery: WebhookDeliveryWorker;
   webhookDeliveries: WebhookDeliveriesService;
@@ -213,6 +216,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     storageHealth,
     webhooks,
     secrets,
+    knowledgeBases: new KnowledgeBasesService(db, { cursors }),
     webhookDelivery,
     webhookDeliveries,
     toolRequests: {

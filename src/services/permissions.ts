@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   "appointments:write",
   "secrets:read",
   "secrets:write",
+  "knowledge:read",
+  "knowledge:write",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -36,7 +36,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
  * A new account (agency plan, every permission) with an agent, an approved phone number, an
  * ended call, a webhook to `receiverUrl` with a delivered delivery, a campaign scheduled far
  * in the future (the runner leaves it alone), an appointment, a do-not-call entry and its
- * events, and a secret; returns once the webhook has delivered everything so far, so the account is quiet.
+ * events, a secret, and a knowledge base with a document; returns once the webhook has delivered everything so far, so the account is quiet.
  * `serial` makes its phone numbers unique (numbers are unique across accounts).
  */
 export async function seedAccount(app: TestApp, receiverUrl: string, serial: number): Promise<SeededAccount> {
@@ -60,6 +60,9 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
   await ok(app, "do-not-call entry", "POST", "/v1/do-not-call", key, { phone_number: blocked });
   const secret = { name: `SEEDED_SECRET_${serial}`, value: `seeded-secret-value-${serial}-${account.id}` };
   await ok(app, "secret", "POST", "/v1/secrets", key, secret);
+  const knowledgeBase = await ok(app, "knowledge base", "POST", "/v1/knowledge-bases", key, { name: "Seeded knowledge" });
+  const upload = await app.request("POST", `/v1/knowledge-bases/${knowledgeBase.id}/documents?name=seeded.txt`, { key, rawBody: "Parking is free behind the seeded clinic.", headers: { "content-type": "text/plain" } });
+  if (upload.status !== 201) throw new Error(`seeding a knowledge document: answered ${upload.status} ${JSON.stringify(upload.body)}`);
 
   const event = (await ok(app, "events", "GET", "/v1/events?limit=1", key)).data[0];
   const deliveries = `/v1/webhooks/${webhook.id}/deliveries?limit=100`;
@@ -85,6 +88,8 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
       appointment_id: appointment.id,
       phone_number: blocked,
       name: secret.name,
+      knowledge_base_id: knowledgeBase.id,
+      document_id: upload.body.id,
     },
   };
 }

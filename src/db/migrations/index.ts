@@ -27,6 +27,7 @@ import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
 import * as deliveryNotifications from "./026-delivery-notifications.js";
 import * as secrets from "./027-secrets.js";
 import * as agentTools from "./028-agent-tools.js";
+import * as knowledgeBases from "./029-knowledge-bases.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "026-delivery-notifications": deliveryNotifications,
   "027-secrets": secrets,
   "028-agent-tools": agentTools,
+  "029-knowledge-bases": knowledgeBases,
 };
 
 export const migrationProvider: MigrationProvider = {
