@@ -1,7 +1,7 @@
 /**
  * The engine's public surface: the only module the control plane imports.
  */
-export type { AgentSettings, EndpointingMode } from "./types.js";
+export type { AgentSettings, DialogueIntent, EndpointingMode } from "./types.js";
 export { ENDPOINTING_MODES } from "./types.js";
 export { NO_TOOLS, type ToolDefinition, type ToolExecutor, type ToolResult } from "./tools.js";
 export type { VoiceInfo } from "./providers/tts/voice.js";

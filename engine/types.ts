@@ -27,6 +27,26 @@ export interface AgentSettings {
   endpointingMode: EndpointingMode;
   /** Silence that ends the caller's turn (`fixed`), or the most it waits (`adaptive`). */
   endpointingMs: number;
+  /** Requests the `rules` dialogue answers with one of the agent's tools; absent: none. */
+  intents?: readonly DialogueIntent[];
+}
+
+/**
+ * A request the `rules` dialogue answers by calling one of the agent's tools: a caller saying
+ * something like one of `examples` is asked each of `slots` in turn, then the tool is called
+ * with the answers as its arguments and the agent says `reply` (or `failure`).
+ */
+export interface DialogueIntent {
+  /** Phrasings callers use ("where is my order"): matched on their topic words, as FAQ questions are. */
+  examples: readonly string[];
+  /** The tool called (one of the call's tools). */
+  tool: string;
+  /** The arguments asked for, in order: the tool's parameter and the question that asks for it. */
+  slots: ReadonlyArray<{ name: string; question: string }>;
+  /** Said after the tool answered: `{{key}}` is that key of its answer, or an argument the caller gave. */
+  reply: string;
+  /** Said when the tool failed. */
+  failure: string;
 }
 
 export const ENDPOINTING_MODES = ["adaptive", "fixed"] as const;

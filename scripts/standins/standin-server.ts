@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { deepgramStandin } from "./deepgram-standin.js";
+import { deepgramStandin, type DeepgramStandinOptions } from "./deepgram-standin.js";
 import { chatCompletionsStandin, type ChatStandinOptions } from "./openai-chat-standin.js";
 import { speechStandin } from "./openai-speech-standin.js";
 import { voicedSpeech } from "./voiced-speech.js";
@@ -32,10 +32,12 @@ export interface StandinServer {
 export interface StandinServerOptions {
   /** The chat stand-in's answer to each request (tests make it fail). Default: its canned reply. */
   chatReply?: ChatStandinOptions["reply"];
+  /** What the speech-recognition stand-in "hears" in each utterance (tests script a caller). Default: `stand in utterance <index>`. */
+  asrTranscript?: DeepgramStandinOptions["transcript"];
 }
 
 export async function startStandinServer(delays: StandinDelays, port = 0, options: StandinServerOptions = {}): Promise<StandinServer> {
-  const asr = deepgramStandin({ finalDelayMs: delays.asrFinalMs, interimEveryMs: 200 });
+  const asr = deepgramStandin({ finalDelayMs: delays.asrFinalMs, interimEveryMs: 200, ...(options.asrTranscript ? { transcript: options.asrTranscript } : {}) });
   const chat = chatCompletionsStandin({ firstTokenDelayMs: delays.llmFirstTokenMs, tokenIntervalMs: delays.llmTokenMs, reply: options.chatReply });
   const speech = speechStandin({ firstByteDelayMs: delays.ttsFirstByteMs });
   // Builds the speech loop now (~0.5 s) rather than inside the first answer's time to first byte.

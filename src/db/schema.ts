@@ -69,6 +69,8 @@ export interface AgentTable {
   reminder_call_inbound: number;
   /** JSON array of the agent's custom HTTP tools (AgentTool, migration 028). */
   tools: string;
+  /** JSON array of the agent's intents (AgentIntent, migration 030). */
+  intents: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -38,6 +38,9 @@ export const ENDPOINTING_MS_DEFAULTS: Readonly<Record<EndpointingMode, number>> 
   fixed: 500,
 });
 
+/** What a rules agent says when an intent's tool fails, unless the intent says otherwise. */
+export const INTENT_FAILURE_DEFAULT = "Sorry, I could not do that right now.";
+
 export const AGENT_LIMITS = {
   name: 200,
   systemPrompt: 20_000,
@@ -61,6 +64,12 @@ export const AGENT_LIMITS = {
   toolUrl: 2_048,
   toolHeaders: 20,
   toolHeaderValue: 2_048,
+  intents: 20,
+  intentExamples: 20,
+  intentExample: 200,
+  intentSlots: 10,
+  intentQuestion: 300,
+  intentReply: 1_000,
   /** A tool's own timeout; the call's tool runner gives up at 10 s whatever it is. */
   toolTimeoutMs: { min: 100, max: 10_000, default: 5_000 },
 };

@@ -3,7 +3,7 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, type AgentFilters, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
+import { AgentsRepository, type AgentFilters, type AgentIntent, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
@@ -53,6 +53,7 @@ export interface CreateAgentInput {
   endpointing_ms?: number;
   analysis_fields?: AnalysisFieldInput[];
   tools?: AgentTool[];
+  intents?: AgentIntent[];
   reminder_minutes_before?: number | null;
   reminder_call?: boolean;
   endpointing_mode?: EndpointingMode;
@@ -125,6 +126,7 @@ export class AgentsService {
       endpointing_ms: input.endpointing_ms ?? ENDPOINTING_MS_DEFAULTS[endpointingMode],
       analysis_fields: input.analysis_fields ?? [],
       tools: input.tools ?? [],
+      intents: input.intents ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,
@@ -245,6 +247,7 @@ export class AgentsService {
       throw ApiError.field("invalid_request", "reminder_call", "needs reminder_minutes_before: a reminder call is placed at the reminder's time");
     }
     await this.checkTools(agent);
+    checkIntents(agent);
   }
 
   /**
@@ -299,4 +302,22 @@ function checkToolPermission(current: AgentRecord | undefined, next: AgentRecord
   if (grants(permissions, "secrets:write")) return;
   const unchanged = JSON.stringify(current?.tools ?? []) === JSON.stringify(next.tools);
   if (!unchanged) throw needsPermissionToo("secrets:write", ["tools"], "tools send the account's secrets to their URLs, so changing them");
+}
+
+/** Each intent names one of the agent's tools, and asks only for that tool's parameters. */
+function checkIntents(agent: AgentRecord): void {
+  for (const [i, intent] of agent.intents.entries()) {
+    const tool = agent.tools.find((t) => t.name === intent.tool);
+    if (!tool) {
+      const names = agent.tools.map((t) => t.name);
+      throw ApiError.field("invalid_request", `intents[${i}].tool`, `no tool named ${intent.tool} on this agent${names.length ? `; its tools: ${names.join(", ")}` : "; add it to tools"}`);
+    }
+    const properties = tool.parameters.properties;
+    const parameters = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+    for (const [j, slot] of intent.slots.entries()) {
+      if (!parameters.includes(slot.name)) {
+        throw ApiError.field("invalid_request", `intents[${i}].slots[${j}].name`, `${slot.name} is not a parameter of ${tool.name} (${parameters.join(", ") || "it has none"})`);
+      }
+    }
+  }
 }

@@ -21,5 +21,6 @@ export function toAgentSettings(agent: AgentRecord): AgentSettings {
     transferMessage: agent.transfer_message,
     endpointingMode: agent.endpointing_mode,
     endpointingMs: agent.endpointing_ms,
+    intents: agent.intents,
   };
 }

@@ -112,3 +112,40 @@ describe("an agent's tools", () => {
     expect(fieldsOf(res).join(" ")).toContain("tools");
   });
 });
+
+describe("an agent's intents (requests a rules agent answers with one of its tools)", () => {
+  const intent = (overrides: Record<string, unknown> = {}) => ({
+    examples: ["where is my order"],
+    tool: "order_status",
+    slots: [{ name: "order_id", question: "What is your order number?" }],
+    reply: "Your order is {{status}}.",
+    ...overrides,
+  });
+  const withIntents = (intents: unknown, tools: unknown = [tool()]) =>
+    app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Orders", system_prompt: "You help.", voice_id: "flite-slt", tools, intents } });
+
+  it("are stored with the default failure line", async () => {
+    const res = await withIntents([intent()]);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.intents).toEqual([{ ...intent(), failure: "Sorry, I could not do that right now." }]);
+  });
+
+  it("must name one of the agent's tools and ask only for its parameters", async () => {
+    const unknownTool = await withIntents([intent({ tool: "refund" })]);
+    expect(unknownTool.status).toBe(400);
+    expect(JSON.stringify(errorOf(unknownTool))).toContain("intents[0].tool");
+    const notAParameter = await withIntents([intent({ slots: [{ name: "email", question: "Your email?" }] })]);
+    expect(notAParameter.status).toBe(400);
+    expect(JSON.stringify(errorOf(notAParameter))).toContain("intents[0].slots[0].name");
+    expect(JSON.stringify(errorOf(notAParameter))).toContain("order_id");
+    const noExamples = await withIntents([intent({ examples: [] })]);
+    expect(fieldsOf(noExamples).join(" ")).toContain("intents[0].examples");
+  });
+
+  it("keep their tool: removing a tool an intent uses is refused", async () => {
+    const created = await withIntents([intent()]);
+    const removed = await app.request("PATCH", `/v1/agents/${created.body.id}`, { key: acct.key, body: { tools: [] } });
+    expect(removed.status).toBe(400);
+    expect(JSON.stringify(errorOf(removed))).toContain("intents[0].tool");
+  });
+});

@@ -80,6 +80,7 @@ describe("list items written by the database", () => {
             endpointing_ms: 1500,
             analysis_fields: [],
             tools: [],
+            intents: [],
             reminder_minutes_before: null,
             reminder_call: false,
             reminder_call_inbound: false,

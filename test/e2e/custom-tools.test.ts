@@ -149,3 +149,65 @@ describe("a custom HTTP tool on a call", () => {
     expect(orders.received.length).toBe(before);
   }, 60_000);
 });
+
+// The same tool through a rules agent's intent: no model, the caller's words (the speech
+// stand-in "hears" them, so the test is about the dialogue, not the recognizer) lead the agent
+// to ask for the order number and call the tool with it.
+describe("a custom HTTP tool through a rules agent's intent", () => {
+  let rulesStandins: StandinServer;
+  let rulesApp: TestApp;
+  let rulesAcct: TestAccount;
+  const callerSays = ["where is my order", "it is a one two three"];
+
+  beforeAll(async () => {
+    rulesStandins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, {
+      asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye",
+    });
+    rulesApp = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: rulesStandins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: rulesStandins.url });
+    rulesAcct = await rulesApp.account({ credits: 100 });
+    for (const [name, value] of [
+      ["ORDERS_SIGNING", SIGNING_SECRET],
+      ["ORDERS_TOKEN", API_TOKEN],
+    ]) {
+      expect((await rulesApp.request("POST", "/v1/secrets", { key: rulesAcct.key, body: { name, value } })).status).toBe(201);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await rulesApp?.close();
+    await rulesStandins?.close();
+  });
+
+  it("asks for the order number, calls the tool signed, and says the answer", async () => {
+    const before = orders.received.length;
+    orders.answer(() => ({ status: 200, body: JSON.stringify({ status: "out for delivery" }) }));
+    const agent = await rulesApp.request("POST", "/v1/agents", {
+      key: rulesAcct.key,
+      body: {
+        name: "Orders",
+        system_prompt: "You tell customers where their orders are.",
+        voice_id: "openai-alloy",
+        first_message: "Hello, order desk.",
+        tools: [orderStatusTool()],
+        intents: [{ examples: ["where is my order", "track my order"], tool: "order_status", slots: [{ name: "order_id", question: "What is your order number?" }], reply: "Your order {{order_id}} is {{status}}." }],
+      },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    const client = await NativeMediaClient.connect(`${rulesApp.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, rulesAcct.key, 16000);
+    client.startStreaming();
+    await client.waitForAgentSilence(900, 0, 15_000);
+    const line = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
+    for (let i = 0; i < callerSays.length; i++) {
+      const saidAt = await client.say(line);
+      await client.waitForAgentSilence(900, saidAt, 15_000);
+    }
+    client.hangUp();
+    await client.closed;
+    const agentSaid = client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
+    expect(agentSaid).toEqual(["Hello, order desk.", "What is your order number?", expect.stringMatching(/^Your order 123 is out for delivery\./)]);
+    const [request] = orders.received.slice(before);
+    expect(request!.body).toMatchObject({ tool: "order_status", arguments: { order_id: "123" } });
+    expect(verifyParleySignature(request!.headers["x-parley-signature"] as string, request!.rawBody, SIGNING_SECRET)).toBe(true);
+    expect(request!.headers.authorization).toBe(`Bearer ${API_TOKEN}`);
+  }, 60_000);
+});

@@ -1130,6 +1130,18 @@ export interface operations {
                         };
                         signing_secret: string;
                     }[];
+                    intents?: {
+                        examples: string[];
+                        tool: string;
+                        /** @default [] */
+                        slots?: {
+                            name: string;
+                            question: string;
+                        }[];
+                        reply: string;
+                        /** @default Sorry, I could not do that right now. */
+                        failure?: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1197,6 +1209,17 @@ export interface operations {
                             };
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
+                        }[];
+                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
+                        intents: {
+                            examples: string[];
+                            tool: string;
+                            slots: {
+                                name: string;
+                                question: string;
+                            }[];
+                            reply: string;
+                            failure: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
@@ -1325,6 +1348,17 @@ export interface operations {
                             };
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
+                        }[];
+                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
+                        intents: {
+                            examples: string[];
+                            tool: string;
+                            slots: {
+                                name: string;
+                                question: string;
+                            }[];
+                            reply: string;
+                            failure: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
@@ -1540,6 +1574,18 @@ export interface operations {
                         };
                         signing_secret: string;
                     }[];
+                    intents?: {
+                        examples: string[];
+                        tool: string;
+                        /** @default [] */
+                        slots?: {
+                            name: string;
+                            question: string;
+                        }[];
+                        reply: string;
+                        /** @default Sorry, I could not do that right now. */
+                        failure?: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1607,6 +1653,17 @@ export interface operations {
                             };
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
+                        }[];
+                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
+                        intents: {
+                            examples: string[];
+                            tool: string;
+                            slots: {
+                                name: string;
+                                question: string;
+                            }[];
+                            reply: string;
+                            failure: string;
                         }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;

@@ -28,6 +28,7 @@ import * as deliveryNotifications from "./026-delivery-notifications.js";
 import * as secrets from "./027-secrets.js";
 import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
+import * as agentIntents from "./030-agent-intents.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "027-secrets": secrets,
   "028-agent-tools": agentTools,
   "029-knowledge-bases": knowledgeBases,
+  "030-agent-intents": agentIntents,
 };
 
 export const migrationProvider: MigrationProvider = {

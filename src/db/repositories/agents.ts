@@ -28,14 +28,28 @@ export interface AgentTool {
   signing_secret: string;
 }
 
+/**
+ * A request the `rules` dialogue answers with one of the agent's tools (`intents` on the agent;
+ * the engine's DialogueIntent): callers' phrasings, the tool, the arguments it asks for with
+ * their questions, and what it says after (`{{key}}` from the tool's answer) or on failure.
+ */
+export interface AgentIntent {
+  examples: string[];
+  tool: string;
+  slots: Array<{ name: string; question: string }>;
+  reply: string;
+  failure: string;
+}
+
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
   end_call_phrases: string[];
   analysis_fields: AnalysisField[];
   tools: AgentTool[];
+  intents: AgentIntent[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   status: AgentStatus;
@@ -68,6 +82,7 @@ function toRecord(row: AgentTable): AgentRecord {
     end_call_phrases: parseJson<string[]>(row.end_call_phrases) ?? [],
     analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
     tools: parseJson<AgentTool[]>(row.tools) ?? [],
+    intents: parseJson<AgentIntent[]>(row.intents) ?? [],
     reminder_call: row.reminder_call === 1,
     reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
@@ -78,10 +93,11 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, reminder_call, reminder_call_inbound, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
     ...(tools !== undefined ? { tools: toJson(tools) } : {}),
+    ...(intents !== undefined ? { intents: toJson(intents) } : {}),
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),

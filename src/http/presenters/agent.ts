@@ -22,6 +22,7 @@ export function presentAgent(agent: AgentRecord) {
     endpointing_ms: agent.endpointing_ms,
     analysis_fields: agent.analysis_fields,
     tools: agent.tools,
+    intents: agent.intents,
     reminder_minutes_before: agent.reminder_minutes_before,
     reminder_call: agent.reminder_call,
     reminder_call_inbound: agent.reminder_call_inbound,

@@ -3,7 +3,7 @@ import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MO
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { isReservedHeader, SECRET_REFERENCE } from "../../services/http-tool-rules.js";
 import { CALL_TOOL_NAMES } from "../../telephony/call-tool-definitions.js";
-import { AGENT_MODELS, AGENT_LIMITS } from "../../services/agent-defaults.js";
+import { AGENT_MODELS, AGENT_LIMITS, INTENT_FAILURE_DEFAULT } from "../../services/agent-defaults.js";
 import { bookingHoursOf } from "../../services/booking-calendar.js";
 import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 import { callListItemSchema } from "./calls-shared.js";
@@ -89,6 +89,22 @@ const agentTools = z
     });
   });
 
+/** A request the rules dialogue answers with one of the agent's tools (AgentIntent); its tool and slots are checked against `tools` by the service. */
+const agentIntent = z
+  .object({
+    examples: z.array(nonBlank(L.intentExample)).min(1, { message: "must list at least one phrasing" }).max(L.intentExamples, { message: `at most ${L.intentExamples} phrasings` }),
+    tool: z.string({ error: "must be the name of one of the agent's tools" }).regex(FIELD_NAME, { message: "must be the name of one of the agent's tools" }),
+    slots: z
+      .array(z.object({ name: z.string({ error: "must be a parameter of the tool" }).min(1).max(L.toolName), question: nonBlank(L.intentQuestion) }).strict())
+      .max(L.intentSlots, { message: `at most ${L.intentSlots} slots` })
+      .default([]),
+    reply: nonBlank(L.intentReply),
+    failure: nonBlank(L.intentReply).default(INTENT_FAILURE_DEFAULT),
+  })
+  .strict();
+
+const agentIntents = z.array(agentIntent).max(L.intents, { message: `at most ${L.intents} intents` });
+
 /** Every writable agent field with its rules; create and update both build on these. */
 const agentFields = {
   name: nonBlank(L.name),
@@ -113,6 +129,7 @@ const agentFields = {
   endpointing_ms: intField(100, 3000),
   analysis_fields: analysisFields,
   tools: agentTools,
+  intents: agentIntents,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
   reminder_call_inbound: z.boolean({ error: "must be true or false" }),
@@ -162,6 +179,7 @@ export const createAgentBody = z
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
     tools: agentFields.tools.optional(),
+    intents: agentFields.intents.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -193,6 +211,7 @@ export const updateAgentBody = z
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
     tools: agentFields.tools.optional(),
+    intents: agentFields.intents.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -250,6 +269,17 @@ export const agentSchema = z.object({
       }),
     )
     .describe("custom HTTP tools the agent may call mid-call (docs/tools.md)"),
+  intents: z
+    .array(
+      z.object({
+        examples: z.array(z.string()),
+        tool: z.string(),
+        slots: z.array(z.object({ name: z.string(), question: z.string() })),
+        reply: z.string(),
+        failure: z.string(),
+      }),
+    )
+    .describe("requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md)"),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
   reminder_call_inbound: z

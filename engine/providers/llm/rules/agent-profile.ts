@@ -1,6 +1,7 @@
 import { fillTemplate } from "../../../text/template.js";
 import type { AgentSettings } from "../../../types.js";
 import { buildFaqIndex, type FaqEntry, type FaqIndex } from "./faq-matcher.js";
+import { buildIntentIndex, type IntentIndex } from "./intent-requests.js";
 import { DEFAULT_MENU_GOAL } from "./phone-menu.js";
 import type { Service } from "./service-extraction.js";
 import { toUtterance } from "./utterance.js";
@@ -22,6 +23,8 @@ export interface AgentProfile {
   agentName: string;
   businessName: string | null;
   faq: FaqIndex;
+  /** The agent's `intents`: requests answered with one of its tools. */
+  intents: IntentIndex;
   services: readonly Service[];
   /** Words of the service names: never taken for the caller's name. */
   serviceWords: ReadonlySet<string>;
@@ -45,6 +48,7 @@ export function readAgentProfile(agent: AgentSettings, context: Record<string, u
     agentName: agent.name,
     businessName: nonBlank(metadata.business_name),
     faq: buildFaqIndex(readFaq(metadata.faq)),
+    intents: buildIntentIndex(agent.intents ?? []),
     services,
     serviceWords: new Set(services.flatMap((s) => toUtterance(s.name).words)),
     clock: new WallClockReader(nonBlank(metadata.timezone) ?? "UTC"),

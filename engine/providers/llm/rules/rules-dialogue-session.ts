@@ -33,12 +33,15 @@ import {
 } from "./caller-intents.js";
 import { findDateTime } from "./date-time-extraction.js";
 import { matchFaq, type FaqEntry } from "./faq-matcher.js";
+import { matchIntent, slotAnswer } from "./intent-requests.js";
 import { findName } from "./name-extraction.js";
 import { LINES, type ReplyLines } from "./reply-lines.js";
 import { findService, type Service } from "./service-extraction.js";
 import { toUtterance, type Utterance } from "./utterance.js";
 import type { WallClock } from "./wall-clock.js";
 import type { ToolExecutor, ToolResult } from "../../../tools.js";
+import type { DialogueIntent } from "../../../types.js";
+import { fillTemplate } from "../../../text/template.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
 import { chooseMenuOption, readPhoneMenu, type MenuOption } from "./phone-menu.js";
 import { endsOpen, type TurnCompleteness } from "../../../turn/turn-completeness.js";
@@ -49,6 +52,12 @@ interface Slots {
   date: BookingDraft["date"];
   time: BookingDraft["time"];
   name: string | null;
+}
+
+/** An intent under way: the arguments its questions have had answers for. */
+interface IntentDraft {
+  intent: DialogueIntent;
+  values: Record<string, string>;
 }
 
 /** What a recognizer makes of a cough or a hesitation. */
@@ -96,6 +105,7 @@ const MAX_MISUNDERSTANDINGS = 3;
 export class RulesDialogueSession implements DialogueSession {
   private expectation: Expectation | null = null;
   private draft: BookingDraft | null = null;
+  private request: IntentDraft | null = null;
   private callerName: string | null;
   private misunderstandings = 0;
   private transferOffered = false;
@@ -190,9 +200,10 @@ export class RulesDialogueSession implements DialogueSession {
   checkpoint(): () => void {
     const { expectation, callerName, misunderstandings, transferOffered, lastReply } = this;
     const draft = this.draft && { ...this.draft };
+    const request = this.request && { intent: this.request.intent, values: { ...this.request.values } };
     const restoreReminder = this.reminder?.saveState();
     return () => {
-      Object.assign(this, { expectation, callerName, misunderstandings, transferOffered, lastReply, draft });
+      Object.assign(this, { expectation, callerName, misunderstandings, transferOffered, lastReply, draft, request });
       restoreReminder?.();
     };
   }
@@ -241,6 +252,10 @@ export class RulesDialogueSession implements DialogueSession {
         ? { sentences: [...LINES.onlyNewAppointments, LINES.offerTransfer], expects: "transfer_offer" }
         : { sentences: [...LINES.onlyNewAppointments, ...LINES.anythingElse], expects: "anything_else" };
     }
+
+    // A request the agent answers with one of its tools ("where is my order?"), unless a booking is under way.
+    const intent = this.draft ? null : matchIntent(this.profile.intents, utterance);
+    if (intent) return this.startRequest(intent, utterance);
 
     const question = isQuestion(utterance);
     const faq = matchFaq(this.profile.faq, utterance);
@@ -302,6 +317,11 @@ export class RulesDialogueSession implements DialogueSession {
         if (answer !== "no" && goodbye !== "done") return null;
         if (this.draft) return this.nextBookingStep(now, LINES.noProblem);
         return { sentences: [...LINES.noProblem, ...this.lines.helpPrompt()], expects: null };
+      case "intent_slot": {
+        if (!this.request) return null;
+        const value = slotAnswer(utterance);
+        return value === null ? null : this.nextRequestStep(value);
+      }
       case "anything_else":
         if (goodbye || isNothingElse(utterance) || (answer === "no" && utterance.words.length <= 3)) return this.goodbye();
         if (answer === "yes" && utterance.words.length <= 2) return { sentences: LINES.whatElse, expects: null };
@@ -399,6 +419,34 @@ export class RulesDialogueSession implements DialogueSession {
     return { sentences: offer, expects: "date" };
   }
 
+  /** Starts an intent: a number in the request itself ("where is order one two three") answers its first question. */
+  private startRequest(intent: DialogueIntent, utterance: Utterance): Reply {
+    this.request = { intent, values: {} };
+    const [first] = intent.slots;
+    const said = first && slotAnswer(utterance);
+    return this.nextRequestStep(said && /^\d+$/.test(said) ? said : null);
+  }
+
+  /**
+   * Takes `answer` for the intent's first unanswered argument, then asks for the next one, or
+   * calls the tool once every one has its answer: the agent says the intent's reply filled
+   * from the tool's answer and the caller's arguments, or its failure line when the tool failed.
+   */
+  private nextRequestStep(answer: string | null): Reply {
+    const request = this.request!;
+    const pending = request.intent.slots.filter((slot) => !(slot.name in request.values));
+    if (answer !== null && pending[0]) request.values[pending[0].name] = answer;
+    const next = request.intent.slots.find((slot) => !(slot.name in request.values));
+    if (next) return { sentences: [next.question], expects: "intent_slot" };
+    this.request = null;
+    const { intent, values } = request;
+    const then = (result: ToolResult): Reply => {
+      const said = result.ok ? fillTemplate(intent.reply, { ...values, ...result.data }) : intent.failure;
+      return { sentences: [said, ...LINES.anythingElse], expects: "anything_else" };
+    };
+    return { tool: { name: intent.tool, arguments: { ...values }, then }, sentences: [], expects: null };
+  }
+
   private dropBooking(): Reply {
     this.draft = null;
     return { sentences: [...LINES.bookingDropped, ...LINES.anythingElse], expects: "anything_else" };
@@ -492,6 +540,10 @@ export class RulesDialogueSession implements DialogueSession {
   private repeatQuestion(expecting: Expectation | null, prefix: readonly string[], now: WallClock): Reply {
     if (expecting === "transfer_offer") return { sentences: [...prefix, LINES.offerTransfer], expects: expecting };
     if (expecting === "change") return { sentences: [...prefix, ...LINES.whatToChange.slice(1)], expects: expecting };
+    if (expecting === "intent_slot" && this.request) {
+      const next = this.request.intent.slots.find((slot) => !(slot.name in this.request!.values));
+      if (next) return { sentences: [...prefix, next.question], expects: expecting };
+    }
     if ((expecting === "reminder" || expecting === "reminder_change") && this.reminder) return { sentences: [...prefix, this.reminder.question(expecting)], expects: expecting };
     if (this.draft) return this.nextBookingStep(now, prefix);
     return { sentences: [...prefix, ...this.lines.helpPrompt()], expects: null };

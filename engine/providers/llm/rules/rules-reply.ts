@@ -5,9 +5,10 @@ import type { BookingSlot } from "./booking-draft.js";
 /**
  * What the agent's last question asked for: it decides how a short answer ("yes", "john
  * smith") reads. `reminder` and `reminder_change` are a reminder call's questions ("Will you
- * be able to make it?", "cancel it, or move it?").
+ * be able to make it?", "cancel it, or move it?"); `intent_slot` an intent's question for one
+ * of its tool's arguments.
  */
-export type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer" | "reminder" | "reminder_change";
+export type Expectation = BookingSlot | "confirmation" | "change" | "anything_else" | "transfer_offer" | "reminder" | "reminder_change" | "intent_slot";
 
 /** One planned agent turn of the `rules` dialogue. */
 export interface Reply {
