@@ -33,7 +33,8 @@ export interface TurnMetrics {
  */
 export type CallAction =
   | { type: "tool_call"; name: string; arguments: Record<string, unknown>; result: ToolResult }
-  | { type: "answered_question"; question: string }
+  /** `passage_id`: the knowledge-base passage the answer came from (absent for an FAQ answer). */
+  | { type: "answered_question"; question: string; passage_id?: string }
   | { type: "callback_requested"; date: string | null; time: string | null }
   | { type: "transfer" }
   | { type: "end_call"; reason: string };

@@ -3,7 +3,7 @@
  */
 export type { AgentSettings, DialogueIntent, EndpointingMode } from "./types.js";
 export { ENDPOINTING_MODES } from "./types.js";
-export { NO_TOOLS, type ToolDefinition, type ToolExecutor, type ToolResult } from "./tools.js";
+export { KNOWLEDGE_SEARCH_TOOL, NO_TOOLS, type KnowledgePassage, type ToolDefinition, type ToolExecutor, type ToolResult } from "./tools.js";
 export type { VoiceInfo } from "./providers/tts/voice.js";
 export type { CallAction, CallEvent, CallEndReason, TranscriptSegment, TurnMetrics } from "./call-events.js";
 export {

@@ -26,6 +26,29 @@ export interface ToolExecutor {
   execute(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
 }
 
+/**
+ * The tool a call offers when its agent has knowledge bases: `{question}` in, `{passages}` out
+ * (KnowledgePassage, best first). The dialogue runs it itself: a chat model gets the passages
+ * in its context each turn (the tool is not offered to it), the `rules` dialogue answers a
+ * question it has no FAQ for from the best passage.
+ */
+export const KNOWLEDGE_SEARCH_TOOL = "search_knowledge";
+
+/** One passage of the agent's documents, as the knowledge search answers it. */
+export interface KnowledgePassage {
+  passage_id: string;
+  document_name: string;
+  text: string;
+  /** Higher is better; comparable only within one answer. */
+  score: number;
+}
+
+/** The passages of a knowledge search's result (none when it failed or found nothing). */
+export function knowledgePassages(result: ToolResult): KnowledgePassage[] {
+  const passages = result.ok ? result.data.passages : undefined;
+  return Array.isArray(passages) ? passages.filter((p): p is KnowledgePassage => typeof p?.text === "string" && typeof p?.passage_id === "string") : [];
+}
+
 /** A call without tools (a test call, or an agent that may do nothing but talk). */
 export const NO_TOOLS: ToolExecutor = Object.freeze({
   definitions: [],

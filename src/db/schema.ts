@@ -71,6 +71,8 @@ export interface AgentTable {
   tools: string;
   /** JSON array of the agent's intents (AgentIntent, migration 030). */
   intents: string;
+  /** JSON array of the ids of the knowledge bases the agent answers from (migration 031). */
+  knowledge_base_ids: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

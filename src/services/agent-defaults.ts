@@ -64,6 +64,7 @@ export const AGENT_LIMITS = {
   toolUrl: 2_048,
   toolHeaders: 20,
   toolHeaderValue: 2_048,
+  knowledgeBases: 10,
   intents: 20,
   intentExamples: 20,
   intentExample: 200,

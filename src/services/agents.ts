@@ -23,6 +23,7 @@ import { grants, needsPermissionToo } from "./permissions.js";
 import type { AnalysisFieldType, EndpointingMode } from "../../engine/index.js";
 import type { AgentModel } from "./agent-defaults.js";
 import type { SecretsService } from "./secrets.js";
+import type { KnowledgeBasesService } from "./knowledge-bases.js";
 import { argumentsChecker, secretNamesOf } from "./http-tool-rules.js";
 import type { WebhookTargets } from "./webhook-targets.js";
 
@@ -54,6 +55,7 @@ export interface CreateAgentInput {
   analysis_fields?: AnalysisFieldInput[];
   tools?: AgentTool[];
   intents?: AgentIntent[];
+  knowledge_base_ids?: string[];
   reminder_minutes_before?: number | null;
   reminder_call?: boolean;
   endpointing_mode?: EndpointingMode;
@@ -94,6 +96,7 @@ export class AgentsService {
       /** Where a tool's URL may point (the webhook network policy). */
       targets: Pick<WebhookTargets, "checkForStorage">;
       secrets: Pick<SecretsService, "resolve">;
+      knowledgeBases: Pick<KnowledgeBasesService, "get">;
     },
   ) {
     this.agents = new AgentsRepository(db);
@@ -127,6 +130,7 @@ export class AgentsService {
       analysis_fields: input.analysis_fields ?? [],
       tools: input.tools ?? [],
       intents: input.intents ?? [],
+      knowledge_base_ids: input.knowledge_base_ids ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,
@@ -248,6 +252,12 @@ export class AgentsService {
     }
     await this.checkTools(agent);
     checkIntents(agent);
+    for (const [i, id] of agent.knowledge_base_ids.entries()) {
+      await this.deps.knowledgeBases.get(agent.account_id, id).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) throw ApiError.field("knowledge_base_not_found", `knowledge_base_ids[${i}]`, `no knowledge base ${id} in this account`);
+        throw err;
+      });
+    }
   }
 
   /**

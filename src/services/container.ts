@@ -151,7 +151,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const reminders = new AppointmentReminders(db, { now: clock }, { outbox, accounts, destinations, doNotCall, queued: (accountId) => calls?.announceQueued(accountId), logger });
   const networkPolicy = webhookNetworkPolicy(config.webhooks, options.hostResolver);
   const targets = new WebhookTargets(config.webhooks, networkPolicy, new SocketProbe({ policy: networkPolicy, timeoutMs: config.webhooks.timeoutMs }));
-  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox, reminders, targets, secrets });
+  const knowledgeBases = new KnowledgeBasesService(db, { cursors });
+  const agents = new AgentsService(db, { accounts, voices, cursors, destinations, outbox, reminders, targets, secrets, knowledgeBases });
   const webhooks = new WebhooksService(db, { accounts, cursors, targets });
   const webhookDelivery = new WebhookDeliveryWorker(db, {
     outbox,
@@ -216,7 +217,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     storageHealth,
     webhooks,
     secrets,
-    knowledgeBases: new KnowledgeBasesService(db, { cursors }),
+    knowledgeBases,
     webhookDelivery,
     webhookDeliveries,
     toolRequests: {

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AgentSettings, ToolDefinition, ToolExecutor, ToolResult } from "../../engine/index.js";
+import { KNOWLEDGE_SEARCH_TOOL, type AgentSettings, type KnowledgePassage, type ToolDefinition, type ToolExecutor, type ToolResult } from "../../engine/index.js";
 import type { AgentRecord } from "../db/repositories/agents.js";
 import type { AppointmentRecord } from "../db/repositories/appointments.js";
 import type { CallRecord } from "../db/repositories/calls.js";
@@ -10,6 +10,17 @@ import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
 import { callHttpTool } from "./http-tool.js";
 import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
 import { spokenName, spokenService } from "./spoken-appointment.js";
+
+/** Passages a knowledge search gives the dialogue: enough to answer from, few enough for a prompt. */
+const KNOWLEDGE_PASSAGES = 3;
+/** A caller's turn searched for: longer ones are cut (a monologue is not one question). */
+const MAX_QUESTION_CHARS = 500;
+
+const KNOWLEDGE_SEARCH: ToolDefinition = {
+  name: KNOWLEDGE_SEARCH_TOOL,
+  description: "Finds the passages of the business's documents that match the caller's words (run by the dialogue itself each turn).",
+  parameters: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+};
 
 /**
  * One call's tools, run for the engine's dialogue: each does what it says and answers with
@@ -32,11 +43,13 @@ export class CallTools implements ToolExecutor {
   ) {
     // The agent's own HTTP tools after the built-in ones (their names never collide: see the agent schema).
     const custom = agent.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
-    this.definitions = [...callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null }), ...custom];
+    const knowledge = agent.knowledge_base_ids.length > 0 ? [KNOWLEDGE_SEARCH] : [];
+    this.definitions = [...callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null }), ...knowledge, ...custom];
   }
 
   async execute(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     try {
+      if (name === KNOWLEDGE_SEARCH_TOOL) return await this.searchKnowledge(args);
       const tool = name as CallToolName;
       switch (tool) {
         case "book_appointment":
@@ -65,6 +78,15 @@ export class CallTools implements ToolExecutor {
       this.log.error({ err, tool: name }, "call tool failed");
       return { ok: false, error: `${name} failed on our side; nothing was done` };
     }
+  }
+
+  /** The passages of the agent's knowledge bases that best match the caller's words (see KNOWLEDGE_SEARCH_TOOL). */
+  private async searchKnowledge(args: Record<string, unknown>): Promise<ToolResult> {
+    if (this.agent.knowledge_base_ids.length === 0) return { ok: false, error: "this agent has no knowledge base" };
+    const question = typeof args.question === "string" ? args.question.slice(0, MAX_QUESTION_CHARS) : "";
+    const hits = await this.services.knowledgeBases.search(this.call.account_id, this.agent.knowledge_base_ids, question, KNOWLEDGE_PASSAGES);
+    const passages: KnowledgePassage[] = hits.map((hit) => ({ passage_id: hit.passage_id, document_name: hit.document_name, text: hit.text, score: hit.score }));
+    return { ok: true, data: { passages } };
   }
 
   /** One of the agent's HTTP tools (see http-tool.ts): the integrator's answer, or what went wrong. */

@@ -81,6 +81,7 @@ describe("list items written by the database", () => {
             analysis_fields: [],
             tools: [],
             intents: [],
+            knowledge_base_ids: [],
             reminder_minutes_before: null,
             reminder_call: false,
             reminder_call_inbound: false,

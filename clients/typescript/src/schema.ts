@@ -1142,6 +1142,7 @@ export interface operations {
                         /** @default Sorry, I could not do that right now. */
                         failure?: string;
                     }[];
+                    knowledge_base_ids?: string[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1221,6 +1222,8 @@ export interface operations {
                             reply: string;
                             failure: string;
                         }[];
+                        /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
+                        knowledge_base_ids: string[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1360,6 +1363,8 @@ export interface operations {
                             reply: string;
                             failure: string;
                         }[];
+                        /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
+                        knowledge_base_ids: string[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1586,6 +1591,7 @@ export interface operations {
                         /** @default Sorry, I could not do that right now. */
                         failure?: string;
                     }[];
+                    knowledge_base_ids?: string[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1665,6 +1671,8 @@ export interface operations {
                             reply: string;
                             failure: string;
                         }[];
+                        /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
+                        knowledge_base_ids: string[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */

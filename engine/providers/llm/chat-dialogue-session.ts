@@ -1,4 +1,4 @@
-import type { ToolExecutor, ToolResult } from "../../tools.js";
+import { KNOWLEDGE_SEARCH_TOOL, knowledgePassages, type ToolExecutor, type ToolResult } from "../../tools.js";
 import type { AgentSettings } from "../../types.js";
 import type { CallerTurn, DialogueEvent, DialogueSession } from "./dialogue-provider.js";
 import type { AssistantMessage, ChatCompletionRequest, ChatToolCall } from "./openai/chat-completions-wire.js";
@@ -46,10 +46,12 @@ export class ChatDialogueSession implements DialogueSession {
   private async *turn(userText: string, signal: AbortSignal): AsyncIterable<DialogueEvent> {
     if (signal.aborted) return;
     this.history.push({ role: "user", content: userText });
+    const knowledge = await this.knowledgeFor(userText, signal);
+    if (signal.aborted) return;
     let spoken = "";
     let ending: DialogueEvent | null = null;
     for (let round = 1; round <= MAX_ROUNDS_PER_TURN && ending === null; round++) {
-      const request = this.request();
+      const request = this.request(knowledge);
       // In the history from its first word, so a barge-in mid-stream can truncate it.
       const reply: AssistantMessage = { role: "assistant", content: "" };
       this.history.push(reply);
@@ -115,16 +117,31 @@ export class ChatDialogueSession implements DialogueSession {
     if (reply) this.history.push({ role: "assistant", content: reply });
   }
 
-  private request(): ChatCompletionRequest {
+  /**
+   * The passages of the agent's documents that match the caller's words, as a paragraph of the
+   * system prompt for this turn's requests; "" when the agent has no knowledge base, the search
+   * found nothing or failed (the model then answers as it would without).
+   */
+  private async knowledgeFor(userText: string, signal: AbortSignal): Promise<string> {
+    if (!this.tools.definitions.some((t) => t.name === KNOWLEDGE_SEARCH_TOOL)) return "";
+    const passages = knowledgePassages(await this.tools.execute(KNOWLEDGE_SEARCH_TOOL, { question: userText }, signal));
+    if (passages.length === 0) return "";
+    const quoted = passages.map((p, i) => `[${i + 1}] (${p.document_name}) ${p.text}`).join("\n");
+    return `\n\nPassages from the business's documents that may answer the caller's last words. Answer from them when they do; when they do not, say you do not know rather than guess:\n${quoted}`;
+  }
+
+  private request(knowledge = ""): ChatCompletionRequest {
+    const messages = this.history.forRequest();
+    if (knowledge && messages[0]?.role === "system") messages[0] = { ...messages[0], content: `${messages[0].content}${knowledge}` };
+    // The knowledge search is the session's own, each turn: not a tool the model calls.
+    const offered = this.tools.definitions.filter((t) => t.name !== KNOWLEDGE_SEARCH_TOOL);
     return {
       model: this.model,
-      messages: this.history.forRequest(),
+      messages,
       stream: true,
       temperature: this.agent.temperature,
       max_tokens: this.agent.maxTokens,
-      ...(this.tools.definitions.length > 0
-        ? { tools: this.tools.definitions.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
-        : {}),
+      ...(offered.length > 0 ? { tools: offered.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
     };
   }
 

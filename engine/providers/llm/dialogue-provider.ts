@@ -12,7 +12,8 @@ export type DialogueEvent =
   /** End the call (after the reply text has been spoken). */
   | { type: "end_call"; reason: string }
   /** The reply answers the caller's question (for the call's analysis: information was given). */
-  | { type: "answered_question"; question: string }
+  /** `passage_id`: the knowledge-base passage the answer came from (absent for an FAQ answer). */
+  | { type: "answered_question"; question: string; passage_id?: string }
   /** The caller asked to be called back, at this day (YYYY-MM-DD) and time (HH:MM) when they said one. */
   | { type: "callback_requested"; date: string | null; time: string | null };
 

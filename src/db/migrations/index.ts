@@ -29,6 +29,7 @@ import * as secrets from "./027-secrets.js";
 import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
+import * as agentKnowledgeBases from "./031-agent-knowledge-bases.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "028-agent-tools": agentTools,
   "029-knowledge-bases": knowledgeBases,
   "030-agent-intents": agentIntents,
+  "031-agent-knowledge-bases": agentKnowledgeBases,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -42,7 +42,7 @@ export interface AgentIntent {
 }
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents" | "knowledge_base_ids"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
@@ -50,6 +50,7 @@ export interface AgentRecord
   analysis_fields: AnalysisField[];
   tools: AgentTool[];
   intents: AgentIntent[];
+  knowledge_base_ids: string[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   status: AgentStatus;
@@ -83,6 +84,7 @@ function toRecord(row: AgentTable): AgentRecord {
     analysis_fields: parseJson<AnalysisField[]>(row.analysis_fields) ?? [],
     tools: parseJson<AgentTool[]>(row.tools) ?? [],
     intents: parseJson<AgentIntent[]>(row.intents) ?? [],
+    knowledge_base_ids: parseJson<string[]>(row.knowledge_base_ids) ?? [],
     reminder_call: row.reminder_call === 1,
     reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
@@ -93,11 +95,12 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, reminder_call, reminder_call_inbound, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, knowledge_base_ids, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
     ...(tools !== undefined ? { tools: toJson(tools) } : {}),
     ...(intents !== undefined ? { intents: toJson(intents) } : {}),
+    ...(knowledge_base_ids !== undefined ? { knowledge_base_ids: toJson(knowledge_base_ids) } : {}),
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES } from "../../../engine/index.js";
+import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES, KNOWLEDGE_SEARCH_TOOL } from "../../../engine/index.js";
 import { AGENT_STATUSES } from "../../db/repositories/agents.js";
 import { isReservedHeader, SECRET_REFERENCE } from "../../services/http-tool-rules.js";
 import { CALL_TOOL_NAMES } from "../../telephony/call-tool-definitions.js";
@@ -47,6 +47,9 @@ const analysisFields = z
     });
   });
 
+/** Names a custom tool may not take: the calls' own tools. */
+const BUILT_IN_TOOLS: readonly string[] = [...CALL_TOOL_NAMES, KNOWLEDGE_SEARCH_TOOL];
+
 /** One custom HTTP tool (see AgentTool); its URL and secrets are checked by the service. */
 const agentTool = z
   .object({
@@ -54,7 +57,7 @@ const agentTool = z
       .string({ error: "must be a string" })
       .max(L.toolName, { message: `must be at most ${L.toolName} characters` })
       .regex(FIELD_NAME, { message: "must be snake_case: a lower-case letter, then lower-case letters, digits or _" })
-      .refine((name) => !(CALL_TOOL_NAMES as readonly string[]).includes(name), { message: `is a built-in tool; choose a name other than ${CALL_TOOL_NAMES.join(", ")}` }),
+      .refine((name) => !BUILT_IN_TOOLS.includes(name), { message: `is a built-in tool; choose a name other than ${BUILT_IN_TOOLS.join(", ")}` }),
     description: nonBlank(L.toolDescription),
     parameters: z
       .record(z.string(), z.unknown(), { error: "must be a JSON Schema object" })
@@ -130,6 +133,10 @@ const agentFields = {
   analysis_fields: analysisFields,
   tools: agentTools,
   intents: agentIntents,
+  knowledge_base_ids: z
+    .array(z.string({ error: "must be a knowledge base id" }).min(1).max(64))
+    .max(L.knowledgeBases, { message: `at most ${L.knowledgeBases} knowledge bases` })
+    .refine((ids) => new Set(ids).size === ids.length, { message: "must not repeat an id" }),
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
   reminder_call_inbound: z.boolean({ error: "must be true or false" }),
@@ -180,6 +187,7 @@ export const createAgentBody = z
     analysis_fields: agentFields.analysis_fields.optional(),
     tools: agentFields.tools.optional(),
     intents: agentFields.intents.optional(),
+    knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -212,6 +220,7 @@ export const updateAgentBody = z
     analysis_fields: agentFields.analysis_fields.optional(),
     tools: agentFields.tools.optional(),
     intents: agentFields.intents.optional(),
+    knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -280,6 +289,7 @@ export const agentSchema = z.object({
       }),
     )
     .describe("requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md)"),
+  knowledge_base_ids: z.array(z.string()).describe("knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md)"),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
   reminder_call_inbound: z

@@ -18,7 +18,7 @@ describe("the tools a call offers", () => {
     expect(callToolDefinitions({ transferEnabled: false }, { canSendKeys: true }).map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call", "send_dtmf"]);
     const pressed: string[] = [];
     const tools = (sendKeys: ((digits: string) => Promise<void>) | null) =>
-      new CallTools({} as Services, {} as CallRecord, { tools: [] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }), sendKeys);
+      new CallTools({} as Services, {} as CallRecord, { tools: [], knowledge_base_ids: [] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }), sendKeys);
     const line = tools(async (digits) => void pressed.push(digits));
     expect(await line.execute("send_dtmf", { digits: "1" })).toEqual({ ok: true, data: { status: "sent", digits: "1" } });
     expect(await line.execute("send_dtmf", { digits: "*123#" })).toMatchObject({ ok: true });
@@ -55,9 +55,15 @@ describe("the tools a call offers", () => {
       headers: { Authorization: "Bearer {{secrets.TOKEN}}" },
       signing_secret: "SIGNING",
     };
-    const tools = new CallTools({} as Services, {} as CallRecord, { tools: [orderStatus] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }));
+    const tools = new CallTools({} as Services, {} as CallRecord, { tools: [orderStatus], knowledge_base_ids: [] } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }));
     expect(tools.definitions.map((t) => t.name)).toEqual(["book_appointment", "end_call", "do_not_call", "order_status"]);
     // What the model is told: never the URL or the headers.
     expect(tools.definitions.at(-1)).toEqual({ name: "order_status", description: "Looks up an order.", parameters: orderStatus.parameters });
+  });
+
+  it("offers the knowledge search only to an agent with knowledge bases (the dialogue runs it itself)", () => {
+    const tools = (ids: string[]) => new CallTools({} as Services, {} as CallRecord, { tools: [], knowledge_base_ids: ids } as unknown as AgentRecord, { transferEnabled: false }, pino({ level: "silent" }));
+    expect(tools([]).definitions.map((t) => t.name)).not.toContain("search_knowledge");
+    expect(tools(["kb_1"]).definitions.map((t) => t.name)).toContain("search_knowledge");
   });
 });

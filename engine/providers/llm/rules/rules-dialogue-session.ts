@@ -39,7 +39,8 @@ import { LINES, type ReplyLines } from "./reply-lines.js";
 import { findService, type Service } from "./service-extraction.js";
 import { toUtterance, type Utterance } from "./utterance.js";
 import type { WallClock } from "./wall-clock.js";
-import type { ToolExecutor, ToolResult } from "../../../tools.js";
+import { KNOWLEDGE_SEARCH_TOOL, knowledgePassages, type ToolExecutor, type ToolResult } from "../../../tools.js";
+import { answerFromPassages } from "./knowledge-answer.js";
 import type { DialogueIntent } from "../../../types.js";
 import { fillTemplate } from "../../../text/template.js";
 import { spokenDate, spokenTime } from "./spoken-date-time.js";
@@ -275,7 +276,25 @@ export class RulesDialogueSession implements DialogueSession {
       this.callerName = slots.name;
       return { sentences: this.lines.greeting(slots.name), expects: null };
     }
-    return this.smallTalk(utterance, answer, now) ?? this.notUnderstood(expecting, now, question);
+    const small = this.smallTalk(utterance, answer, now);
+    if (small) return small;
+    if (question && !this.draft && this.tools.definitions.some((tool) => tool.name === KNOWLEDGE_SEARCH_TOOL)) return this.lookUp(utterance);
+    return this.notUnderstood(expecting, now, question);
+  }
+
+  /**
+   * A question no FAQ entry answers, looked up in the agent's documents: the agent says the
+   * best passage's sentence (noted as an answered question, with the passage), or that it has
+   * no answer, which is not counted as a misunderstanding: the caller was heard.
+   */
+  private lookUp(utterance: Utterance): Reply {
+    const then = (result: ToolResult): Reply => {
+      const answer = answerFromPassages(utterance, knowledgePassages(result));
+      if (!answer) return { sentences: [...LINES.noAnswer, ...LINES.anythingElse], expects: "anything_else" };
+      const note = { type: "answered_question", question: utterance.text, passage_id: answer.passage.passage_id } as const;
+      return { sentences: [answer.text, ...LINES.anythingElse], expects: "anything_else", note };
+    };
+    return { tool: { name: KNOWLEDGE_SEARCH_TOOL, arguments: { question: utterance.text }, then }, sentences: [], expects: null };
   }
 
   /** Short answers that only make sense as answers to the last question. */

@@ -8,7 +8,7 @@ import { OpenAiDialogueProvider, type OpenAiDialogueConfig } from "../../../../.
 import { readServerSentEvents } from "../../../../../engine/providers/llm/server-sent-events.js";
 import { ToolCallAssembler } from "../../../../../engine/providers/llm/openai/tool-call-assembler.js";
 import type { AgentSettings } from "../../../../../engine/types.js";
-import { NO_TOOLS, type ToolDefinition } from "../../../../../engine/tools.js";
+import { KNOWLEDGE_SEARCH_TOOL, NO_TOOLS, type ToolDefinition } from "../../../../../engine/tools.js";
 import { recordingTools, say, spoken, testAgent } from "../../../../helpers/dialogue.js";
 import {
   chatCompletionsStandin,
@@ -235,6 +235,28 @@ describe("openai dialogue provider", () => {
     const [offered, none] = peer.standin.requests();
     expect(toolNames(offered)).toEqual(["book_appointment", "transfer_call", "end_call", "do_not_call"]);
     expect(none!.tools).toBeUndefined();
+  });
+
+  it("puts the passages the knowledge search finds for the caller's words in the system prompt of that turn, and does not offer the search as a tool", async () => {
+    const peer = await startStandin();
+    const searched: string[] = [];
+    const passages = [{ passage_id: "kbp_1", document_name: "hours.md", text: "On Saturdays we close at noon.", score: 2 }];
+    const knowledge = recordingTools((name, args) => {
+      if (name === KNOWLEDGE_SEARCH_TOOL) searched.push(String(args.question));
+      return name === KNOWLEDGE_SEARCH_TOOL && args.question !== "thanks" ? { ok: true, data: { passages } } : { ok: true, data: { passages: [] } };
+    });
+    const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, retry: NO_WAIT });
+    const definitions = [...TOOL_DEFINITIONS, { name: KNOWLEDGE_SEARCH_TOOL, description: "search", parameters: {} }];
+    const session = provider.open({ agent: agent(), context: {}, tools: { definitions, execute: knowledge.execute } });
+    await say(session, "are you open on saturdays");
+    await say(session, "thanks");
+    const [first, second] = peer.standin.requests();
+    expect(searched).toEqual(["are you open on saturdays", "thanks"]);
+    expect(first!.messages[0]).toMatchObject({ role: "system" });
+    expect(String(first!.messages[0]!.content)).toContain("[1] (hours.md) On Saturdays we close at noon.");
+    expect(toolNames(first)).not.toContain(KNOWLEDGE_SEARCH_TOOL);
+    // Each turn its own passages: none found, none in the prompt (and nothing of the last turn's).
+    expect(String(second!.messages[0]!.content)).not.toContain("hours.md");
   });
 
   it("yields transfer after the reply text when the model calls transfer_call", async () => {

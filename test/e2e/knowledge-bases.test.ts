@@ -1,0 +1,147 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../engine/audio/wav.js";
+import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
+import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
+import { NativeMediaClient } from "../helpers/media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+
+// Issue 31: agents answer callers from the account's documents: a rules agent says the best
+// passage's sentence, a chat model gets the passages in its prompt; a question the documents do
+// not cover is answered "I don't know"; a deleted document no longer answers.
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
+const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
+const DELAYS = { asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 };
+
+const DOCUMENTS = [
+  { name: "hours.md", type: "text/markdown", body: "# Opening hours\n\nWe are open Monday to Friday from 9 am to 5 pm. On Saturdays we open at 10 am and close at noon.\n" },
+  { name: "visit.html", type: "text/html", body: "<html><body><h1>Visiting us</h1><p>There is free parking behind the building.</p><script>var secret = 1;</script></body></html>" },
+  { name: "prices.txt", type: "text/plain", body: "A teeth whitening costs 300 dollars. A cleaning costs 90 dollars." },
+];
+
+/** What the speech stand-in hears in the next call, utterance by utterance. */
+let callerSays: string[] = [];
+
+/** A knowledge base with DOCUMENTS in `app`'s account; the documents' ids by name. */
+async function knowledgeBase(app: TestApp, key: string) {
+  const kb = await app.request("POST", "/v1/knowledge-bases", { key, body: { name: "Front desk" } });
+  expect(kb.status, JSON.stringify(kb.body)).toBe(201);
+  const ids = new Map<string, string>();
+  for (const doc of DOCUMENTS) {
+    const res = await fetch(`${app.baseUrl}/v1/knowledge-bases/${kb.body.id}/documents?name=${doc.name}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": doc.type }, body: doc.body });
+    expect(res.status, await res.clone().text()).toBe(201);
+    ids.set(doc.name, ((await res.json()) as { id: string }).id);
+  }
+  return { id: kb.body.id as string, documents: ids };
+}
+
+/** A call where the caller says each of `callerSays` in turn; the agent's lines and the stored call's actions. */
+async function call(app: TestApp, acct: TestAccount, agentId: string) {
+  const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agentId}&sample_rate=16000`, acct.key, 16000);
+  client.startStreaming();
+  await client.waitForAgentSilence(900, 0, 15_000);
+  for (let i = 0; i < callerSays.length; i++) {
+    const saidAt = await client.say(LINE);
+    await client.waitForAgentSilence(900, saidAt, 15_000);
+  }
+  client.hangUp();
+  await client.closed;
+  const said = client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
+  const callId = (client.messages.find((m) => m.message.type === "connected")!.message as { call_id: string }).call_id;
+  let actions: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 100 && actions.length === 0; i++) {
+    const row = await app.parley.services.db.selectFrom("calls").select("actions").where("id", "=", callId).executeTakeFirst();
+    actions = row?.actions ? JSON.parse(row.actions) : [];
+    if (actions.length === 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  return { said, actions };
+}
+
+describe("a rules agent with a knowledge base", () => {
+  let standins: StandinServer;
+  let app: TestApp;
+  let acct: TestAccount;
+  beforeAll(async () => {
+    standins = await startStandinServer(DELAYS, 0, { asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
+    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: standins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: standins.url });
+    acct = await app.account({ credits: 100 });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await standins?.close();
+  });
+
+  it("answers from the right passage, says it does not know what the documents do not cover, and forgets a deleted document", async () => {
+    const kb = await knowledgeBase(app, acct.key);
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Front desk", system_prompt: "You answer for Acme Dental.", voice_id: "openai-alloy", first_message: "Hello, Acme Dental.", knowledge_base_ids: [kb.id] },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+
+    callerSays = ["are you open on saturdays", "is there parking", "do you sell pizza"];
+    const first = await call(app, acct, agent.body.id);
+    expect(first.said).toEqual([
+      "Hello, Acme Dental.",
+      "On Saturdays we open at 10 am and close at noon. Is there anything else I can help you with?",
+      "There is free parking behind the building. Is there anything else I can help you with?",
+      "I'm sorry, I don't have an answer to that. Is there anything else I can help you with?",
+    ]);
+    // Which passage answered each question is recorded with the call.
+    const answered = first.actions.filter((a) => a.type === "answered_question");
+    expect(answered).toEqual([
+      { type: "answered_question", question: "are you open on saturdays", passage_id: expect.stringMatching(/^kbp_/) },
+      { type: "answered_question", question: "is there parking", passage_id: expect.stringMatching(/^kbp_/) },
+    ]);
+
+    const removed = await app.request("DELETE", `/v1/knowledge-bases/${kb.id}/documents/${kb.documents.get("hours.md")}`, { key: acct.key });
+    expect(removed.status).toBe(200);
+    callerSays = ["are you open on saturdays"];
+    const after = await call(app, acct, agent.body.id);
+    expect(after.said.at(-1)).toBe("I'm sorry, I don't have an answer to that. Is there anything else I can help you with?");
+  }, 90_000);
+
+  it("refuses another account's knowledge base on an agent", async () => {
+    const other = await app.account();
+    const theirs = await knowledgeBase(app, other.key);
+    const res = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "x", system_prompt: "x", voice_id: "openai-alloy", knowledge_base_ids: [theirs.id] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "knowledge_base_not_found" });
+    expect(JSON.stringify(res.body)).toContain("knowledge_base_ids[0]");
+  }, 30_000);
+});
+
+describe("a chat model agent with a knowledge base", () => {
+  let standins: StandinServer;
+  let app: TestApp;
+  let acct: TestAccount;
+  /** The stand-in model answers with the first passage its prompt was given, or says it does not know. */
+  const model = (request: ChatRequest): StandinReply => {
+    if (request.response_format) return { text: "{}" };
+    const passage = /\[1\] \(([^)]+)\) ([^.]*\.)/.exec(String(request.messages[0]?.content ?? ""));
+    return { text: passage ? `According to ${passage[1]}: ${passage[2]}` : "I do not know that, sorry." };
+  };
+  beforeAll(async () => {
+    standins = await startStandinServer(DELAYS, 0, { chatReply: model, asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
+    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: standins.url, PARLEY_LLM_PROVIDER: "openai", PARLEY_LLM_URL: standins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: standins.url });
+    acct = await app.account({ credits: 100 });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await standins?.close();
+  });
+
+  it("gets the passages matching the caller's words in its prompt, turn by turn", async () => {
+    const kb = await knowledgeBase(app, acct.key);
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Front desk", system_prompt: "You answer for Acme Dental.", voice_id: "openai-alloy", first_message: "Hello, Acme Dental.", knowledge_base_ids: [kb.id] },
+    });
+    callerSays = ["how much is a teeth whitening", "do you sell pizza"];
+    const { said } = await call(app, acct, agent.body.id);
+    expect(said).toEqual(["Hello, Acme Dental.", "According to prices.txt: A teeth whitening costs 300 dollars.", "I do not know that, sorry."]);
+  }, 90_000);
+});
