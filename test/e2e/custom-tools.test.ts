@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
-import { NativeMediaClient } from "../helpers/media-client.js";
+import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, verifyParleySignature, type ReceiverAnswer, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -13,6 +13,8 @@ import { startWebhookReceiver, verifyParleySignature, type ReceiverAnswer, type 
 // stand-in speaking its wire protocol), answered by the integrator's receiver on loopback.
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
+/** What the caller sends: the speech stand-ins "hear" a scripted text in it, whatever it says. */
+const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
 const SIGNING_SECRET = "whsec-tool-signing-0123456789";
 const API_TOKEN = "orders-api-token-abcdef";
 
@@ -39,18 +41,7 @@ beforeAll(async () => {
   standins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, { chatReply: modelReply });
   orders = await startWebhookReceiver("/orders");
   elsewhere = await startWebhookReceiver("/elsewhere");
-  app = await startTestApp(
-    {},
-    {
-      PARLEY_ENGINE: "1",
-      PARLEY_ASR_PROVIDER: "deepgram",
-      PARLEY_ASR_URL: standins.url,
-      PARLEY_LLM_PROVIDER: "openai",
-      PARLEY_LLM_URL: standins.url,
-      PARLEY_TTS_PROVIDER: "openai",
-      PARLEY_TTS_URL: standins.url,
-    },
-  );
+  app = await startTestApp({}, standinProviders(standins.url, { chat: true }));
   acct = await app.account({ credits: 100 });
   for (const [name, value] of [
     ["ORDERS_SIGNING", SIGNING_SECRET],
@@ -85,16 +76,9 @@ async function callWithTool(answer: (index: number) => ReceiverAnswer | Promise<
     body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: "Hello, order desk.", tools: [orderStatusTool(timeoutMs)] },
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-  const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, acct.key, 16000);
-  client.startStreaming();
-  await client.waitForAgentSilence(900, 0, 15_000);
-  const saidAt = await client.say(parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples);
-  await client.waitForAgentSilence(900, saidAt, 15_000);
-  client.hangUp();
-  await client.closed;
-  const transcript = client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
+  const client = await scriptedCall(app.baseUrl, acct.key, agent.body.id, LINE, 1);
   const toolCalls = client.messages.filter((m) => m.message.type === "tool_call").map((m) => m.message as any);
-  return { agentId: agent.body.id as string, said: transcript.at(-1), toolCalls };
+  return { agentId: agent.body.id as string, said: agentLines(client).at(-1), toolCalls };
 }
 
 describe("a custom HTTP tool on a call", () => {
@@ -163,7 +147,7 @@ describe("a custom HTTP tool through a rules agent's intent", () => {
     rulesStandins = await startStandinServer({ asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 }, 0, {
       asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye",
     });
-    rulesApp = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: rulesStandins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: rulesStandins.url });
+    rulesApp = await startTestApp({}, standinProviders(rulesStandins.url));
     rulesAcct = await rulesApp.account({ credits: 100 });
     for (const [name, value] of [
       ["ORDERS_SIGNING", SIGNING_SECRET],
@@ -193,18 +177,8 @@ describe("a custom HTTP tool through a rules agent's intent", () => {
       },
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    const client = await NativeMediaClient.connect(`${rulesApp.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agent.body.id}&sample_rate=16000`, rulesAcct.key, 16000);
-    client.startStreaming();
-    await client.waitForAgentSilence(900, 0, 15_000);
-    const line = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
-    for (let i = 0; i < callerSays.length; i++) {
-      const saidAt = await client.say(line);
-      await client.waitForAgentSilence(900, saidAt, 15_000);
-    }
-    client.hangUp();
-    await client.closed;
-    const agentSaid = client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
-    expect(agentSaid).toEqual(["Hello, order desk.", "What is your order number?", expect.stringMatching(/^Your order 123 is out for delivery\./)]);
+    const client = await scriptedCall(rulesApp.baseUrl, rulesAcct.key, agent.body.id, LINE, callerSays.length);
+    expect(agentLines(client)).toEqual(["Hello, order desk.", "What is your order number?", expect.stringMatching(/^Your order 123 is out for delivery\./)]);
     const [request] = orders.received.slice(before);
     expect(request!.body).toMatchObject({ tool: "order_status", arguments: { order_id: "123" } });
     expect(verifyParleySignature(request!.headers["x-parley-signature"] as string, request!.rawBody, SIGNING_SECRET)).toBe(true);

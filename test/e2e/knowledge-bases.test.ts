@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
-import { NativeMediaClient } from "../helpers/media-client.js";
+import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Issue 31: agents answer callers from the account's documents: a rules agent says the best
@@ -40,16 +40,8 @@ async function knowledgeBase(app: TestApp, key: string) {
 
 /** A call where the caller says each of `callerSays` in turn; the agent's lines and the stored call's actions. */
 async function call(app: TestApp, acct: TestAccount, agentId: string) {
-  const client = await NativeMediaClient.connect(`${app.baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agentId}&sample_rate=16000`, acct.key, 16000);
-  client.startStreaming();
-  await client.waitForAgentSilence(900, 0, 15_000);
-  for (let i = 0; i < callerSays.length; i++) {
-    const saidAt = await client.say(LINE);
-    await client.waitForAgentSilence(900, saidAt, 15_000);
-  }
-  client.hangUp();
-  await client.closed;
-  const said = client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
+  const client = await scriptedCall(app.baseUrl, acct.key, agentId, LINE, callerSays.length);
+  const said = agentLines(client);
   const callId = (client.messages.find((m) => m.message.type === "connected")!.message as { call_id: string }).call_id;
   let actions: Array<Record<string, unknown>> = [];
   for (let i = 0; i < 100 && actions.length === 0; i++) {
@@ -66,7 +58,7 @@ describe("a rules agent with a knowledge base", () => {
   let acct: TestAccount;
   beforeAll(async () => {
     standins = await startStandinServer(DELAYS, 0, { asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
-    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: standins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: standins.url });
+    app = await startTestApp({}, standinProviders(standins.url));
     acct = await app.account({ credits: 100 });
   }, 60_000);
   afterAll(async () => {
@@ -126,7 +118,7 @@ describe("a chat model agent with a knowledge base", () => {
   };
   beforeAll(async () => {
     standins = await startStandinServer(DELAYS, 0, { chatReply: model, asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
-    app = await startTestApp({}, { PARLEY_ENGINE: "1", PARLEY_ASR_PROVIDER: "deepgram", PARLEY_ASR_URL: standins.url, PARLEY_LLM_PROVIDER: "openai", PARLEY_LLM_URL: standins.url, PARLEY_TTS_PROVIDER: "openai", PARLEY_TTS_URL: standins.url });
+    app = await startTestApp({}, standinProviders(standins.url, { chat: true }));
     acct = await app.account({ credits: 100 });
   }, 60_000);
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { REPLY_FALLBACK_LINE } from "../../engine/call-session.js";
 import { DEFAULT_STANDIN_REPLY, type ChatRequest, type StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
+import { standinProviders } from "../helpers/standin-call.js";
 import { scrapeMetrics } from "../helpers/prometheus-text.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -34,18 +35,7 @@ beforeAll(async () => {
       return !request.response_format && chatFailures-- > 0 ? { error: { status: 503, message: "The server is overloaded." } } : { text: DEFAULT_STANDIN_REPLY };
     },
   });
-  app = await startTestApp(
-    {},
-    {
-      PARLEY_ENGINE: "1",
-      PARLEY_ASR_PROVIDER: "deepgram",
-      PARLEY_ASR_URL: standins.url,
-      PARLEY_LLM_PROVIDER: "openai",
-      PARLEY_LLM_URL: standins.url,
-      PARLEY_TTS_PROVIDER: "openai",
-      PARLEY_TTS_URL: standins.url,
-    },
-  );
+  app = await startTestApp({}, standinProviders(standins.url, { chat: true }));
   acct = await app.account({ credits: 100 });
 }, 60_000);
 

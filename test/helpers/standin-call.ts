@@ -1,0 +1,39 @@
+import { NativeMediaClient } from "./media-client.js";
+
+/**
+ * The settings of a service whose speech recognition and synthesis (and, with `chat`, its
+ * dialogue) are the stand-ins served at `url` (scripts/standins/standin-server.ts).
+ */
+export function standinProviders(url: string, options: { chat?: boolean } = {}): Record<string, string> {
+  return {
+    PARLEY_ENGINE: "1",
+    PARLEY_ASR_PROVIDER: "deepgram",
+    PARLEY_ASR_URL: url,
+    ...(options.chat ? { PARLEY_LLM_PROVIDER: "openai", PARLEY_LLM_URL: url } : {}),
+    PARLEY_TTS_PROVIDER: "openai",
+    PARLEY_TTS_URL: url,
+  };
+}
+
+/**
+ * A native-protocol call to `agentId`: after the greeting the caller says `line` `turns` times,
+ * each time waiting until the agent has finished answering, then hangs up. Resolves with the
+ * client once the call has closed (its messages hold the transcript and tool calls).
+ */
+export async function scriptedCall(baseUrl: string, key: string, agentId: string, line: Int16Array, turns: number): Promise<NativeMediaClient> {
+  const client = await NativeMediaClient.connect(`${baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agentId}&sample_rate=16000`, key, 16000);
+  client.startStreaming();
+  await client.waitForAgentSilence(900, 0, 15_000);
+  for (let i = 0; i < turns; i++) {
+    const saidAt = await client.say(line);
+    await client.waitForAgentSilence(900, saidAt, 15_000);
+  }
+  client.hangUp();
+  await client.closed;
+  return client;
+}
+
+/** What the agent said on the call, line by line. */
+export function agentLines(client: NativeMediaClient): string[] {
+  return client.messages.filter((m) => m.message.type === "transcript" && m.message.role === "agent").map((m) => m.message.content as string);
+}
