@@ -22,9 +22,11 @@ import { refuseUpgrade } from "./upgrade-response.js";
  */
 const NATIVE_MAX_MESSAGE_BYTES = 64 * 1024;
 
+/** The socket's audio, and whether tool calls are shown in full (not to a browser call's visitor). */
 interface AudioOptions {
   format: NativeFormat;
   sampleRate: number;
+  toolDetails: boolean;
 }
 
 /**
@@ -58,8 +60,8 @@ export class NativeMediaEndpoint implements MediaEndpoint {
     let slot: EngineSlot;
     let audio: AudioOptions;
     try {
-      audio = audioOptions(url.searchParams);
       const token = url.searchParams.get("token");
+      audio = { ...audioOptions(url.searchParams), toolDetails: token === null };
       if (token === null) {
         setup = await this.keySetup(req, url.searchParams);
         await this.services.liveCalls.checkStartable(setup);
@@ -153,7 +155,7 @@ export class NativeMediaEndpoint implements MediaEndpoint {
   }
 }
 
-function audioOptions(q: URLSearchParams): AudioOptions {
+function audioOptions(q: URLSearchParams): Omit<AudioOptions, "toolDetails"> {
   const format = (q.get("format") ?? "pcm16") as NativeFormat;
   if (!(NATIVE_FORMATS as readonly string[]).includes(format)) throw ApiError.field("invalid_request", "format", `must be one of ${NATIVE_FORMATS.join(", ")}`);
   const rates: readonly number[] = format === "opus" ? NATIVE_OPUS_RATES : NATIVE_PCM_RATES;

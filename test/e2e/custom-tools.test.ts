@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
+import { NativeMediaClient } from "../helpers/media-client.js";
 import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, verifyParleySignature, type ReceiverAnswer, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -98,6 +99,30 @@ describe("a custom HTTP tool on a call", () => {
     const shown = await app.request("GET", `/v1/agents/${agentId}`, { key: acct.key });
     expect(shown.body.tools[0].headers).toEqual({ Authorization: "Bearer {{secrets.ORDERS_TOKEN}}" });
     expect(JSON.stringify(shown.body)).not.toContain(API_TOKEN);
+  }, 60_000);
+
+  it("shows a browser call's visitor only each tool's name and outcome, not its arguments or the integrator's answer", async () => {
+    modelArguments = { order_id: "A123" };
+    orders.answer(() => ({ status: 200, body: JSON.stringify({ status: "shipped", internal_note: "customer owes 40 dollars" }) }));
+    const agent = await app.request("POST", "/v1/agents", {
+      key: acct.key,
+      body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: "Hello, order desk.", tools: [orderStatusTool()] },
+    });
+    const web = await app.request("POST", "/v1/calls/web", { key: acct.key, body: { agent_id: agent.body.id } });
+    expect(web.status, JSON.stringify(web.body)).toBe(201);
+    const url = `${web.body.websocket_url.replace(/^ws:\/\/[^/]+/, app.baseUrl.replace(/^http/, "ws"))}&format=pcm16&sample_rate=16000`;
+    // No API key: the single-use token is the browser's only credential.
+    const client = await NativeMediaClient.connect(url, "none", 16000);
+    client.startStreaming();
+    await client.waitForAgentSilence(900, 0, 15_000);
+    const saidAt = await client.say(LINE);
+    await client.waitForAgentSilence(900, saidAt, 15_000);
+    client.hangUp();
+    await client.closed;
+    expect(agentLines(client).at(-1)).toBe("Your order is shipped.");
+    const toolCalls = client.messages.filter((m) => m.message.type === "tool_call").map((m) => m.message);
+    expect(toolCalls).toEqual([{ type: "tool_call", name: "order_status", ok: true }]);
+    expect(JSON.stringify(client.messages)).not.toContain("internal_note");
   }, 60_000);
 
   it.each([

@@ -30,7 +30,8 @@ export type NativeServerMessage =
   | { type: "interruption"; turn_id: number; played_ms: number; heard_text: string }
   | { type: "turn_metrics"; [key: string]: unknown }
   | { type: "early_reply"; used: boolean }
-  | { type: "tool_call"; name: string; arguments: Record<string, unknown>; ok: boolean; data?: Record<string, unknown>; error?: string }
+  /** Without `arguments`, `data` and `error` on a browser call (see NativeTransportOptions.toolDetails). */
+  | { type: "tool_call"; name: string; arguments?: Record<string, unknown>; ok: boolean; data?: Record<string, unknown>; error?: string }
   | { type: "transfer"; number: string | null }
   | { type: "ended"; reason: string; duration_ms: number }
   /** The call was refused after the socket opened (instead of `connected`); the close follows. */

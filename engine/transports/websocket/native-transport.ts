@@ -14,6 +14,12 @@ const OPUS_BYTES_PER_SECOND = 4000;
 export interface NativeTransportOptions {
   format: NativeFormat;
   sampleRate: number;
+  /**
+   * Whether `tool_call` messages carry the tool's arguments and what it answered (default
+   * true). A browser call's visitor gets only each tool's name and whether it worked: an
+   * integrator's API answer may hold more than the agent says aloud.
+   */
+  toolDetails?: boolean;
 }
 
 /**
@@ -70,7 +76,9 @@ export class NativeTransport extends WebSocketConnection implements MediaTranspo
 
   sendEvent(event: CallEvent): void {
     const message = toNativeMessage(event);
-    if (message) this.sendJson(message);
+    if (!message) return;
+    if (message.type === "tool_call" && this.options.toolDetails === false) this.sendJson({ type: "tool_call", name: message.name, ok: message.ok });
+    else this.sendJson(message);
   }
 
   private receiveAudio(bytes: Buffer): void {
