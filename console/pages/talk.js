@@ -57,7 +57,8 @@ export function TalkPage({ params }) {
         update((c) => ({ notes: [...c.notes, `You interrupted turn ${message.turn_id} after ${formatMs(message.played_ms)}.`] }));
         break;
       case "tool_call":
-        update((c) => ({ notes: [...c.notes, `Tool ${message.name}: ${message.ok ? "done" : `failed (${message.error})`}.`] }));
+        // A browser call is told a tool's name and outcome only (docs/media.md): no error text.
+        update((c) => ({ notes: [...c.notes, `Tool ${message.name}: ${message.ok ? "done" : message.error ? `failed (${message.error})` : "failed"}.`] }));
         break;
       case "transfer":
         update((c) => ({ notes: [...c.notes, `The agent transferred the call${message.number ? ` to ${message.number}` : ""}.`] }));
