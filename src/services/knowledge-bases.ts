@@ -7,7 +7,8 @@ import type { Db } from "../db/database.js";
 import { KnowledgeBasesRepository, type PassageHit } from "../db/repositories/knowledge-bases.js";
 import type { KbDocumentTable, KnowledgeBaseTable } from "../db/schema.js";
 import type { CursorCodec } from "./cursor-codec.js";
-import { DocumentTextError, documentText, splitPassages, type DocumentType } from "./document-text.js";
+import { readDocument } from "./document-reader.js";
+import { DocumentTextError, splitPassages, type DocumentType } from "./document-text.js";
 import { fts5Query, searchTerms, tsQuery } from "./knowledge-search-terms.js";
 import { listPage, type ListQuery } from "./list-page.js";
 
@@ -109,8 +110,8 @@ export class KnowledgeBasesService {
   }
 
   /**
-   * Reads the document's text (document-text.ts), cuts it into passages and stores the document
-   * with them in one transaction (the index follows the passages in it). 400 `invalid_document`
+   * Reads the document's text (document-text.ts, on a worker thread: document-reader.ts), cuts it
+   * into passages and stores the document with them in one transaction (the index follows the passages in it). 400 `invalid_document`
    * when no text can be read from it; 409 past 200 documents in the knowledge base or 20,000
    * passages in the account, counted under the account's lock.
    */
@@ -119,7 +120,7 @@ export class KnowledgeBasesService {
     if (!(await this.repo.findBase(accountId, baseId))) throw baseNotFound(baseId);
     let passages: string[];
     try {
-      passages = splitPassages(await documentText(input.bytes, input.type));
+      passages = splitPassages(await readDocument(input.bytes, input.type));
     } catch (err) {
       if (err instanceof DocumentTextError) throw new ApiError(400, "invalid_document", err.message);
       throw err;
