@@ -1,5 +1,6 @@
 // One call: its transcript beside the recording (a line plays from its moment), the analysis,
-// each agent turn's latency as a chart, and the call's events with their webhook deliveries.
+// the agent's tool calls, each agent turn's latency as a chart, and the call's events with
+// their webhook deliveries.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { html } from "../components/html.js";
 import { PageHeader } from "../components/layout.js";
@@ -74,6 +75,41 @@ function Analysis({ analysis }) {
   `;
 }
 
+/** Answers longer than this show cut, with the whole one under a disclosure. */
+const ANSWER_CHARS = 160;
+
+/** Each tool the agent ran, in order: what it was asked, whether it worked, what it answered. */
+function ToolCalls({ toolCalls, live }) {
+  if (!toolCalls?.length) return html`<p class="muted">${live ? "None yet: shown when the call ends." : "The agent used no tool on this call."}</p>`;
+  return html`
+    <ol class="events tool-calls">
+      ${toolCalls.map((t) => {
+        const answer = t.data === null ? null : JSON.stringify(t.data);
+        return html`
+          <li>
+            <div class="event-head">
+              <code>${t.name}</code> <span class=${`badge badge-${t.ok ? "ok" : "bad"}`}>${t.ok ? "ok" : "failed"}</span>
+            </div>
+            <dl class="pairs">
+              <div><dt>Arguments</dt><dd><code>${JSON.stringify(t.arguments)}</code></dd></div>
+              ${t.ok ? null : html`<div><dt>Error</dt><dd>${t.error}</dd></div>`}
+              ${answer === null
+                ? null
+                : html`<div>
+                    <dt>Answer</dt>
+                    <dd>
+                      <code>${answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer}</code>
+                      ${answer.length > ANSWER_CHARS ? html`<details><summary>The whole answer</summary><pre>${JSON.stringify(t.data, null, 2)}</pre></details>` : null}
+                    </dd>
+                  </div>`}
+            </dl>
+          </li>
+        `;
+      })}
+    </ol>
+  `;
+}
+
 /** The call's events (GET /v1/events?call_id=), and their deliveries to each webhook (its log filtered by call_id). */
 async function loadEvents(call) {
   const events = await listAll("/v1/events", { call_id: call.id, order: "asc" });
@@ -131,7 +167,7 @@ function CallEvents({ call }) {
 }
 
 export function CallPage({ params }) {
-  const call = useResource(() => api("GET", `/v1/calls/${params.id}`, { query: { include: "transcript,recording,analysis,latency" } }), [params.id], {
+  const call = useResource(() => api("GET", `/v1/calls/${params.id}`, { query: { include: "transcript,recording,analysis,latency,tool_calls" } }), [params.id], {
     pollMs: POLL_MS,
     shouldPoll: stillChanging,
   });
@@ -151,10 +187,10 @@ export function CallPage({ params }) {
   if (!call.data) return html`<${PageHeader} title="Call" /><${Loading} />`;
   const c = call.data;
   const live = LIVE_CALL_STATUSES.includes(c.status);
-  const hasContent = Boolean(c.transcript?.length || c.recording_url || c.analysis);
+  const hasContent = Boolean(c.transcript?.length || c.recording_url || c.analysis || c.tool_calls?.length);
   // DELETE /v1/calls/{id}: what was said goes, for a privacy request; the billing record stays.
   const removeContent = async () => {
-    if (!confirm("Delete this call's recording, transcript and analysis? This cannot be undone. Its status, numbers, times, duration and charge stay.")) return;
+    if (!confirm("Delete this call's recording, transcript, analysis and tool calls? This cannot be undone. Its status, numbers, times, duration and charge stay.")) return;
     setRemoveError(null);
     try {
       await api("DELETE", `/v1/calls/${c.id}`);
@@ -218,6 +254,10 @@ export function CallPage({ params }) {
         </section>
       </div>
     </div>
+    <section class="card" aria-labelledby="call-tool-calls">
+      <h2 id="call-tool-calls">Tool calls</h2>
+      <${ToolCalls} toolCalls=${c.tool_calls} live=${live} />
+    </section>
     <section class="card" aria-labelledby="call-latency">
       <h2 id="call-latency">Latency per agent turn</h2>
       ${c.latency ? html`<${LatencyChart} latency=${c.latency} />` : html`<p class="muted">${live ? "Measured while the call runs; shown when it ends." : "No latency recorded for this call."}</p>`}

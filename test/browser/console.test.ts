@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeWav } from "../../engine/audio/wav.js";
+import { insertCallRow } from "../helpers/call-rows.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { accessibilityViolations } from "./accessibility.js";
@@ -249,6 +250,10 @@ describe("the web console", () => {
       "campaigns:write": "denied",
       "appointments:read": "denied",
       "appointments:write": "denied",
+      "secrets:read": "denied",
+      "secrets:write": "denied",
+      "knowledge:read": "denied",
+      "knowledge:write": "denied",
     });
     // The account itself is not this key's to read: the page says so.
     expect((await textOf(page, ".alert-error")).join(" ")).toContain("forbidden");
@@ -326,4 +331,42 @@ describe("the web console", () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);
+  it("shows a call's tool calls on its page: arguments, ok or the error, a long answer cut with the whole one under a disclosure", async () => {
+    const agent = await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Orders", system_prompt: "You track orders.", voice_id: "flite-slt" } });
+    const long = { items: Array.from({ length: 12 }, (_, i) => ({ sku: `SKU-${i}`, quantity: i + 1 })) };
+    const call = await insertCallRow(app.parley.services.db, {
+      account_id: acct.id,
+      agent_id: agent.body.id,
+      status: "completed",
+      duration: 20,
+      answered_at: "2026-01-01T00:00:01.000Z",
+      ended_at: "2026-01-01T00:00:21.000Z",
+      created_at: "2026-01-01T00:00:00.000Z",
+      actions: JSON.stringify([
+        { type: "tool_call", name: "order_status", arguments: { order_number: "4417" }, result: { ok: true, data: long } },
+        { type: "tool_call", name: "order_status", arguments: { order_number: "9" }, result: { ok: false, error: "its URL answered HTTP 500" } },
+        { type: "end_call", reason: "caller_goodbye" },
+      ]),
+    });
+    const page = await browser.newPage();
+    const problems = watchProblems(page);
+    await page.setBypassCSP(true);
+    await signIn(page, app.baseUrl, acct.key);
+    await page.goto(`${app.baseUrl}/console/calls/${call.id}`);
+    await page.waitForSelector("ol.tool-calls");
+    const items = await textOf(page, "ol.tool-calls > li");
+    expect(items).toHaveLength(2);
+    expect(items[0]).toContain('order_status ok');
+    expect(items[0]).toContain('{"order_number":"4417"}');
+    expect(items[0]).toContain('{"items":[{"sku":"SKU-0","quantity":1}');
+    expect(items[0]).toContain("…");
+    expect(items[1]).toContain("order_status failed");
+    expect(items[1]).toContain("its URL answered HTTP 500");
+    // The whole answer, under its disclosure.
+    const whole = await page.$eval("ol.tool-calls > li details pre", (pre) => JSON.parse(pre.textContent ?? ""));
+    expect(whole).toEqual(long);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 30_000);
 });

@@ -2117,6 +2117,22 @@ export interface operations {
                             voice_to_voice_p50_ms: number | null;
                             voice_to_voice_p95_ms: number | null;
                         } | null;
+                        /** @description the agent's tool calls in the order run; [] when none (and once the call's content is deleted) */
+                        tool_calls?: {
+                            /** @description the tool: a built-in one (book_appointment, search_knowledge, ...) or one of the agent's custom tools */
+                            name: string;
+                            /** @description what the dialogue called it with (from the caller's words) */
+                            arguments: {
+                                [key: string]: unknown;
+                            };
+                            ok: boolean;
+                            /** @description the tool's answer (a custom tool's: its URL's JSON); null when it gave none */
+                            data: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description why it failed, as the dialogue was told; null when ok */
+                            error: string | null;
+                        }[];
                     };
                 };
             };

@@ -1,4 +1,8 @@
+import type { CallAction } from "../../../engine/index.js";
 import type { CallRecord } from "../../db/repositories/calls.js";
+
+/** What `include=` can add to a call (see getCallQuery). */
+export type CallInclude = "transcript" | "recording" | "analysis" | "latency" | "tool_calls";
 
 /** A call as list items (and `recent_calls`) show it. */
 export function presentCallListItem(call: CallRecord) {
@@ -28,7 +32,7 @@ export function presentCallCreated(call: CallRecord) {
  */
 export function presentCall(
   call: CallRecord,
-  include: ReadonlySet<"transcript" | "recording" | "analysis" | "latency">,
+  include: ReadonlySet<CallInclude>,
   recordingUrl: (call: CallRecord) => string | null = () => null,
 ) {
   return {
@@ -41,5 +45,28 @@ export function presentCall(
     // While a model writes it, the analysis is not final: null until it is stored (its end events come with it).
     ...(include.has("analysis") ? { analysis: call.analysis_pending ? null : call.analysis } : {}),
     ...(include.has("latency") ? { latency: call.latency } : {}),
+    ...(include.has("tool_calls") ? { tool_calls: presentToolCalls(call.actions) } : {}),
   };
+}
+
+/**
+ * The tool calls among a call's stored actions, in the order run. Only what was asked and
+ * answered: a result's `then` (the transfer or end it asked for) is the call's own business,
+ * seen in its status and end reason.
+ */
+export function presentToolCalls(actions: readonly CallAction[] | null) {
+  return (actions ?? []).flatMap((action) =>
+    action.type === "tool_call"
+      ? [
+          {
+            name: action.name,
+            // Rows written before a field was kept may lack it: null rather than absent.
+            arguments: action.arguments ?? {},
+            ok: action.result.ok,
+            data: action.result.data ?? null,
+            error: action.result.ok ? null : (action.result.error ?? null),
+          },
+        ]
+      : [],
+  );
 }

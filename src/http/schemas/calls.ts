@@ -76,7 +76,7 @@ export const listCallsQuery = z
   .strict()
   .refine(dateRangeInOrder, DATE_RANGE_ISSUE);
 
-export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis", "latency"] as const) }).strict();
+export const getCallQuery = z.object({ include: includeQuery(["transcript", "recording", "analysis", "latency", "tool_calls"] as const) }).strict();
 
 /** What POST /v1/calls answers: the reference's creation fields plus `direction`. */
 export const callCreatedSchema = callListItemSchema
@@ -122,11 +122,21 @@ export const callLatencySchema = z.object({
   voice_to_voice_p95_ms: z.number().int().nullable(),
 });
 
+/** One tool the agent ran on the call, as it ran: what it was asked and what it answered. */
+const toolCallSchema = z.object({
+  name: z.string().describe("the tool: a built-in one (book_appointment, search_knowledge, ...) or one of the agent's custom tools"),
+  arguments: z.record(z.string(), z.unknown()).describe("what the dialogue called it with (from the caller's words)"),
+  ok: z.boolean(),
+  data: z.record(z.string(), z.unknown()).nullable().describe("the tool's answer (a custom tool's: its URL's JSON); null when it gave none"),
+  error: z.string().nullable().describe("why it failed, as the dialogue was told; null when ok"),
+});
+
 export const callReadSchema = callSchema.extend({
   transcript: z.array(z.object({ role: z.enum(["agent", "user"]), content: z.string(), timestamp: z.number() })).optional(),
   recording_url: z.string().nullable().optional(),
   analysis: callAnalysisSchema.nullable().optional(),
   latency: callLatencySchema.nullable().optional(),
+  tool_calls: z.array(toolCallSchema).optional().describe("the agent's tool calls in the order run; [] when none (and once the call's content is deleted)"),
 });
 
 export const callListSchema = listEnvelope(callListItemSchema);
