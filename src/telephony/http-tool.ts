@@ -28,6 +28,14 @@ function scrub(text: string, secrets: ReadonlyMap<string, string>): string {
   return out;
 }
 
+/** `value` with every string scrubbed of the secrets' values (see scrub). */
+function scrubStrings(value: unknown, secrets: ReadonlyMap<string, string>): unknown {
+  if (typeof value === "string") return scrub(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, secrets));
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key, secrets), scrubStrings(item, secrets)]));
+  return value;
+}
+
 /** Calls the tool once; never throws for the tool's own failure: that is {ok:false, error} in words the agent can say. */
 export async function callHttpTool(tool: HttpTool, args: Record<string, unknown>, context: { callId: string; agentId: string }, deps: HttpToolDeps): Promise<ToolResult> {
   const failed = (why: string): ToolResult => ({ ok: false, error: `the ${tool.name} tool failed: ${why}` });
@@ -87,5 +95,6 @@ export async function callHttpTool(tool: HttpTool, args: Record<string, unknown>
     data = undefined;
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return failed(`its answer was not a JSON object (HTTP ${status})`);
-  return { ok: true, data: data as Record<string, unknown> };
+  // A receiver that echoes a header back must not put a secret into the model's context or the call's record.
+  return { ok: true, data: scrubStrings(data, secrets) as Record<string, unknown> };
 }

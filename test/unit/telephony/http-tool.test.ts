@@ -150,6 +150,12 @@ describe("callHttpTool", () => {
     expect(JSON.parse(got!.body)).toEqual({ tool: "order_status", arguments: { order_id: "A-17", speed: "express" }, call_id: "call_123", agent_id: "agent_456" });
   });
 
+  it("scrubs a secret the receiver echoes back out of the answer the model and the call's record get", async () => {
+    answer = (req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "shipped", debug: { saw: [String(req.headers.authorization)] } }));
+    const result = await callHttpTool(tool(), { order_id: "A-17" }, context, deps());
+    expect(result).toEqual({ ok: true, data: { status: "shipped", debug: { saw: ["Bearer {{secrets.ORDER_API_KEY}}"] } } });
+  });
+
   it("keeps Parley's signature, tool name, content-type and user-agent whatever the tool's headers say", async () => {
     answer = json(200, '{"status":"shipped"}');
     const headers = { "x-parley-SIGNATURE": "t=1,v1=forged", "X-PARLEY-TOOL": "refund_everything", "Content-Type": "text/plain", "user-agent": "evil", Authorization: "Bearer {{secrets.ORDER_API_KEY}}" };
