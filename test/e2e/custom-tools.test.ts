@@ -35,7 +35,8 @@ function modelReply(request: ChatRequest): StandinReply {
   if (!tool) return { toolCalls: [{ name: "order_status", arguments: modelArguments }] };
   const answer = JSON.parse(String(tool.content)) as { status?: string; error?: string };
   // The tool message is {status: "ok", ...answer} or {status: "error", error}.
-  return { text: answer.error === undefined ? `Your order is ${answer.status}.` : `Sorry, I could not look that up: ${answer.error}.` };
+  // A failure is said briefly (the stand-in speaks in real time); what the tool reported is checked on the tool_call event.
+  return { text: answer.error === undefined ? `Your order is ${answer.status}.` : "Sorry, I could not look that up." };
 }
 
 beforeAll(async () => {
@@ -135,8 +136,8 @@ describe("a custom HTTP tool on a call", () => {
     expect(toolCalls).toHaveLength(1);
     expect(toolCalls[0]).toMatchObject({ name: "order_status", ok: false });
     expect(toolCalls[0].error).toMatch(told);
-    expect(said).toMatch(/^Sorry, I could not look that up: /);
-    expect(said).not.toContain(API_TOKEN);
+    expect(said).toBe("Sorry, I could not look that up.");
+    expect(JSON.stringify(toolCalls)).not.toContain(API_TOKEN);
   }, 60_000);
 
   it("does not follow a redirect: the other address is never reached", async () => {
