@@ -61,6 +61,8 @@ describe("the web console in Firefox", () => {
     ]) {
       await page.goto(`${app.baseUrl}${path}`);
       await page.waitForFunction((h: string) => document.querySelector("h1")?.textContent?.includes(h), {}, heading!);
+      // A page's heading can show before its lists are read; leaving then aborts those reads (counted as failures).
+      await page.waitForNetworkIdle({ idleTime: 250, timeout: 15_000 });
     }
     expect(problems).toEqual([]);
     await page.close();
