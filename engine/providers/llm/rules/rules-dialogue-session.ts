@@ -61,6 +61,11 @@ interface IntentDraft {
   values: Record<string, string>;
 }
 
+/** The first of the intent's arguments the caller has not answered yet (its question is the one to ask). */
+function unansweredSlot(request: IntentDraft): DialogueIntent["slots"][number] | undefined {
+  return request.intent.slots.find((slot) => !(slot.name in request.values));
+}
+
 /** What a recognizer makes of a cough or a hesitation. */
 const NOISE = new Set(["um", "uh", "uhm", "er", "erm", "hmm", "mm", "ah", "oh", "huh"]);
 
@@ -453,9 +458,9 @@ export class RulesDialogueSession implements DialogueSession {
    */
   private nextRequestStep(answer: string | null): Reply {
     const request = this.request!;
-    const pending = request.intent.slots.filter((slot) => !(slot.name in request.values));
-    if (answer !== null && pending[0]) request.values[pending[0].name] = answer;
-    const next = request.intent.slots.find((slot) => !(slot.name in request.values));
+    const asked = unansweredSlot(request);
+    if (answer !== null && asked) request.values[asked.name] = answer;
+    const next = unansweredSlot(request);
     if (next) return { sentences: [next.question], expects: "intent_slot" };
     this.request = null;
     const { intent, values } = request;
@@ -560,7 +565,7 @@ export class RulesDialogueSession implements DialogueSession {
     if (expecting === "transfer_offer") return { sentences: [...prefix, LINES.offerTransfer], expects: expecting };
     if (expecting === "change") return { sentences: [...prefix, ...LINES.whatToChange.slice(1)], expects: expecting };
     if (expecting === "intent_slot" && this.request) {
-      const next = this.request.intent.slots.find((slot) => !(slot.name in this.request!.values));
+      const next = unansweredSlot(this.request);
       if (next) return { sentences: [...prefix, next.question], expects: expecting };
     }
     if ((expecting === "reminder" || expecting === "reminder_change") && this.reminder) return { sentences: [...prefix, this.reminder.question(expecting)], expects: expecting };
