@@ -143,7 +143,9 @@ describe("campaign contacts", () => {
     } finally {
       await Promise.all(runners.map((r) => r.stop()));
     }
-  });
+    // 120 passes of two runners, each a few database round trips: 2 s alone, over 5 s beside the
+    // real-time lane in CI. The limit guards against a hang, not against slowness.
+  }, 30_000);
 });
 
 describe("webhook deliveries", () => {
