@@ -73,6 +73,8 @@ export interface AgentTable {
   intents: string;
   /** JSON array of the ids of the knowledge bases the agent answers from (migration 031). */
   knowledge_base_ids: string;
+  /** JSON array of the agents a call may be passed to ({agent_id, description}, AgentHandoff, migration 032). */
+  handoffs: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -65,6 +65,8 @@ export const AGENT_LIMITS = {
   toolHeaders: 20,
   toolHeaderValue: 2_048,
   knowledgeBases: 10,
+  handoffs: 5,
+  handoffDescription: 500,
   intents: 20,
   intentExamples: 20,
   intentExample: 200,

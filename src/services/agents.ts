@@ -3,7 +3,7 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, type AgentFilters, type AgentIntent, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
+import { AgentsRepository, isHandoffIntent, type AgentFilters, type AgentHandoff, type AgentIntent, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
@@ -56,6 +56,7 @@ export interface CreateAgentInput {
   tools?: AgentTool[];
   intents?: AgentIntent[];
   knowledge_base_ids?: string[];
+  handoffs?: AgentHandoff[];
   reminder_minutes_before?: number | null;
   reminder_call?: boolean;
   endpointing_mode?: EndpointingMode;
@@ -131,6 +132,7 @@ export class AgentsService {
       tools: input.tools ?? [],
       intents: input.intents ?? [],
       knowledge_base_ids: input.knowledge_base_ids ?? [],
+      handoffs: input.handoffs ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,
@@ -251,12 +253,28 @@ export class AgentsService {
       throw ApiError.field("invalid_request", "reminder_call", "needs reminder_minutes_before: a reminder call is placed at the reminder's time");
     }
     await this.checkTools(agent);
+    await this.checkHandoffs(agent);
     checkIntents(agent);
     for (const [i, id] of agent.knowledge_base_ids.entries()) {
       await this.deps.knowledgeBases.get(agent.account_id, id).catch((err: unknown) => {
         if (err instanceof ApiError && err.status === 404) throw ApiError.field("knowledge_base_not_found", `knowledge_base_ids[${i}]`, `no knowledge base ${id} in this account`);
         throw err;
       });
+    }
+  }
+
+  /**
+   * Each hand-off names another live agent of the same account. Another account's agent gets
+   * the same answer as an unknown id (400 `agent_not_found`), so ids cannot be probed across
+   * accounts. Checked on every write, as knowledge_base_ids are: a hand-off to an agent deleted
+   * since must be removed before the agent is saved again.
+   */
+  private async checkHandoffs(agent: AgentRecord): Promise<void> {
+    for (const [i, { agent_id }] of agent.handoffs.entries()) {
+      const field = `handoffs[${i}].agent_id`;
+      if (agent_id === agent.id) throw ApiError.field("invalid_request", field, "is this agent itself; a hand-off passes the caller to another agent");
+      const target = await this.agents.findById(agent_id);
+      if (!target || target.account_id !== agent.account_id) throw ApiError.field("agent_not_found", field, `no agent ${agent_id} in this account`);
     }
   }
 
@@ -314,9 +332,17 @@ function checkToolPermission(current: AgentRecord | undefined, next: AgentRecord
   if (!unchanged) throw needsPermissionToo("secrets:write", ["tools"], "tools send the account's secrets to their URLs, so changing them");
 }
 
-/** Each intent names one of the agent's tools, and asks only for that tool's parameters. */
+/**
+ * Each intent names one of the agent's tools, and asks only for that tool's parameters; or
+ * hands off to one of the agent's `handoffs`.
+ */
 function checkIntents(agent: AgentRecord): void {
   for (const [i, intent] of agent.intents.entries()) {
+    if (isHandoffIntent(intent)) {
+      if (agent.handoffs.some((h) => h.agent_id === intent.handoff_to)) continue;
+      const ids = agent.handoffs.map((h) => h.agent_id);
+      throw ApiError.field("invalid_request", `intents[${i}].handoff_to`, `${intent.handoff_to} is not one of this agent's hand-offs${ids.length ? `: ${ids.join(", ")}` : "; add it to handoffs"}`);
+    }
     const tool = agent.tools.find((t) => t.name === intent.tool);
     if (!tool) {
       const names = agent.tools.map((t) => t.name);

@@ -82,6 +82,7 @@ describe("list items written by the database", () => {
             tools: [],
             intents: [],
             knowledge_base_ids: [],
+            handoffs: [],
             reminder_minutes_before: null,
             reminder_call: false,
             reminder_call_inbound: false,

@@ -1132,17 +1132,22 @@ export interface operations {
                     }[];
                     intents?: {
                         examples: string[];
-                        tool: string;
-                        /** @default [] */
+                        tool?: string;
+                        handoff_to?: string;
+                        /** @description with tool: the arguments it asks for; default [] */
                         slots?: {
                             name: string;
                             question: string;
                         }[];
                         reply: string;
-                        /** @default Sorry, I could not do that right now. */
+                        /** @description with tool: what it says when the tool fails; default "Sorry, I could not do that right now." */
                         failure?: string;
                     }[];
                     knowledge_base_ids?: string[];
+                    handoffs?: {
+                        agent_id: string;
+                        description: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1211,8 +1216,8 @@ export interface operations {
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
                         }[];
-                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
-                        intents: {
+                        /** @description requests a rules agent answers with one of its tools (phrasings, the tool, the arguments it asks for, what it says after; docs/tools.md) or by passing the caller to one of its handoffs (phrasings, handoff_to, what it says first; docs/handoffs.md) */
+                        intents: ({
                             examples: string[];
                             tool: string;
                             slots: {
@@ -1221,9 +1226,20 @@ export interface operations {
                             }[];
                             reply: string;
                             failure: string;
-                        }[];
+                        } | {
+                            examples: string[];
+                            /** @description the agent (one of handoffs) the caller is passed to */
+                            handoff_to: string;
+                            reply: string;
+                        })[];
                         /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
                         knowledge_base_ids: string[];
+                        /** @description other agents of the account a call may be passed to, whose voice, prompt and tools then take over (docs/handoffs.md) */
+                        handoffs: {
+                            agent_id: string;
+                            /** @description when to pass the caller on */
+                            description: string;
+                        }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1352,8 +1368,8 @@ export interface operations {
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
                         }[];
-                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
-                        intents: {
+                        /** @description requests a rules agent answers with one of its tools (phrasings, the tool, the arguments it asks for, what it says after; docs/tools.md) or by passing the caller to one of its handoffs (phrasings, handoff_to, what it says first; docs/handoffs.md) */
+                        intents: ({
                             examples: string[];
                             tool: string;
                             slots: {
@@ -1362,9 +1378,20 @@ export interface operations {
                             }[];
                             reply: string;
                             failure: string;
-                        }[];
+                        } | {
+                            examples: string[];
+                            /** @description the agent (one of handoffs) the caller is passed to */
+                            handoff_to: string;
+                            reply: string;
+                        })[];
                         /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
                         knowledge_base_ids: string[];
+                        /** @description other agents of the account a call may be passed to, whose voice, prompt and tools then take over (docs/handoffs.md) */
+                        handoffs: {
+                            agent_id: string;
+                            /** @description when to pass the caller on */
+                            description: string;
+                        }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1581,17 +1608,22 @@ export interface operations {
                     }[];
                     intents?: {
                         examples: string[];
-                        tool: string;
-                        /** @default [] */
+                        tool?: string;
+                        handoff_to?: string;
+                        /** @description with tool: the arguments it asks for; default [] */
                         slots?: {
                             name: string;
                             question: string;
                         }[];
                         reply: string;
-                        /** @default Sorry, I could not do that right now. */
+                        /** @description with tool: what it says when the tool fails; default "Sorry, I could not do that right now." */
                         failure?: string;
                     }[];
                     knowledge_base_ids?: string[];
+                    handoffs?: {
+                        agent_id: string;
+                        description: string;
+                    }[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1660,8 +1692,8 @@ export interface operations {
                             /** @description the name of the account secret the tool's requests are signed with (X-Parley-Signature) */
                             signing_secret: string;
                         }[];
-                        /** @description requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md) */
-                        intents: {
+                        /** @description requests a rules agent answers with one of its tools (phrasings, the tool, the arguments it asks for, what it says after; docs/tools.md) or by passing the caller to one of its handoffs (phrasings, handoff_to, what it says first; docs/handoffs.md) */
+                        intents: ({
                             examples: string[];
                             tool: string;
                             slots: {
@@ -1670,9 +1702,20 @@ export interface operations {
                             }[];
                             reply: string;
                             failure: string;
-                        }[];
+                        } | {
+                            examples: string[];
+                            /** @description the agent (one of handoffs) the caller is passed to */
+                            handoff_to: string;
+                            reply: string;
+                        })[];
                         /** @description knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md) */
                         knowledge_base_ids: string[];
+                        /** @description other agents of the account a call may be passed to, whose voice, prompt and tools then take over (docs/handoffs.md) */
+                        handoffs: {
+                            agent_id: string;
+                            /** @description when to pass the caller on */
+                            description: string;
+                        }[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */

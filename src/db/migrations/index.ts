@@ -30,6 +30,7 @@ import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
 import * as agentKnowledgeBases from "./031-agent-knowledge-bases.js";
+import * as agentHandoffs from "./032-agent-handoffs.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "029-knowledge-bases": knowledgeBases,
   "030-agent-intents": agentIntents,
   "031-agent-knowledge-bases": agentKnowledgeBases,
+  "032-agent-handoffs": agentHandoffs,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -33,7 +33,7 @@ export interface AgentTool {
  * the engine's DialogueIntent): callers' phrasings, the tool, the arguments it asks for with
  * their questions, and what it says after (`{{key}}` from the tool's answer) or on failure.
  */
-export interface AgentIntent {
+export interface AgentToolIntent {
   examples: string[];
   tool: string;
   slots: Array<{ name: string; question: string }>;
@@ -41,8 +41,34 @@ export interface AgentIntent {
   failure: string;
 }
 
+/**
+ * A request the `rules` dialogue answers by passing the caller to another agent: callers'
+ * phrasings, the agent (one of the agent's `handoffs`), and what it says before passing them on.
+ */
+export interface AgentHandoffIntent {
+  examples: string[];
+  handoff_to: string;
+  reply: string;
+}
+
+/** An intent of a `rules` agent: answered with a tool, or with a hand-off. */
+export type AgentIntent = AgentToolIntent | AgentHandoffIntent;
+
+export function isHandoffIntent(intent: AgentIntent): intent is AgentHandoffIntent {
+  return "handoff_to" in intent;
+}
+
+/**
+ * Another agent of the same account a call may be passed to (`handoffs` on the agent, issue 31):
+ * its voice, prompt and tools take over the call. `description` says when (the model reads it).
+ */
+export interface AgentHandoff {
+  agent_id: string;
+  description: string;
+}
+
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents" | "knowledge_base_ids"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents" | "knowledge_base_ids" | "handoffs"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
@@ -51,6 +77,7 @@ export interface AgentRecord
   tools: AgentTool[];
   intents: AgentIntent[];
   knowledge_base_ids: string[];
+  handoffs: AgentHandoff[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   status: AgentStatus;
@@ -85,6 +112,7 @@ function toRecord(row: AgentTable): AgentRecord {
     tools: parseJson<AgentTool[]>(row.tools) ?? [],
     intents: parseJson<AgentIntent[]>(row.intents) ?? [],
     knowledge_base_ids: parseJson<string[]>(row.knowledge_base_ids) ?? [],
+    handoffs: parseJson<AgentHandoff[]>(row.handoffs) ?? [],
     reminder_call: row.reminder_call === 1,
     reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
@@ -95,12 +123,13 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, knowledge_base_ids, reminder_call, reminder_call_inbound, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, knowledge_base_ids, handoffs, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
     ...(tools !== undefined ? { tools: toJson(tools) } : {}),
     ...(intents !== undefined ? { intents: toJson(intents) } : {}),
     ...(knowledge_base_ids !== undefined ? { knowledge_base_ids: toJson(knowledge_base_ids) } : {}),
+    ...(handoffs !== undefined ? { handoffs: toJson(handoffs) } : {}),
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),

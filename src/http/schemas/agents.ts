@@ -8,6 +8,7 @@ import { bookingHoursOf } from "../../services/booking-calendar.js";
 import { e164, includeQuery, intField, listEnvelope, listQueryShape, metadataSchema } from "./common.js";
 import { callListItemSchema } from "./calls-shared.js";
 import type { CreateAgentInput, UpdateAgentInput } from "../../services/agents.js";
+import type { AgentIntent } from "../../db/repositories/agents.js";
 
 const L = AGENT_LIMITS;
 const nonBlank = (max: number) =>
@@ -47,8 +48,12 @@ const analysisFields = z
     });
   });
 
-/** Names a custom tool may not take: the calls' own tools. */
-const BUILT_IN_TOOLS: readonly string[] = [...CALL_TOOL_NAMES, KNOWLEDGE_SEARCH_TOOL];
+/**
+ * Names a custom tool may not take: the calls' own tools. "handoff" is the tool that passes the
+ * caller to one of the agent's `handoffs` (issue 31); the call's tool is defined in
+ * call-tool-definitions.ts, whose CALL_TOOL_NAMES may list it too (hence the Set).
+ */
+const BUILT_IN_TOOLS: readonly string[] = [...new Set([...CALL_TOOL_NAMES, KNOWLEDGE_SEARCH_TOOL, "handoff"])];
 
 /** One custom HTTP tool (see AgentTool); its URL and secrets are checked by the service. */
 const agentTool = z
@@ -92,21 +97,59 @@ const agentTools = z
     });
   });
 
-/** A request the rules dialogue answers with one of the agent's tools (AgentIntent); its tool and slots are checked against `tools` by the service. */
+/**
+ * A request the rules dialogue answers (AgentIntent): with one of the agent's tools
+ * (`tool`, `slots`, `failure`), or by passing the caller to another agent (`handoff_to`). The
+ * tool and slots are checked against `tools`, `handoff_to` against `handoffs`, by the service.
+ */
 const agentIntent = z
   .object({
     examples: z.array(nonBlank(L.intentExample)).min(1, { message: "must list at least one phrasing" }).max(L.intentExamples, { message: `at most ${L.intentExamples} phrasings` }),
-    tool: z.string({ error: "must be the name of one of the agent's tools" }).regex(FIELD_NAME, { message: "must be the name of one of the agent's tools" }),
+    tool: z.string({ error: "must be the name of one of the agent's tools" }).regex(FIELD_NAME, { message: "must be the name of one of the agent's tools" }).optional(),
+    handoff_to: z.string({ error: "must be the id of an agent in handoffs" }).min(1, { message: "must be the id of an agent in handoffs" }).max(64).optional(),
     slots: z
       .array(z.object({ name: z.string({ error: "must be a parameter of the tool" }).min(1).max(L.toolName), question: nonBlank(L.intentQuestion) }).strict())
       .max(L.intentSlots, { message: `at most ${L.intentSlots} slots` })
-      .default([]),
+      .optional()
+      .describe("with tool: the arguments it asks for; default []"),
     reply: nonBlank(L.intentReply),
-    failure: nonBlank(L.intentReply).default(INTENT_FAILURE_DEFAULT),
+    failure: nonBlank(L.intentReply).optional().describe(`with tool: what it says when the tool fails; default "${INTENT_FAILURE_DEFAULT}"`),
+  })
+  .strict()
+  .superRefine((intent, ctx) => {
+    const kinds = "either tool (answered with one of the agent's tools) or handoff_to (passed to one of its handoffs)";
+    if (intent.tool === undefined && intent.handoff_to === undefined) ctx.addIssue({ code: "custom", path: [], message: `needs ${kinds}` });
+    if (intent.tool !== undefined && intent.handoff_to !== undefined) ctx.addIssue({ code: "custom", path: [], message: `takes ${kinds}, not both` });
+    if (intent.handoff_to !== undefined) {
+      for (const key of ["slots", "failure"] as const) {
+        if (intent[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "is only for an intent with a tool; a hand-off intent asks nothing" });
+      }
+    }
+  })
+  .transform(({ examples, tool, handoff_to, slots, reply, failure }): AgentIntent =>
+    handoff_to !== undefined ? { examples, handoff_to, reply } : { examples, tool: tool!, slots: slots ?? [], reply, failure: failure ?? INTENT_FAILURE_DEFAULT },
+  );
+
+const agentIntents = z.array(agentIntent).max(L.intents, { message: `at most ${L.intents} intents` });
+
+/** Another agent of the account a call may be passed to (AgentHandoff); the service checks the id. */
+const agentHandoff = z
+  .object({
+    agent_id: z.string({ error: "must be an agent id" }).min(1, { message: "must be an agent id" }).max(64),
+    description: nonBlank(L.handoffDescription),
   })
   .strict();
 
-const agentIntents = z.array(agentIntent).max(L.intents, { message: `at most ${L.intents} intents` });
+const agentHandoffs = z
+  .array(agentHandoff)
+  .max(L.handoffs, { message: `at most ${L.handoffs} hand-offs` })
+  .superRefine((handoffs, ctx) => {
+    const seen = new Set<string>();
+    handoffs.forEach(({ agent_id }, i) => {
+      if (seen.has(agent_id)) ctx.addIssue({ code: "custom", path: [i, "agent_id"], message: "must not repeat an agent" });
+      seen.add(agent_id);
+    });
+  });
 
 /** Every writable agent field with its rules; create and update both build on these. */
 const agentFields = {
@@ -137,6 +180,7 @@ const agentFields = {
     .array(z.string({ error: "must be a knowledge base id" }).min(1).max(64))
     .max(L.knowledgeBases, { message: `at most ${L.knowledgeBases} knowledge bases` })
     .refine((ids) => new Set(ids).size === ids.length, { message: "must not repeat an id" }),
+  handoffs: agentHandoffs,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
   reminder_call_inbound: z.boolean({ error: "must be true or false" }),
@@ -188,6 +232,7 @@ export const createAgentBody = z
     tools: agentFields.tools.optional(),
     intents: agentFields.intents.optional(),
     knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
+    handoffs: agentFields.handoffs.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -221,6 +266,7 @@ export const updateAgentBody = z
     tools: agentFields.tools.optional(),
     intents: agentFields.intents.optional(),
     knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
+    handoffs: agentFields.handoffs.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -280,16 +326,28 @@ export const agentSchema = z.object({
     .describe("custom HTTP tools the agent may call mid-call (docs/tools.md)"),
   intents: z
     .array(
-      z.object({
-        examples: z.array(z.string()),
-        tool: z.string(),
-        slots: z.array(z.object({ name: z.string(), question: z.string() })),
-        reply: z.string(),
-        failure: z.string(),
-      }),
+      z.union([
+        z.object({
+          examples: z.array(z.string()),
+          tool: z.string(),
+          slots: z.array(z.object({ name: z.string(), question: z.string() })),
+          reply: z.string(),
+          failure: z.string(),
+        }),
+        z.object({
+          examples: z.array(z.string()),
+          handoff_to: z.string().describe("the agent (one of handoffs) the caller is passed to"),
+          reply: z.string(),
+        }),
+      ]),
     )
-    .describe("requests a rules agent answers with one of its tools: phrasings, the tool, the arguments it asks for, what it says after (docs/tools.md)"),
+    .describe(
+      "requests a rules agent answers with one of its tools (phrasings, the tool, the arguments it asks for, what it says after; docs/tools.md) or by passing the caller to one of its handoffs (phrasings, handoff_to, what it says first; docs/handoffs.md)",
+    ),
   knowledge_base_ids: z.array(z.string()).describe("knowledge bases the agent answers callers' questions from (docs/knowledge-bases.md)"),
+  handoffs: z
+    .array(z.object({ agent_id: z.string(), description: z.string().describe("when to pass the caller on") }))
+    .describe("other agents of the account a call may be passed to, whose voice, prompt and tools then take over (docs/handoffs.md)"),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
   reminder_call_inbound: z
