@@ -7,6 +7,11 @@ export interface TranscriptSegment {
   content: string;
   /** Seconds from call start. */
   timestamp: number;
+  /**
+   * On an agent's segment said after a hand-off: the agent that said it (the call's first
+   * agent's segments have none). Named as the API shows it.
+   */
+  agent_id?: string;
 }
 
 /** One agent turn's timings: ms on the server's monotonic clock at each stage; null when it did not happen. */
@@ -37,6 +42,8 @@ export type CallAction =
   | { type: "answered_question"; question: string; passage_id?: string }
   | { type: "callback_requested"; date: string | null; time: string | null }
   | { type: "transfer" }
+  /** The caller was passed to another agent (`agentId`). */
+  | { type: "handoff"; agentId: string }
   | { type: "end_call"; reason: string };
 
 export const CALL_END_REASONS = [
@@ -79,6 +86,8 @@ export type CallEvent =
   /** A tool the agent used, with what it came to. */
   | { type: "tool_call"; name: string; arguments: Record<string, unknown>; result: ToolResult }
   | { type: "transfer"; number: string | null }
+  /** Another agent took the call over: its voice, prompt and tools from the next word on. */
+  | { type: "handoff"; fromAgentId: string; toAgentId: string; toAgentName: string }
   | { type: "dtmf"; digit: string }
   | { type: "recording"; path: string; durationMs: number }
   /**

@@ -24,7 +24,7 @@ import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
-import { NO_TOOLS } from "./tools.js";
+import { NO_TOOLS, type Handoff, type ToolExecutor } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 
 export type { CallProviders, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
@@ -48,7 +48,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private readonly clock: Clock;
   private readonly playout: AgentPlayout<AgentTurn>;
   private readonly transport: MediaTransport;
-  private readonly agent: AgentSettings;
+  /** The agent on the line: the call's own, or the one it was last handed off to. */
+  private agent: AgentSettings;
   private readonly turnDetector: TurnDetector;
   // The session's collaborators (engine/session/): each owns its state and reports back through the callbacks given here.
   private readonly recording: RecordingTap;
@@ -153,7 +154,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (transport.closed) return void this.stop("caller_hangup");
     this.emitEvent({ type: "state", state: "connecting" });
     this.callerInput.open(providers.vad.createVad(transport.inputSampleRate), this.startedAt);
-    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.toolRunner() });
+    this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.toolRunner(this.options.tools ?? NO_TOOLS) });
     if (this.options.recordingPath) {
       await this.recording.open(this.options.recordingPath);
       if (this.ending) return;
@@ -332,8 +333,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** The control plane's tools as the dialogue uses them: bounded, with a hold line, each run reported. */
-  private toolRunner(): ToolRunner {
-    return new ToolRunner(this.options.tools ?? NO_TOOLS, this.clock, {
+  private toolRunner(tools: ToolExecutor): ToolRunner {
+    return new ToolRunner(tools, this.clock, {
       replying: () => this.replying,
       ran: (call) => {
         this.record.actions.push({ type: "tool_call", ...call });
@@ -411,6 +412,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (turn.after === "transfer") {
       this.emitEvent({ type: "transfer", number: this.agent.transferNumber });
       void this.stop("transferred");
+    } else if (typeof turn.after === "object" && "handoff" in turn.after) {
+      this.handOff(turn.after.handoff);
     } else if (typeof turn.after === "object") {
       void this.stop(turn.after.endCall);
     } else if (matchEndCallPhrase(turn.text, this.agent.endCallPhrases)) {
@@ -418,6 +421,26 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     } else {
       this.setState("listening");
     }
+  }
+
+  /**
+   * Another agent takes the call over, on the same line: its voice from the next word, a new
+   * dialogue with its prompt and tools that knows the conversation so far, and its agent id on
+   * what it says in the transcript. It opens with its first message when it has one, else it
+   * listens. The recognizer and the turn-taking stay the call's (they belong to the line).
+   */
+  private handOff({ agent, tools }: Handoff): void {
+    const from = this.agent;
+    this.agent = agent;
+    this.speech.changeVoice(agent.voiceId);
+    this.record.speaker = agent.id === this.options.agent.id ? undefined : agent.id;
+    const executor = this.options.tools ?? NO_TOOLS;
+    const offered: ToolExecutor = { definitions: tools, execute: (name, args, signal) => executor.execute(name, args, signal) };
+    this.dialogue = this.options.providers.dialogue.open({ agent, context: this.options.context, tools: this.toolRunner(offered), history: this.record.transcriptSoFar() });
+    this.emitEvent({ type: "handoff", fromAgentId: from.id, toAgentId: agent.id, toAgentName: agent.name });
+    const greeting = greetingSentences(agent, this.options.context);
+    if (greeting.length > 0) this.speech.speak(this.newTurn(null, "fixed"), streamOf(...greeting));
+    else this.setState("listening");
   }
 
   /** Barge-in: silence the agent at once, abandon the reply, keep what was heard. */

@@ -1,3 +1,5 @@
+import type { AgentSettings } from "./types.js";
+
 /**
  * Tools the agent may use on a call. The control plane declares them and runs them; the engine
  * keeps no list of its own. A dialogue calls a tool, waits for its real result, and says what
@@ -13,11 +15,22 @@ export interface ToolDefinition {
 
 /**
  * What a tool did. `data` is what the dialogue reads (an OpenAI-compatible model gets it as
- * the tool message). `then` asks the call to transfer or to end once the reply is spoken.
+ * the tool message). `then` asks the call to transfer, to end, or to pass the caller to
+ * another agent once the reply is spoken.
  */
 export type ToolResult =
-  | { ok: true; data: Record<string, unknown>; then?: "transfer" | { endCall: string } }
+  | { ok: true; data: Record<string, unknown>; then?: "transfer" | { endCall: string } | { handoff: Handoff } }
   | { ok: false; error: string; data?: Record<string, unknown> };
+
+/**
+ * Another agent taking the call over (a hand-off): its settings (voice, prompt, dialogue) and
+ * the tools it is offered. The same executor runs them: the control plane switches it to the
+ * new agent when the session reports the hand-off (the call's `handoff` event).
+ */
+export interface Handoff {
+  agent: AgentSettings;
+  tools: readonly ToolDefinition[];
+}
 
 /** Runs one call's tools (given by the control plane when it starts the call). */
 export interface ToolExecutor {

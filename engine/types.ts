@@ -34,7 +34,8 @@ export interface AgentSettings {
 /**
  * A request the `rules` dialogue answers by calling one of the agent's tools: a caller saying
  * something like one of `examples` is asked each of `slots` in turn, then the tool is called
- * with the answers as its arguments and the agent says `reply` (or `failure`).
+ * with the answers as its arguments and the agent says `reply` (or `failure`). A tool whose
+ * result passes the caller to another agent (a hand-off) ends the conversation here after `reply`.
  */
 export interface DialogueIntent {
   /** Phrasings callers use ("where is my order"): matched on their topic words, as FAQ questions are. */
@@ -43,6 +44,8 @@ export interface DialogueIntent {
   tool: string;
   /** The arguments asked for, in order: the tool's parameter and the question that asks for it. */
   slots: ReadonlyArray<{ name: string; question: string }>;
+  /** Arguments the tool always gets with this intent (a hand-off intent's `agent_id`); the caller's answers come on top. */
+  arguments?: Readonly<Record<string, unknown>>;
   /** Said after the tool answered: `{{key}}` is that key of its answer, or an argument the caller gave. */
   reply: string;
   /** Said when the tool failed. */

@@ -49,13 +49,19 @@ export interface AgentSpeechHost {
  * PLAYBACK_LEAD_MS ahead of playback.
  */
 export class AgentSpeech {
-  private readonly fallback: Voice;
+  private fallback: Voice;
 
   constructor(
     private readonly config: AgentSpeechConfig,
     private readonly host: AgentSpeechHost,
   ) {
     this.fallback = fallbackVoice(config.fallbackTts, config.voice.tts, config.voice.voiceId);
+  }
+
+  /** From the next turn on, the agent speaks in `voiceId` (another agent took the call over); turns under way keep their voice. */
+  changeVoice(voiceId: string): void {
+    this.config.voice = { ...this.config.voice, voiceId };
+    this.fallback = fallbackVoice(this.config.fallbackTts, this.config.voice.tts, voiceId);
   }
 
   /** Synthesises `sentences` (with `tts` instead of the agent's TTS when given) and queues the audio for paced sending. */

@@ -1,5 +1,6 @@
 import type { CallAction, CallEndReason, TurnMetrics } from "../call-events.js";
 import type { TurnAudio } from "../playout/agent-playout.js";
+import type { Handoff } from "../tools.js";
 
 /** When the caller's turn ended, as the agent turn that answers it records it. */
 export type CallerTimings = Pick<TurnMetrics, "endOfSpeechAt" | "endpointAt" | "asrFinalAt">;
@@ -18,8 +19,8 @@ export interface AgentTurn extends TurnAudio {
   complete: boolean;
   /** All of the turn's text is known (the dialogue finished it): a TTS failure can leave its rest to the fallback voice. */
   textComplete: boolean;
-  /** What to do once this reply has been heard in full: listen, transfer, or end the call for this reason. */
-  after: "listen" | "transfer" | { endCall: CallEndReason };
+  /** What to do once this reply has been heard in full: listen, transfer, pass the caller to another agent, or end the call for this reason. */
+  after: "listen" | "transfer" | { handoff: Handoff } | { endCall: CallEndReason };
   text: string;
   /** Says `line` now, ahead of the rest of the reply (a tool is taking long). */
   hold?: (line: string) => void;

@@ -16,6 +16,8 @@ export class CallRecord {
   readonly actions: CallAction[] = [];
   /** Set once the transcript is final (see `close`). */
   private closed = false;
+  /** The agent speaking, when it is not the call's first (a hand-off): its id goes on its segments. */
+  speaker: string | undefined;
 
   constructor(private readonly report: (event: RecordEvent) => void) {}
 
@@ -26,7 +28,7 @@ export class CallRecord {
 
   /** `content` said by `role`, starting `atSeconds` into the call (kept to 10 ms). */
   said(role: TranscriptSegment["role"], content: string, atSeconds: number): void {
-    const segment: TranscriptSegment = { role, content, timestamp: Math.round(atSeconds * 100) / 100 };
+    const segment: TranscriptSegment = { role, content, timestamp: Math.round(atSeconds * 100) / 100, ...(role === "agent" && this.speaker ? { agent_id: this.speaker } : {}) };
     insertSegment(this.transcript, segment);
     this.report({ type: "transcript", segment });
   }

@@ -7,8 +7,8 @@ import type { AgentTurn } from "./agent-turn.js";
 
 /**
  * The dialogue's reply for `turn` as sentences to speak: `ask` starts the dialogue's turn (with
- * the turn's abort signal). Its decisions are noted on the turn (`after`: transfer, end the
- * call) and its actions go into `actions` (an early reply's wait in its `held.actions` until it
+ * the turn's abort signal). Its decisions are noted on the turn (`after`: transfer, hand-off,
+ * end the call) and its actions go into `actions` (an early reply's wait in its `held.actions` until it
  * is the answer). `turn.hold(line)` says `line` at once, ahead of the rest (a tool is taking long).
  */
 export function dialogueReply(turn: AgentTurn, ask: (signal: AbortSignal) => AsyncIterable<DialogueEvent>, clock: Clock, actions: CallAction[]): AsyncIterable<string> {
@@ -27,8 +27,9 @@ export function dialogueReply(turn: AgentTurn, ask: (signal: AbortSignal) => Asy
         for (const sentence of splitter.push(event.text)) out.push(sentence);
         continue;
       }
-      (turn.held?.actions ?? actions).push(event.type === "transfer" ? { type: "transfer" } : event);
+      (turn.held?.actions ?? actions).push(actionOf(event));
       if (event.type === "transfer") turn.after = "transfer";
+      else if (event.type === "handoff") turn.after = { handoff: event.handoff };
       else if (event.type === "end_call") turn.after = { endCall: callEndReasonOf(event.reason) };
     }
     for (const sentence of splitter.flush()) out.push(sentence);
@@ -38,6 +39,13 @@ export function dialogueReply(turn: AgentTurn, ask: (signal: AbortSignal) => Asy
     (err: unknown) => out.fail(err),
   );
   return out;
+}
+
+/** How a dialogue event other than text is kept among the call's actions. */
+function actionOf(event: Exclude<DialogueEvent, { type: "text" }>): CallAction {
+  if (event.type === "transfer") return { type: "transfer" };
+  if (event.type === "handoff") return { type: "handoff", agentId: event.handoff.agent.id };
+  return event;
 }
 
 /** Dialogue end reasons that the call keeps as its own; the dialogue ending the call for any other reason is `agent_ended`. */

@@ -61,7 +61,18 @@ export class ToolRunner implements ToolExecutor {
       this.clock.clearTimeout(hold);
       this.clock.clearTimeout(timer);
     }
-    this.host.ran({ name, arguments: args, result });
+    this.host.ran({ name, arguments: args, result: reported(result) });
     return result;
   }
+}
+
+/**
+ * A result as the call's record and events keep it: a hand-off's `then` carries the other
+ * agent's whole settings (its prompt), which are the dialogue's business only; it is kept as
+ * the agent's id.
+ */
+function reported(result: ToolResult): ToolResult {
+  if (!result.ok || typeof result.then !== "object" || !("handoff" in result.then)) return result;
+  const { then, ...rest } = result;
+  return { ...rest, data: { ...rest.data, agent_id: then.handoff.agent.id } };
 }

@@ -1,5 +1,5 @@
-import type { AgentSettings } from "../../engine/index.js";
-import type { AgentRecord } from "../db/repositories/agents.js";
+import type { AgentSettings, DialogueIntent } from "../../engine/index.js";
+import { isHandoffIntent, type AgentIntent, type AgentRecord } from "../db/repositories/agents.js";
 
 /** The engine's view of an agent row. */
 export function toAgentSettings(agent: AgentRecord): AgentSettings {
@@ -21,6 +21,15 @@ export function toAgentSettings(agent: AgentRecord): AgentSettings {
     transferMessage: agent.transfer_message,
     endpointingMode: agent.endpointing_mode,
     endpointingMs: agent.endpointing_ms,
-    intents: agent.intents,
+    intents: agent.intents.map(dialogueIntent),
   };
 }
+
+/** A hand-off intent is the `handoff` tool called with its agent, asking nothing. */
+function dialogueIntent(intent: AgentIntent): DialogueIntent {
+  if (!isHandoffIntent(intent)) return intent;
+  return { examples: intent.examples, tool: "handoff", slots: [], arguments: { agent_id: intent.handoff_to }, reply: intent.reply, failure: HANDOFF_FAILURE };
+}
+
+/** Said when a hand-off intent's agent cannot take the call (deleted since the agent was saved). */
+const HANDOFF_FAILURE = "I'm sorry, I can't put you through to them right now.";

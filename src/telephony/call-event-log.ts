@@ -12,7 +12,7 @@ function span(from: number | null, to: number | null): number | null {
  * the agent said never goes in (personal data): a transcript segment is logged by its role
  * and length, a barge-in without the words heard, a tool call without its arguments, a key
  * press without its digit. The level says how often it comes: a turn, a barge-in, a tool, a
- * transfer, the recording and the end at info; state changes, transcript segments, early
+ * transfer, a hand-off, the recording and the end at info; state changes, transcript segments, early
  * replies and key presses at debug; partial transcripts at trace; errors at warn.
  */
 export function logCallEvent(log: Logger, event: CallEvent): void {
@@ -47,6 +47,8 @@ export function logCallEvent(log: Logger, event: CallEvent): void {
       return log.info({ event: "call.tool", tool: event.name, ok: event.result.ok }, "call event");
     case "transfer":
       return log.info({ event: "call.transfer", transfer_number: event.number }, "call event");
+    case "handoff":
+      return log.info({ event: "call.handoff", from_agent_id: event.fromAgentId, to_agent_id: event.toAgentId }, "call event");
     case "dtmf":
       return log.debug({ event: "call.dtmf" }, "call event");
     case "recording":

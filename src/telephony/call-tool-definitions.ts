@@ -12,6 +12,7 @@ export const CALL_TOOL_NAMES = [
   "confirm_appointment",
   "cancel_appointment",
   "reschedule_appointment",
+  "handoff",
 ] as const;
 export type CallToolName = (typeof CALL_TOOL_NAMES)[number];
 
@@ -99,6 +100,23 @@ const RESCHEDULE_APPOINTMENT: ToolDefinition = {
     additionalProperties: false,
   },
 };
+
+/** Passes the caller to one of `handoffs`, described to the model by what each is for. */
+export function handoffTool(handoffs: ReadonlyArray<{ agent_id: string; description: string }>): ToolDefinition {
+  return {
+    name: "handoff",
+    description: [
+      "Pass the caller to another agent of the business, who takes the call over at once with the conversation so far. Tell the caller first, in one short sentence. The agents, by id, and when to pass the caller to each:",
+      ...handoffs.map((h) => `- ${h.agent_id}: ${h.description}`),
+    ].join("\n"),
+    parameters: {
+      type: "object",
+      properties: { agent_id: { type: "string", enum: handoffs.map((h) => h.agent_id), description: "The id of the agent to pass the caller to." } },
+      required: ["agent_id"],
+      additionalProperties: false,
+    },
+  };
+}
 
 /**
  * The tools offered for `agent` on a call: transfer only when the agent may transfer, keys

@@ -8,7 +8,7 @@ import type { BookingOutcome } from "../services/appointments.js";
 import type { Services } from "../services/container.js";
 import { checkBookingArguments, checkDateTime } from "./booking-arguments.js";
 import { callHttpTool } from "./http-tool.js";
-import { callToolDefinitions, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
+import { callToolDefinitions, handoffTool, MAX_DTMF_DIGITS, type CallToolName } from "./call-tool-definitions.js";
 import { spokenName, spokenService } from "./spoken-appointment.js";
 
 /** Passages a knowledge search gives the dialogue: enough to answer from, few enough for a prompt. */
@@ -28,23 +28,51 @@ const KNOWLEDGE_SEARCH: ToolDefinition = {
  * not stored. A tool's own failure (a database error) is reported as such, not thrown.
  */
 export class CallTools implements ToolExecutor {
-  readonly definitions: readonly ToolDefinition[];
+  /** The tools of the agent on the line. */
+  definitions: readonly ToolDefinition[];
+  /** Agents a `handoff` has made ready, by id, until the session reports it carried it out (see `handedOff`). */
+  private readonly ready = new Map<string, { agent: AgentRecord; settings: AgentSettings }>();
 
   constructor(
     private readonly services: Services,
     private readonly call: CallRecord,
-    private readonly agent: AgentRecord,
-    private readonly settings: Pick<AgentSettings, "transferEnabled">,
+    /** The agent on the line: the call's own until a hand-off (see `handedOff`). */
+    private agent: AgentRecord,
+    private settings: Pick<AgentSettings, "transferEnabled">,
     private readonly log: Logger,
     /** Presses keys on the call's line; null when its protocol cannot (only SIP can). */
     private readonly sendKeys: ((digits: string) => Promise<void>) | null = null,
     /** On a reminder call: its appointment, the only one its tools act on. */
     private readonly appointment: AppointmentRecord | null = null,
+    /** The engine's settings for an agent the call is handed off to; absent: no hand-offs. */
+    private readonly settingsOf?: (agent: AgentRecord) => Promise<AgentSettings>,
   ) {
+    this.definitions = this.definitionsFor(agent, settings);
+  }
+
+  /**
+   * The session passed the caller to `agentId` (its `handoff` event): from now on the tools are
+   * that agent's. A hand-off the session did not carry out (the caller cut the reply short)
+   * changes nothing.
+   */
+  handedOff(agentId: string): void {
+    const next = this.ready.get(agentId);
+    if (!next) return;
+    this.ready.clear();
+    this.agent = next.agent;
+    this.settings = next.settings;
+    this.definitions = this.definitionsFor(next.agent, next.settings);
+  }
+
+  /** The tools offered to `agent` on this call. */
+  private definitionsFor(agent: AgentRecord, settings: Pick<AgentSettings, "transferEnabled">): ToolDefinition[] {
     // The agent's own HTTP tools after the built-in ones (their names never collide: see the agent schema).
     const custom = agent.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
     const knowledge = agent.knowledge_base_ids.length > 0 ? [KNOWLEDGE_SEARCH] : [];
-    this.definitions = [...callToolDefinitions(settings, { canSendKeys: sendKeys !== null, reminder: appointment !== null }), ...knowledge, ...custom];
+    const handoff = this.settingsOf && agent.handoffs.length > 0 ? [handoffTool(agent.handoffs)] : [];
+    // A reminder call's tools are its first agent's: they act on the appointment it called about.
+    const reminder = this.appointment !== null && agent.id === this.call.agent_id;
+    return [...callToolDefinitions(settings, { canSendKeys: this.sendKeys !== null, reminder }), ...handoff, ...knowledge, ...custom];
   }
 
   async execute(name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -67,6 +95,8 @@ export class CallTools implements ToolExecutor {
           return { ok: true, data: { status: "listed" } };
         case "send_dtmf":
           return await this.pressKeys(args);
+        case "handoff":
+          return await this.prepareHandoff(args);
         case "confirm_appointment":
         case "cancel_appointment":
         case "reschedule_appointment":
@@ -78,6 +108,23 @@ export class CallTools implements ToolExecutor {
       this.log.error({ err, tool: name }, "call tool failed");
       return { ok: false, error: `${name} failed on our side; nothing was done` };
     }
+  }
+
+  /**
+   * Makes the agent `args.agent_id` (one of this agent's `handoffs`, still in the account)
+   * ready to take the call over; the session carries the hand-off out once the reply is heard.
+   */
+  private async prepareHandoff(args: Record<string, unknown>): Promise<ToolResult> {
+    const id = args.agent_id;
+    const offered = this.agent.handoffs.map((h) => h.agent_id);
+    if (!this.settingsOf || typeof id !== "string" || !offered.includes(id)) {
+      return { ok: false, error: offered.length > 0 && this.settingsOf ? `agent_id must be one of ${offered.join(", ")}` : "this agent passes callers to no other agent" };
+    }
+    const agent = await this.services.agents.get(this.call.account_id, id).catch(() => null);
+    if (!agent) return { ok: false, error: "that agent is no longer available; help the caller yourself" };
+    const settings = await this.settingsOf(agent);
+    this.ready.set(id, { agent, settings });
+    return { ok: true, data: { status: "handing_off", agent_name: agent.name }, then: { handoff: { agent: settings, tools: this.definitionsFor(agent, settings) } } };
   }
 
   /** The passages of the agent's knowledge bases that best match the caller's words (see KNOWLEDGE_SEARCH_TOOL). */
@@ -157,7 +204,8 @@ export class CallTools implements ToolExecutor {
       {
         account_id: this.call.account_id,
         call_id: this.call.id,
-        agent_id: this.call.agent_id,
+        // The agent on the line: after a hand-off, its calendar.
+        agent_id: this.agent.id,
         customer_name: booking.customer_name,
         customer_phone: this.call.direction === "outbound" ? this.call.phone_number : this.call.from_number,
         date: booking.date,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { callLatency, type CallEndReason, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
+import { callLatency, type AgentSettings, type CallEndReason, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { clientAddressKey } from "../core/client-address-key.js";
 import { FixedWindowRateLimiter, rateLimitExceeded } from "../core/fixed-window-rate-limiter.js";
@@ -220,11 +220,14 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
 
   private async createSession(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, log: Logger): Promise<LiveCall> {
     const { agent, context, appointment } = await this.callAgent(call, setup.agent, setup.context);
-    if (agent.transferEnabled && agent.transferNumber && !(await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) {
-      // Checked on every call: the account's numbers (hence its allowed prefixes) may have changed since the agent was saved.
-      log.warn({ agent_id: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
-      agent.transferEnabled = false;
-    }
+    await this.checkTransfer(call, agent, log);
+    // An agent the call is handed off to runs as the first one does, its transfer checked the same way.
+    const settingsOf = async (next: AgentRecord) => {
+      const settings = toAgentSettings(next);
+      await this.checkTransfer(call, settings, log);
+      return settings;
+    };
+    const tools = new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment, settingsOf);
     const session = this.engine.createCall({
       callId: call.id,
       agent,
@@ -233,16 +236,28 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       recordingPath: setup.record ? recordingFile(this.services.config.dataDir, call.id) : null,
       maxDurationSec: setup.maxDuration,
       silenceTimeoutMs: this.services.config.engine.silenceTimeoutMs,
-      tools: new CallTools(this.services, call, setup.agent, agent, log, transport.sendDtmf ? (digits) => transport.sendDtmf!(digits) : null, appointment),
+      tools,
     });
     session.on("event", (event) => {
       logCallEvent(log, event);
+      if (event.type === "handoff") tools.handedOff(event.toAgentId);
       this.services.metrics.callEvent(transport.protocol, event);
       // The call goes on unrecorded (the engine deleted the half file): counted, and /readyz says so.
       if (event.type === "recording_failed") this.services.storageHealth.failed("recording", event, { call_id: call.id, account_id: call.account_id });
       else if (event.type === "recording") this.services.storageHealth.succeeded("recording");
     });
     return session;
+  }
+
+  /**
+   * Turns off transfer for this call when the agent's transfer_number is outside the account's
+   * allowed prefixes. Checked on every call: the account's numbers (hence its allowed prefixes)
+   * may have changed since the agent was saved.
+   */
+  private async checkTransfer(call: CallRecord, agent: AgentSettings, log: Logger): Promise<void> {
+    if (!agent.transferEnabled || !agent.transferNumber || (await this.services.destinations.allowsTransfer(call.account_id, agent.transferNumber))) return;
+    log.warn({ agent_id: agent.id }, "transfer disabled for this call: the agent's transfer_number is outside the account's allowed prefixes");
+    agent.transferEnabled = false;
   }
 
   /**

@@ -1,11 +1,13 @@
 import { fillTemplate } from "../../text/template.js";
 import { ChatDialogueSession, type ChatStreamSource } from "./chat-dialogue-session.js";
-import type { DialogueProvider, DialogueSession } from "./dialogue-provider.js";
+import type { DialogueOpenOptions, DialogueProvider, DialogueSession } from "./dialogue-provider.js";
 import { ChatHistory } from "./openai/chat-history.js";
 import { systemPrompt } from "./system-prompt.js";
 
 /** Messages kept besides the system message: about twenty exchanges. */
 const HISTORY_LIMIT = 40;
+/** Told to a model that takes a call over from another agent (its history holds that agent's words). */
+const HANDOFF_NOTE = "Another agent of the business talked with the caller first and passed the call to you; the conversation so far follows. Go on from there without asking again for what the caller already said.";
 /** Longest wait for the first byte of a reply (and between later bytes) unless configured. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -44,8 +46,11 @@ export class ChatDialogueProvider implements DialogueProvider {
     this.#now = options.now ?? (() => new Date());
   }
 
-  open({ agent, context, tools }: Parameters<DialogueProvider["open"]>[0]): DialogueSession {
-    const history = new ChatHistory(systemPrompt(agent, context, this.#now()), HISTORY_LIMIT);
+  open({ agent, context, tools, history: before = [] }: DialogueOpenOptions): DialogueSession {
+    const prompt = systemPrompt(agent, context, this.#now());
+    const history = new ChatHistory(before.length > 0 ? `${prompt}\n\n${HANDOFF_NOTE}` : prompt, HISTORY_LIMIT);
+    // A hand-off: the conversation so far, as the model would have had it (the other agent's words as its own turns).
+    for (const segment of before) history.push({ role: segment.role === "user" ? "user" : "assistant", content: segment.content });
     // The call session speaks the first message itself; the model must know it was said.
     const greeting = agent.firstMessage ? fillTemplate(agent.firstMessage, { ...agent.metadata, ...context }) : "";
     if (greeting) history.push({ role: "assistant", content: greeting });

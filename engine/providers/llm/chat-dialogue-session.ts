@@ -88,7 +88,7 @@ export class ChatDialogueSession implements DialogueSession {
         if (signal.aborted) return;
         this.history.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(toolMessage(result)) });
         const then = result.ok ? result.then : undefined;
-        if (then) ending ??= then === "transfer" ? { type: "transfer" } : { type: "end_call", reason: then.endCall };
+        if (then) ending ??= endingOf(then);
         else answered = true;
       }
       if (!answered) break;
@@ -151,6 +151,13 @@ export class ChatDialogueSession implements DialogueSession {
     if (!args) return Promise.resolve({ ok: false, error: "the arguments were not a valid JSON object" });
     return this.tools.execute(call.function.name, args, signal);
   }
+}
+
+/** The turn's end a tool's result asks for. */
+function endingOf(then: NonNullable<Extract<ToolResult, { ok: true }>["then"]>): DialogueEvent {
+  if (then === "transfer") return { type: "transfer" };
+  if ("handoff" in then) return { type: "handoff", handoff: then.handoff };
+  return { type: "end_call", reason: then.endCall };
 }
 
 /** What the model reads of a tool's result. */

@@ -1,4 +1,5 @@
-import type { ToolExecutor } from "../../tools.js";
+import type { TranscriptSegment } from "../../call-events.js";
+import type { Handoff, ToolExecutor } from "../../tools.js";
 import type { ExpectedSpeech } from "../asr/expected-speech.js";
 import type { TurnCompleteness } from "../../turn/turn-completeness.js";
 import type { AgentSettings } from "../../types.js";
@@ -11,6 +12,8 @@ export type DialogueEvent =
   | { type: "transfer" }
   /** End the call (after the reply text has been spoken). */
   | { type: "end_call"; reason: string }
+  /** Pass the caller to another agent (after the reply text has been spoken). */
+  | { type: "handoff"; handoff: Handoff }
   /** The reply answers the caller's question (for the call's analysis: information was given). */
   /** `passage_id`: the knowledge-base passage the answer came from (absent for an FAQ answer). */
   | { type: "answered_question"; question: string; passage_id?: string }
@@ -65,11 +68,19 @@ export interface DialogueSession {
 /** What the caller did in a turn: spoke (the transcript) or pressed keys. */
 export type CallerTurn = { words: string } | { keys: string };
 
+export interface DialogueOpenOptions {
+  agent: AgentSettings;
+  context: Record<string, unknown>;
+  tools: ToolExecutor;
+  history?: readonly TranscriptSegment[];
+}
+
 export interface DialogueProvider {
   readonly name: string;
   /**
    * `tools`: what the agent may do on this call, run by the control plane; a turn that uses one
-   * waits for its result before saying what happened.
+   * waits for its result before saying what happened. `history`: the conversation so far when
+   * the agent takes over a call from another (a hand-off); absent at the start of a call.
    */
-  open(options: { agent: AgentSettings; context: Record<string, unknown>; tools: ToolExecutor }): DialogueSession;
+  open(options: DialogueOpenOptions): DialogueSession;
 }

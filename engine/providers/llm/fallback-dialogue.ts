@@ -1,6 +1,6 @@
 import type { ToolExecutor } from "../../tools.js";
 import type { ProviderChain } from "../provider-chain.js";
-import type { CallerTurn, DialogueEvent, DialogueProvider, DialogueSession } from "./dialogue-provider.js";
+import type { CallerTurn, DialogueEvent, DialogueOpenOptions, DialogueProvider, DialogueSession } from "./dialogue-provider.js";
 
 /**
  * Dialogue providers tried in order, per turn (see ProviderChain): when one fails a turn before
@@ -17,7 +17,7 @@ export class FallbackDialogueProvider implements DialogueProvider {
     this.name = chain.links[0]!.name;
   }
 
-  open(options: Parameters<DialogueProvider["open"]>[0]): DialogueSession {
+  open(options: DialogueOpenOptions): DialogueSession {
     const ranTool = this.chain.links.map(() => false);
     const sessions = this.chain.links.map((link, i) => link.open({ ...options, tools: watchedTools(options.tools, () => (ranTool[i] = true)) }));
     const chain = this.chain;

@@ -33,6 +33,7 @@ export type NativeServerMessage =
   /** Without `arguments`, `data` and `error` on a browser call (see NativeTransportOptions.toolDetails). */
   | { type: "tool_call"; name: string; arguments?: Record<string, unknown>; ok: boolean; data?: Record<string, unknown>; error?: string }
   | { type: "transfer"; number: string | null }
+  | { type: "handoff"; from_agent_id: string; to_agent_id: string; to_agent_name: string }
   | { type: "ended"; reason: string; duration_ms: number }
   /** The call was refused after the socket opened (instead of `connected`); the close follows. */
   | { type: "error"; code: string; message: string };
@@ -80,6 +81,8 @@ export function toNativeMessage(event: CallEvent): NativeServerMessage | null {
         : { type: "tool_call", name: event.name, arguments: event.arguments, ok: false, error: event.result.error, ...(event.result.data ? { data: event.result.data } : {}) };
     case "transfer":
       return { type: "transfer", number: event.number };
+    case "handoff":
+      return { type: "handoff", from_agent_id: event.fromAgentId, to_agent_id: event.toAgentId, to_agent_name: event.toAgentName };
     case "ended":
       return { type: "ended", reason: event.reason, duration_ms: event.durationMs };
     default:

@@ -48,12 +48,8 @@ const analysisFields = z
     });
   });
 
-/**
- * Names a custom tool may not take: the calls' own tools. "handoff" is the tool that passes the
- * caller to one of the agent's `handoffs` (issue 31); the call's tool is defined in
- * call-tool-definitions.ts, whose CALL_TOOL_NAMES may list it too (hence the Set).
- */
-const BUILT_IN_TOOLS: readonly string[] = [...new Set([...CALL_TOOL_NAMES, KNOWLEDGE_SEARCH_TOOL, "handoff"])];
+/** Names a custom tool may not take: the calls' own tools (`handoff` among them). */
+const BUILT_IN_TOOLS: readonly string[] = [...CALL_TOOL_NAMES, KNOWLEDGE_SEARCH_TOOL];
 
 /** One custom HTTP tool (see AgentTool); its URL and secrets are checked by the service. */
 const agentTool = z

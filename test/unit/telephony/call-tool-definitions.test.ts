@@ -66,4 +66,32 @@ describe("the tools a call offers", () => {
     expect(tools([]).definitions.map((t) => t.name)).not.toContain("search_knowledge");
     expect(tools(["kb_1"]).definitions.map((t) => t.name)).toContain("search_knowledge");
   });
+
+  it("offers handoff to an agent with handoffs, readies only those agents, and switches to the new agent's tools once the session reports the hand-off", async () => {
+    const front = { id: "agent_front", name: "Front", tools: [], knowledge_base_ids: [], handoffs: [{ agent_id: "agent_billing", description: "billing questions" }] } as unknown as AgentRecord;
+    const refund = { name: "refund", description: "Refunds.", parameters: { type: "object", properties: {} } };
+    const billing = { id: "agent_billing", name: "Bill", tools: [refund], knowledge_base_ids: [], handoffs: [] } as unknown as AgentRecord;
+    const stored = new Map([[billing.id, billing]]);
+    const services = { agents: { get: async (_account: string, id: string) => stored.get(id) ?? Promise.reject(new Error("agent_not_found")) } } as unknown as Services;
+    const settingsOf = async (agent: AgentRecord) => ({ id: agent.id, name: agent.name, transferEnabled: false }) as never;
+    const tools = new CallTools(services, { account_id: "acct_1", agent_id: "agent_front" } as CallRecord, front, { transferEnabled: false }, pino({ level: "silent" }), null, null, settingsOf);
+    const handoff = tools.definitions.find((t) => t.name === "handoff");
+    expect(handoff?.description).toContain("- agent_billing: billing questions");
+    expect(handoff?.parameters).toMatchObject({ properties: { agent_id: { enum: ["agent_billing"] } }, required: ["agent_id"] });
+
+    expect(await tools.execute("handoff", { agent_id: "agent_other" })).toEqual({ ok: false, error: "agent_id must be one of agent_billing" });
+    const result = await tools.execute("handoff", { agent_id: "agent_billing" });
+    expect(result).toMatchObject({ ok: true, data: { status: "handing_off", agent_name: "Bill" }, then: { handoff: { agent: { id: "agent_billing" } } } });
+    const offered = result.ok && typeof result.then === "object" && "handoff" in result.then ? result.then.handoff.tools.map((t) => t.name) : [];
+    expect(offered).toEqual(["book_appointment", "end_call", "do_not_call", "refund"]);
+    // Readied, not yet carried out: still the front desk's tools.
+    expect(tools.definitions.map((t) => t.name)).toContain("handoff");
+    tools.handedOff("agent_billing");
+    expect(tools.definitions.map((t) => t.name)).toEqual(offered);
+
+    // A target deleted since the agent was saved is refused truthfully.
+    stored.delete(billing.id);
+    const again = new CallTools(services, { account_id: "acct_1", agent_id: "agent_front" } as CallRecord, front, { transferEnabled: false }, pino({ level: "silent" }), null, null, settingsOf);
+    expect(await again.execute("handoff", { agent_id: "agent_billing" })).toEqual({ ok: false, error: "that agent is no longer available; help the caller yourself" });
+  });
 });

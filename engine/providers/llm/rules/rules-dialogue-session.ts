@@ -466,9 +466,11 @@ export class RulesDialogueSession implements DialogueSession {
     const { intent, values } = request;
     const then = (result: ToolResult): Reply => {
       const said = result.ok ? fillTemplate(intent.reply, { ...values, ...result.data }) : intent.failure;
+      // Passed to another agent: it takes the next turn, so nothing is asked here.
+      if (result.ok && typeof result.then === "object" && "handoff" in result.then) return { sentences: [said], expects: null, action: { type: "handoff", handoff: result.then.handoff } };
       return { sentences: [said, ...LINES.anythingElse], expects: "anything_else" };
     };
-    return { tool: { name: intent.tool, arguments: { ...values }, then }, sentences: [], expects: null };
+    return { tool: { name: intent.tool, arguments: { ...intent.arguments, ...values }, then }, sentences: [], expects: null };
   }
 
   private dropBooking(): Reply {

@@ -21,7 +21,7 @@ export interface Reply {
   /** What the last sentence asks; armed only once that sentence has gone out. */
   expects: Expectation | null;
   /** Sent after the text. */
-  action?: { type: "transfer" } | { type: "end_call"; reason: string };
+  action?: Extract<DialogueEvent, { type: "transfer" | "end_call" | "handoff" }>;
   /** What the reply did, for the call's analysis: sent after the text, before the action. */
   note?: Extract<DialogueEvent, { type: "answered_question" | "callback_requested" }>;
   /** This turn did not understand the caller. */

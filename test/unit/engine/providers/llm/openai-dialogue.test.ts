@@ -267,6 +267,40 @@ describe("openai dialogue provider", () => {
     expect(peer.standin.requests()).toHaveLength(1);
   });
 
+  it("yields the hand-off a tool result asks for, after the reply text, and asks the model nothing more", async () => {
+    const billing = testAgent({ id: "agent_billing", name: "Bill" });
+    const peer = await startStandin({ reply: () => ({ text: "Let me pass you to billing.", toolCalls: [{ name: "handoff", arguments: { agent_id: "agent_billing" } }] }) });
+    const handingOff = recordingTools(() => ({ ok: true, data: { status: "handing_off" }, then: { handoff: { agent: billing, tools: [] } } }));
+    const events = await say(open(peer, agent(), { tools: handingOff }), "It's about my bill.");
+    expect(spoken(events)).toBe("Let me pass you to billing.");
+    expect(events.at(-1)).toEqual({ type: "handoff", handoff: { agent: billing, tools: [] } });
+    expect(handingOff.calls).toEqual([{ name: "handoff", arguments: { agent_id: "agent_billing" } }]);
+    expect(peer.standin.requests()).toHaveLength(1);
+  });
+
+  it("gives an agent that takes a call over the conversation so far, its own prompt and its first message as said", async () => {
+    const peer = await startStandin();
+    const provider = new OpenAiDialogueProvider({ url: peer.url, models: MODELS, now: () => NOW, retry: NO_WAIT });
+    const billing = agent({ id: "agent_billing", systemPrompt: "You answer billing questions.", firstMessage: "Billing here." });
+    const history = [
+      { role: "agent" as const, content: "Front desk, hello.", timestamp: 0 },
+      { role: "user" as const, content: "i was charged twice", timestamp: 2 },
+      { role: "agent" as const, content: "Let me pass you to billing.", timestamp: 4 },
+    ];
+    await say(provider.open({ agent: billing, context: {}, tools: NO_TOOLS, history }), "Can you refund it?");
+    const [request] = peer.standin.requests();
+    const system = String(request!.messages[0]!.content);
+    expect(system).toContain("You answer billing questions.");
+    expect(system).toContain("passed the call to you");
+    expect(request!.messages.slice(1).map((m) => [m.role, m.content])).toEqual([
+      ["assistant", "Front desk, hello."],
+      ["user", "i was charged twice"],
+      ["assistant", "Let me pass you to billing."],
+      ["assistant", "Billing here."],
+      ["user", "Can you refund it?"],
+    ]);
+  });
+
   it("says the agent's transfer message when the model transfers without a word", async () => {
     const peer = await startStandin({ reply: () => ({ toolCalls: [{ name: "transfer_call", arguments: {} }] }) });
     const settings = agent({ transferEnabled: true, transferNumber: "+15550001111" });

@@ -65,6 +65,31 @@ describe("intents in the rules dialogue", () => {
   });
 });
 
+describe("a hand-off intent in the rules dialogue", () => {
+  const TO_BILLING: DialogueIntent = { examples: ["i have a question about my bill", "billing"], tool: "handoff", slots: [], arguments: { agent_id: "agent_billing" }, reply: "Let me pass you to billing.", failure: "I can't put you through right now." };
+  const billing = testAgent({ id: "agent_billing" });
+  const openWith = (answer: (name: string, args: Record<string, unknown>) => ToolResult) => {
+    const tools = recordingTools(answer);
+    const session = createRulesDialogueProvider().open({ agent: testAgent({ intents: [TO_BILLING] }), context: {}, tools });
+    return { session, tools };
+  };
+
+  it("calls the tool with the intent's fixed arguments, says the reply and passes the caller on, asking nothing more", async () => {
+    const { session, tools } = openWith(() => ({ ok: true, data: { status: "handing_off" }, then: { handoff: { agent: billing, tools: [] } } }));
+    const events = await say(session, "hello i have a question about my bill");
+    expect(spoken(events)).toBe("Let me pass you to billing.");
+    expect(events.at(-1)).toEqual({ type: "handoff", handoff: { agent: billing, tools: [] } });
+    expect(tools.take()).toEqual([{ name: "handoff", arguments: { agent_id: "agent_billing" } }]);
+  });
+
+  it("says the failure line and stays when the hand-off is refused", async () => {
+    const { session } = openWith(() => ({ ok: false, error: "that agent is no longer available" }));
+    const events = await say(session, "billing");
+    expect(spoken(events)).toMatch(/^I can't put you through right now\./);
+    expect(events.some((e) => e.type === "handoff")).toBe(false);
+  });
+});
+
 describe("matching an intent and reading a slot's answer", () => {
   const index = buildIntentIndex([ORDER_STATUS]);
   it.each(["where is my order", "has my order shipped yet", "i would like to track my order"])("matches %s", (text) => {
