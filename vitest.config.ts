@@ -18,6 +18,7 @@ const NOT_REALTIME_E2E = [
   "test/e2e/campaign-thousand.test.ts",
   "test/e2e/custom-tools.test.ts",
   "test/e2e/data-directory.test.ts",
+  "test/e2e/handoffs.test.ts",
   "test/e2e/knowledge-bases.test.ts",
   "test/e2e/list-pages-bench.test.ts",
   "test/e2e/log-hygiene.test.ts",

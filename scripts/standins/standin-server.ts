@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { deepgramStandin, type DeepgramStandinOptions } from "./deepgram-standin.js";
 import { chatCompletionsStandin, type ChatStandinOptions } from "./openai-chat-standin.js";
-import { speechStandin } from "./openai-speech-standin.js";
+import { speechStandin, type SpeechRequest } from "./openai-speech-standin.js";
 import { voicedSpeech } from "./voiced-speech.js";
 
 /**
@@ -26,6 +26,8 @@ export const DEFAULT_STANDIN_DELAYS: Readonly<StandinDelays> = Object.freeze({ a
 
 export interface StandinServer {
   url: string;
+  /** The speech requests answered so far (text and voice), for tests that check who said what. */
+  speechRequests(): SpeechRequest[];
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startStandinServer(delays: StandinDelays, port = 0, option
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}`,
+    speechRequests: () => speech.requests(),
     close: async () => {
       asr.close();
       server.closeAllConnections();

@@ -2122,6 +2122,8 @@ export interface operations {
                             role: "agent" | "user";
                             content: string;
                             timestamp: number;
+                            /** @description on an agent segment said by an agent the call was handed off to (docs/handoffs.md) */
+                            agent_id?: string;
                         }[];
                         recording_url?: string | null;
                         analysis?: {

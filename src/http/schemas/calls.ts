@@ -132,7 +132,7 @@ const toolCallSchema = z.object({
 });
 
 export const callReadSchema = callSchema.extend({
-  transcript: z.array(z.object({ role: z.enum(["agent", "user"]), content: z.string(), timestamp: z.number() })).optional(),
+  transcript: z.array(z.object({ role: z.enum(["agent", "user"]), content: z.string(), timestamp: z.number(), agent_id: z.string().optional().describe("on an agent segment said by an agent the call was handed off to (docs/handoffs.md)") })).optional(),
   recording_url: z.string().nullable().optional(),
   analysis: callAnalysisSchema.nullable().optional(),
   latency: callLatencySchema.nullable().optional(),

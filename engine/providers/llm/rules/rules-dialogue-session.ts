@@ -253,15 +253,16 @@ export class RulesDialogueSession implements DialogueSession {
     // The number is kept in the transcript (an agent's `phone` field reads it); its digits are no booking slot.
     if (isPhoneNumberStatement(utterance)) return this.withFollowUp(LINES.notedNumber, now);
     if (isNotInterested(utterance)) return { sentences: LINES.notInterested, expects: null, action: { type: "end_call", reason: "not_interested" } };
+    // A request the agent answers with one of its tools ("where is my order?") or a hand-off,
+    // unless a booking is under way: the integrator's intents go before the built-in answers
+    // below ("i need to cancel my appointment" may be theirs to answer).
+    const intent = this.draft ? null : matchIntent(this.profile.intents, utterance);
+    if (intent) return this.startRequest(intent, utterance);
     if (!this.draft && isExistingAppointmentRequest(utterance)) {
       return this.profile.transferEnabled
         ? { sentences: [...LINES.onlyNewAppointments, LINES.offerTransfer], expects: "transfer_offer" }
         : { sentences: [...LINES.onlyNewAppointments, ...LINES.anythingElse], expects: "anything_else" };
     }
-
-    // A request the agent answers with one of its tools ("where is my order?"), unless a booking is under way.
-    const intent = this.draft ? null : matchIntent(this.profile.intents, utterance);
-    if (intent) return this.startRequest(intent, utterance);
 
     const question = isQuestion(utterance);
     const faq = matchFaq(this.profile.faq, utterance);

@@ -82,6 +82,16 @@ describe("a hand-off intent in the rules dialogue", () => {
     expect(tools.take()).toEqual([{ name: "handoff", arguments: { agent_id: "agent_billing" } }]);
   });
 
+  it("goes before the built-in answer to an existing appointment: the integrator's intent decides", async () => {
+    const toBookings: DialogueIntent = { ...TO_BILLING, examples: ["i need to cancel my appointment"], reply: "Let me pass you to our bookings desk." };
+    const tools = recordingTools(() => ({ ok: true, data: {}, then: { handoff: { agent: billing, tools: [] } } }));
+    const session = createRulesDialogueProvider().open({ agent: testAgent({ intents: [toBookings] }), context: {}, tools });
+    expect(spoken(await say(session, "i need to cancel my appointment"))).toBe("Let me pass you to our bookings desk.");
+    // Without such an intent, the built-in answer as before.
+    const plain = createRulesDialogueProvider().open({ agent: testAgent(), context: {}, tools: recordingTools() });
+    expect(spoken(await say(plain, "i need to cancel my appointment"))).toMatch(/only book new appointments/);
+  });
+
   it("says the failure line and stays when the hand-off is refused", async () => {
     const { session } = openWith(() => ({ ok: false, error: "that agent is no longer available" }));
     const events = await say(session, "billing");
