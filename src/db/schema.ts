@@ -55,6 +55,8 @@ export interface AgentTable {
   transfer_enabled: number;
   transfer_number: string | null;
   transfer_message: string;
+  /** `cold` or `warm` (TRANSFER_MODES); agents stored before migration 033 are `cold`. */
+  transfer_mode: string;
   /** `adaptive` or `fixed` (the engine's ENDPOINTING_MODES); agents stored before migration 010 are `fixed`. */
   endpointing_mode: string;
   /** Silence that ends the caller's turn (`fixed`), or the most the wait lasts (`adaptive`). */

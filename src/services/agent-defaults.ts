@@ -1,6 +1,7 @@
 /** Agent defaults and bounds: the reference's values, plus Parley's documented additions. */
 
 import type { EndpointingMode } from "../../engine/index.js";
+import type { TransferMode } from "../db/repositories/agents.js";
 
 export const AGENT_MODELS = ["llm-large", "llm-small", "llm-alt"] as const;
 export type AgentModel = (typeof AGENT_MODELS)[number];
@@ -17,6 +18,8 @@ export const AGENT_DEFAULTS = {
   transfer_enabled: false,
   transfer_number: null as string | null,
   transfer_message: "Please hold while I transfer you to a member of our team.",
+  /** The carrier's transfer, as before warm transfers existed (and the column's default). */
+  transfer_mode: "cold" as TransferMode,
   /**
    * New agents end turns adaptively. Agents stored before migration 010 are `fixed` (the
    * column's default), so their behaviour does not change under them.

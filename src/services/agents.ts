@@ -3,7 +3,7 @@ import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
-import { AgentsRepository, isHandoffIntent, type AgentFilters, type AgentHandoff, type AgentIntent, type AgentRecord, type AgentTool } from "../db/repositories/agents.js";
+import { AgentsRepository, isHandoffIntent, type AgentFilters, type AgentHandoff, type AgentIntent, type AgentRecord, type AgentTool, type TransferMode } from "../db/repositories/agents.js";
 import { CallsRepository, type CallRecord } from "../db/repositories/calls.js";
 import { AGENT_DEFAULTS, ENDPOINTING_MS_DEFAULTS } from "./agent-defaults.js";
 import type { AccountsService } from "./accounts.js";
@@ -51,6 +51,7 @@ export interface CreateAgentInput {
   end_call_phrases?: string[];
   transfer_enabled?: boolean;
   transfer_message?: string;
+  transfer_mode?: TransferMode;
   endpointing_ms?: number;
   analysis_fields?: AnalysisFieldInput[];
   tools?: AgentTool[];
@@ -126,6 +127,7 @@ export class AgentsService {
       transfer_enabled: input.transfer_enabled ?? AGENT_DEFAULTS.transfer_enabled,
       transfer_number: input.transfer_number ?? AGENT_DEFAULTS.transfer_number,
       transfer_message: input.transfer_message ?? AGENT_DEFAULTS.transfer_message,
+      transfer_mode: input.transfer_mode ?? AGENT_DEFAULTS.transfer_mode,
       endpointing_mode: endpointingMode,
       endpointing_ms: input.endpointing_ms ?? ENDPOINTING_MS_DEFAULTS[endpointingMode],
       analysis_fields: input.analysis_fields ?? [],

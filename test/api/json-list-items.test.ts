@@ -76,6 +76,7 @@ describe("list items written by the database", () => {
             transfer_enabled: false,
             transfer_number: null,
             transfer_message: "m",
+            transfer_mode: "cold",
             endpointing_mode: "adaptive",
             endpointing_ms: 1500,
             analysis_fields: [],

@@ -1101,6 +1101,8 @@ export interface operations {
                     transfer_number?: string | null;
                     transfer_message?: string;
                     /** @enum {string} */
+                    transfer_mode?: "cold" | "warm";
+                    /** @enum {string} */
                     endpointing_mode?: "adaptive" | "fixed";
                     endpointing_ms?: number;
                     analysis_fields?: {
@@ -1184,6 +1186,11 @@ export interface operations {
                         transfer_enabled: boolean;
                         transfer_number: string | null;
                         transfer_message: string;
+                        /**
+                         * @description how a call is passed to transfer_number: `cold` hands it over at once (the carrier's transfer); `warm` has Parley call transfer_number first, tell the person who answers what the call is about, then connect the caller
+                         * @enum {string}
+                         */
+                        transfer_mode: "cold" | "warm";
                         /**
                          * @description how the end of the caller's turn is decided: `fixed` waits endpointing_ms of silence; `adaptive` ends a complete-sounding turn after a short pause and waits longer for an incomplete one, never past endpointing_ms
                          * @enum {string}
@@ -1336,6 +1343,11 @@ export interface operations {
                         transfer_enabled: boolean;
                         transfer_number: string | null;
                         transfer_message: string;
+                        /**
+                         * @description how a call is passed to transfer_number: `cold` hands it over at once (the carrier's transfer); `warm` has Parley call transfer_number first, tell the person who answers what the call is about, then connect the caller
+                         * @enum {string}
+                         */
+                        transfer_mode: "cold" | "warm";
                         /**
                          * @description how the end of the caller's turn is decided: `fixed` waits endpointing_ms of silence; `adaptive` ends a complete-sounding turn after a short pause and waits longer for an incomplete one, never past endpointing_ms
                          * @enum {string}
@@ -1577,6 +1589,8 @@ export interface operations {
                     transfer_number?: string | null;
                     transfer_message?: string;
                     /** @enum {string} */
+                    transfer_mode?: "cold" | "warm";
+                    /** @enum {string} */
                     endpointing_mode?: "adaptive" | "fixed";
                     endpointing_ms?: number;
                     analysis_fields?: {
@@ -1660,6 +1674,11 @@ export interface operations {
                         transfer_enabled: boolean;
                         transfer_number: string | null;
                         transfer_message: string;
+                        /**
+                         * @description how a call is passed to transfer_number: `cold` hands it over at once (the carrier's transfer); `warm` has Parley call transfer_number first, tell the person who answers what the call is about, then connect the caller
+                         * @enum {string}
+                         */
+                        transfer_mode: "cold" | "warm";
                         /**
                          * @description how the end of the caller's turn is decided: `fixed` waits endpointing_ms of silence; `adaptive` ends a complete-sounding turn after a short pause and waits longer for an incomplete one, never past endpointing_ms
                          * @enum {string}

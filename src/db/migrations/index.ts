@@ -31,6 +31,7 @@ import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
 import * as agentKnowledgeBases from "./031-agent-knowledge-bases.js";
 import * as agentHandoffs from "./032-agent-handoffs.js";
+import * as agentTransferMode from "./033-agent-transfer-mode.js";
 
 /**
  * Migrations in order, bundled in the build (no directory scanning at run time).
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "030-agent-intents": agentIntents,
   "031-agent-knowledge-bases": agentKnowledgeBases,
   "032-agent-handoffs": agentHandoffs,
+  "033-agent-transfer-mode": agentTransferMode,
 };
 
 export const migrationProvider: MigrationProvider = {

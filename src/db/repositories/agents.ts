@@ -12,6 +12,14 @@ export const AGENT_STATUSES = ["active", "inactive"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 /**
+ * How a call is passed to `transfer_number` (issue 31): `cold` hands it over at once (SIP REFER,
+ * the carrier's transfer); `warm` has Parley call the person first and tell them what the call
+ * is about before connecting the caller.
+ */
+export const TRANSFER_MODES = ["cold", "warm"] as const;
+export type TransferMode = (typeof TRANSFER_MODES)[number];
+
+/**
  * A custom HTTP tool of an agent, as stored and shown (`tools` on the agent). When the dialogue
  * calls it, Parley POSTs the arguments to `url`, signed with the account secret named
  * `signing_secret`; header values may hold `{{secrets.NAME}}`, filled in only for the request.
@@ -68,7 +76,7 @@ export interface AgentHandoff {
 }
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "tools" | "intents" | "knowledge_base_ids" | "handoffs"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "transfer_mode" | "tools" | "intents" | "knowledge_base_ids" | "handoffs"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
@@ -80,6 +88,7 @@ export interface AgentRecord
   handoffs: AgentHandoff[];
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
+  transfer_mode: TransferMode;
   status: AgentStatus;
 }
 
@@ -119,6 +128,7 @@ function toRecord(row: AgentTable): AgentRecord {
     transfer_enabled: row.transfer_enabled === 1,
     status: row.status as AgentStatus,
     endpointing_mode: row.endpointing_mode as EndpointingMode,
+    transfer_mode: row.transfer_mode as TransferMode,
   };
 }
 

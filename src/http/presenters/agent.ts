@@ -18,6 +18,7 @@ export function presentAgent(agent: AgentRecord) {
     transfer_enabled: agent.transfer_enabled,
     transfer_number: agent.transfer_number,
     transfer_message: agent.transfer_message,
+    transfer_mode: agent.transfer_mode,
     endpointing_mode: agent.endpointing_mode,
     endpointing_ms: agent.endpointing_ms,
     analysis_fields: agent.analysis_fields,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES, KNOWLEDGE_SEARCH_TOOL } from "../../../engine/index.js";
-import { AGENT_STATUSES } from "../../db/repositories/agents.js";
+import { AGENT_STATUSES, TRANSFER_MODES } from "../../db/repositories/agents.js";
 import { isReservedHeader, SECRET_REFERENCE } from "../../services/http-tool-rules.js";
 import { CALL_TOOL_NAMES } from "../../telephony/call-tool-definitions.js";
 import { AGENT_MODELS, AGENT_LIMITS, INTENT_FAILURE_DEFAULT } from "../../services/agent-defaults.js";
@@ -167,6 +167,7 @@ const agentFields = {
   transfer_enabled: z.boolean({ error: "must be true or false" }),
   transfer_number: e164("transfer_number").nullable(),
   transfer_message: nonBlank(L.transferMessage),
+  transfer_mode: z.enum(TRANSFER_MODES, { error: `must be one of ${TRANSFER_MODES.join(", ")}` }),
   endpointing_mode: z.enum(ENDPOINTING_MODES, { error: `must be one of ${ENDPOINTING_MODES.join(", ")}` }),
   endpointing_ms: intField(100, 3000),
   analysis_fields: analysisFields,
@@ -222,6 +223,7 @@ export const createAgentBody = z
     transfer_enabled: agentFields.transfer_enabled.optional(),
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
+    transfer_mode: agentFields.transfer_mode.optional(),
     endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
@@ -256,6 +258,7 @@ export const updateAgentBody = z
     transfer_enabled: agentFields.transfer_enabled.optional(),
     transfer_number: agentFields.transfer_number.optional(),
     transfer_message: agentFields.transfer_message.optional(),
+    transfer_mode: agentFields.transfer_mode.optional(),
     endpointing_mode: agentFields.endpointing_mode.optional(),
     endpointing_ms: agentFields.endpointing_ms.optional(),
     analysis_fields: agentFields.analysis_fields.optional(),
@@ -299,6 +302,9 @@ export const agentSchema = z.object({
   transfer_enabled: z.boolean(),
   transfer_number: z.string().nullable(),
   transfer_message: z.string(),
+  transfer_mode: z
+    .enum(TRANSFER_MODES)
+    .describe("how a call is passed to transfer_number: `cold` hands it over at once (the carrier's transfer); `warm` has Parley call transfer_number first, tell the person who answers what the call is about, then connect the caller"),
   endpointing_mode: z
     .enum(ENDPOINTING_MODES)
     .describe("how the end of the caller's turn is decided: `fixed` waits endpointing_ms of silence; `adaptive` ends a complete-sounding turn after a short pause and waits longer for an incomplete one, never past endpointing_ms"),

@@ -21,7 +21,7 @@ describe("database migrations", () => {
   it("create the schema on a new file, then leave an existing database and its rows alone", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "nested", "parley.db");
     const first = openDatabase(file);
-    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound", "019-nodes", "020-credit-holds", "021-rate-windows", "022-change-notifications", "023-rate-leases", "024-number-carriers", "025-carrier-stream-tokens", "026-delivery-notifications", "027-secrets", "028-agent-tools", "029-knowledge-bases", "030-agent-intents", "031-agent-knowledge-bases", "032-agent-handoffs"]);
+    expect((await migrateToLatest(first)).applied).toEqual(["001-initial", "002-nullable-call-numbers", "003-events", "004-phone-number-approval", "005-hashed-media-token", "006-webhook-deliveries", "007-campaign-runner", "008-call-results", "009-appointment-reminders", "010-endpointing-mode", "011-web-call-tokens", "012-retention", "013-list-indexes", "014-list-items-in-indexes", "015-call-counts", "016-idempotency-secrets", "017-canonical-phone-numbers", "018-reminder-call-inbound", "019-nodes", "020-credit-holds", "021-rate-windows", "022-change-notifications", "023-rate-leases", "024-number-carriers", "025-carrier-stream-tokens", "026-delivery-notifications", "027-secrets", "028-agent-tools", "029-knowledge-bases", "030-agent-intents", "031-agent-knowledge-bases", "032-agent-handoffs", "033-agent-transfer-mode"]);
     const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(first);
     expect(mode.rows[0]?.journal_mode).toBe("wal");
     await first
@@ -217,6 +217,23 @@ describe("database migrations", () => {
     const agents = new AgentsRepository(db);
     expect(await agents.findById("agent_1")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 500 });
     expect(await agents.findById("agent_2")).toMatchObject({ endpointing_mode: "fixed", endpointing_ms: 1200 });
+    await db.destroy();
+  });
+
+  it("keep the agents stored before transfer modes (033) transferring as they did: cold", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "parley-db-")), "parley.db");
+    const old = openDatabase(file);
+    expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("032-agent-handoffs")).error).toBeUndefined();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_1', 'A', 'pro', 5, 's', '{}', 't', 't')`.execute(old);
+    await sql`INSERT INTO agents (id, account_id, name, system_prompt, voice_id, language, model, temperature, max_tokens, interruption_threshold,
+        end_call_phrases, status, metadata, transfer_enabled, transfer_number, transfer_message, endpointing_ms, created_at, updated_at)
+      VALUES ('agent_1', 'acct_1', 'A', 'p', 'flite-slt', 'en-US', 'llm-large', 0.7, 150, 0.5, '[]', 'active', '{}', 1, '+14155550100', 'hold', 500, 't', 't')`.execute(old);
+    await old.destroy();
+
+    const db = openDatabase(file);
+    expect((await migrateToLatest(db)).applied).toEqual(await migrationsFrom("033-agent-transfer-mode"));
+    expect(await new AgentsRepository(db).findById("agent_1")).toMatchObject({ transfer_enabled: true, transfer_number: "+14155550100", transfer_mode: "cold" });
     await db.destroy();
   });
 
