@@ -18,6 +18,7 @@ export {
 } from "./analysis/call-analysis.js";
 export { CallAnalyzer, DEFAULT_ANALYSIS_TIMEOUT_MS, type CallAnalyzerOptions } from "./analysis/call-analyzer.js";
 export { BUILT_IN_DATA_KEYS, analyzeByRules } from "./analysis/rules-call-analysis.js";
+export { transferBriefing, type BriefingInput } from "./analysis/transfer-briefing.js";
 export { REMINDER_PURPOSE } from "./providers/llm/rules/reminder-conversation.js";
 export { spokenDate, spokenTime } from "./providers/llm/rules/spoken-date-time.js";
 export { readServices } from "./providers/llm/rules/agent-profile.js";

@@ -117,7 +117,11 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       started.push(() => gateway.close());
       const sip = sipAccess ? await SipGateway.start(config.sip, sipAccess, services, gateway, logger) : undefined;
       if (sip) started.push(() => sip.close());
-      const dispatcher = new CallDispatcher(services, services.callLifecycle, chooseCarriers(config, { services, sip, api }), gateway, logger);
+      const carriers = chooseCarriers(config, { services, sip, api });
+      // Warm transfers call the person through the SIP trunk (docs/transfers.md); without one they are cold.
+      const trunk = carriers.carrier("sip");
+      if (trunk) gateway.warmTransfersThrough((call, signal) => trunk.dial({ ...call, metadata: {} }, signal));
+      const dispatcher = new CallDispatcher(services, services.callLifecycle, carriers, gateway, logger);
       started.push(() => dispatcher.stop());
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
       media = { engine, gateway, sip, dispatcher, carrierWebhooks };

@@ -14,6 +14,11 @@ export class CarrierChoice {
     private readonly numbers: PhoneNumbersService,
   ) {}
 
+  /** The carrier `name` when this node has it set up. */
+  carrier(name: CarrierName): Carrier | undefined {
+    return this.available.get(name);
+  }
+
   /** The call's carrier, or the name of one it needs that is not set up here. */
   async forCall(call: { account_id: string; from_number: string | null }): Promise<Carrier | { missing: CarrierName }> {
     const number = call.from_number ? await this.numbers.findActiveByNumber(call.account_id, call.from_number) : undefined;

@@ -14,6 +14,8 @@ import type { LiveCallControl } from "../services/calls.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { logCallEvent } from "./call-event-log.js";
 import { CallTools } from "./call-tools.js";
+import { HeldLine } from "./held-line.js";
+import { WarmTransfers, type PersonLine } from "./warm-transfer.js";
 import { reminderCall } from "./reminder-opening.js";
 import { CREDIT_EXHAUSTED_LINE, CreditWatch } from "./credit-watch.js";
 import { EngineShare, type EngineSlot } from "./engine-share.js";
@@ -49,6 +51,8 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   private readonly endListeners: Array<(accountId: string) => void> = [];
   /** The engine's call slots, shared fairly between accounts. */
   private readonly share: EngineShare;
+  /** Warm transfers, once a line to call the person through is known (see `warmTransfersThrough`). */
+  private warm: WarmTransfers | undefined;
 
   constructor(
     private readonly services: Services,
@@ -95,6 +99,14 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     return this.share.take(accountId);
   }
 
+  /**
+   * Agents with `transfer_mode` `warm` transfer their SIP calls warm from now on, calling the
+   * person through `dialPerson` (the SIP trunk). Without it, every transfer is cold.
+   */
+  warmTransfersThrough(dialPerson: PersonLine): void {
+    this.warm = new WarmTransfers(this.engine, dialPerson, this.logger);
+  }
+
   /** Called with the account of every call once its end is stored (a concurrent-call slot is free). */
   onCallEnded(listener: (accountId: string) => void): void {
     this.endListeners.push(listener);
@@ -126,6 +138,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     this.accepting = false;
     clearInterval(this.heartbeat);
     await Promise.allSettled([...this.live.keys()].map((callId) => this.hangUp(callId)));
+    this.warm?.closeAll();
     for (const endpoint of this.endpoints.values()) endpoint.close();
   }
 
@@ -141,8 +154,11 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     metrics.callStarted(transport.protocol);
     let stored!: () => void;
     let summary: LiveCallEnd;
+    // A warm transfer keeps the caller's line when the session ends, to brief the person and bridge.
+    const held = this.warm && setup.agent.transfer_mode === "warm" && transport.protocol === "sip" ? new HeldLine(transport) : null;
+    let handedOn: Promise<unknown> | undefined;
     try {
-      const session = await this.createSession(call, setup, transport, log);
+      const session = await this.createSession(call, setup, held ?? transport, log);
       this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
       let transferNumber: string | null = null;
       session.on("event", (event) => {
@@ -169,6 +185,11 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       }
       const ended = await session.ended;
       credit.stop();
+      if (held?.held && transferNumber) {
+        const { agent } = await this.callAgent(call, setup.agent, setup.context);
+        const maxBridgeMs = Math.max(0, setup.maxDuration * 1000 - ended.durationMs);
+        handedOn = this.warm!.start({ callId: call.id, accountId: call.account_id, caller: held, to: transferNumber, from: call.direction === "inbound" ? call.phone_number : call.from_number, agent, summary: ended, maxBridgeMs }).briefed;
+      }
       summary = {
         status: ended.reason === "transferred" ? "transferred" : FAILED_END_REASONS.has(ended.reason) ? "failed" : "completed",
         durationMs: ended.durationMs,
@@ -189,6 +210,8 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     } finally {
       metrics.callEnded(transport.protocol, summary.status);
       this.live.delete(call.id);
+      // The person's briefing runs on this call's engine slot.
+      await handedOn;
       slot.release();
       stored?.();
       for (const listener of this.endListeners) listener(call.account_id);
