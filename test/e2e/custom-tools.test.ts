@@ -6,7 +6,7 @@ import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
 import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
-import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
+import { AGENT_QUIET_MS, agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { startWebhookReceiver, verifyParleySignature, type ReceiverAnswer, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -14,10 +14,13 @@ import { startWebhookReceiver, verifyParleySignature, type ReceiverAnswer, type 
 // stand-in speaking its wire protocol), answered by the integrator's receiver on loopback.
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
-/** What the caller sends: the speech stand-ins "hear" a scripted text in it, whatever it says. */
-const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples;
+/** What the caller sends: one second of speech (the stand-ins "hear" a scripted text in it, whatever it says). */
+const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples.subarray(4000, 20000);
 const SIGNING_SECRET = "whsec-tool-signing-0123456789";
 const API_TOKEN = "orders-api-token-abcdef";
+/** The agents' greeting and the model's answer to a failed tool: short, as the stand-in speaks in real time. */
+const GREETING = "Hello.";
+const FAILURE_REPLY = "Sorry, that failed.";
 
 let standins: StandinServer;
 let app: TestApp;
@@ -36,7 +39,7 @@ function modelReply(request: ChatRequest): StandinReply {
   const answer = JSON.parse(String(tool.content)) as { status?: string; error?: string };
   // The tool message is {status: "ok", ...answer} or {status: "error", error}.
   // A failure is said briefly (the stand-in speaks in real time); what the tool reported is checked on the tool_call event.
-  return { text: answer.error === undefined ? `Your order is ${answer.status}.` : "Sorry, I could not look that up." };
+  return { text: answer.error === undefined ? `Your order is ${answer.status}.` : FAILURE_REPLY };
 }
 
 beforeAll(async () => {
@@ -75,7 +78,7 @@ async function callWithTool(answer: (index: number) => ReceiverAnswer | Promise<
   orders.answer((_request, index) => answer(index));
   const agent = await app.request("POST", "/v1/agents", {
     key: acct.key,
-    body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: "Hello, order desk.", tools: [orderStatusTool(timeoutMs)] },
+    body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: GREETING, tools: [orderStatusTool(timeoutMs)] },
   });
   expect(agent.status, JSON.stringify(agent.body)).toBe(201);
   const client = await scriptedCall(app.baseUrl, acct.key, agent.body.id, LINE, 1);
@@ -107,7 +110,7 @@ describe("a custom HTTP tool on a call", () => {
     orders.answer(() => ({ status: 200, body: JSON.stringify({ status: "shipped", internal_note: "customer owes 40 dollars" }) }));
     const agent = await app.request("POST", "/v1/agents", {
       key: acct.key,
-      body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: "Hello, order desk.", tools: [orderStatusTool()] },
+      body: { name: "Orders", system_prompt: "You tell customers where their orders are.", voice_id: "openai-alloy", first_message: GREETING, tools: [orderStatusTool()] },
     });
     const web = await app.request("POST", "/v1/calls/web", { key: acct.key, body: { agent_id: agent.body.id } });
     expect(web.status, JSON.stringify(web.body)).toBe(201);
@@ -115,9 +118,9 @@ describe("a custom HTTP tool on a call", () => {
     // No API key: the single-use token is the browser's only credential.
     const client = await NativeMediaClient.connect(url, "none", 16000);
     client.startStreaming();
-    await client.waitForAgentSilence(900, 0, 15_000);
+    await client.waitForAgentSilence(AGENT_QUIET_MS, 0, 15_000);
     const saidAt = await client.say(LINE);
-    await client.waitForAgentSilence(900, saidAt, 15_000);
+    await client.waitForAgentSilence(AGENT_QUIET_MS, saidAt, 15_000);
     client.hangUp();
     await client.closed;
     expect(agentLines(client).at(-1)).toBe("Your order is shipped.");
@@ -136,7 +139,7 @@ describe("a custom HTTP tool on a call", () => {
     expect(toolCalls).toHaveLength(1);
     expect(toolCalls[0]).toMatchObject({ name: "order_status", ok: false });
     expect(toolCalls[0].error).toMatch(told);
-    expect(said).toBe("Sorry, I could not look that up.");
+    expect(said).toBe(FAILURE_REPLY);
     expect(JSON.stringify(toolCalls)).not.toContain(API_TOKEN);
   }, 60_000);
 
@@ -197,14 +200,14 @@ describe("a custom HTTP tool through a rules agent's intent", () => {
         name: "Orders",
         system_prompt: "You tell customers where their orders are.",
         voice_id: "openai-alloy",
-        first_message: "Hello, order desk.",
+        first_message: GREETING,
         tools: [orderStatusTool()],
         intents: [{ examples: ["where is my order", "track my order"], tool: "order_status", slots: [{ name: "order_id", question: "What is your order number?" }], reply: "Your order {{order_id}} is {{status}}." }],
       },
     });
     expect(agent.status, JSON.stringify(agent.body)).toBe(201);
     const client = await scriptedCall(rulesApp.baseUrl, rulesAcct.key, agent.body.id, LINE, callerSays.length);
-    expect(agentLines(client)).toEqual(["Hello, order desk.", "What is your order number?", expect.stringMatching(/^Your order 123 is out for delivery\./)]);
+    expect(agentLines(client)).toEqual([GREETING, "What is your order number?", expect.stringMatching(/^Your order 123 is out for delivery\./)]);
     const [request] = orders.received.slice(before);
     expect(request!.body).toMatchObject({ tool: "order_status", arguments: { order_id: "123" } });
     expect(verifyParleySignature(request!.headers["x-parley-signature"] as string, request!.rawBody, SIGNING_SECRET)).toBe(true);

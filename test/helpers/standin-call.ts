@@ -16,6 +16,12 @@ export function standinProviders(url: string, options: { chat?: boolean } = {}):
 }
 
 /**
+ * How long the agent must stay quiet before its answer counts as finished. With the stand-ins'
+ * 50 ms delays the lines of one answer (a hand-off's, a tool call's) are less than 300 ms apart.
+ */
+export const AGENT_QUIET_MS = 500;
+
+/**
  * A native-protocol call to `agentId`: after the greeting the caller says `line` `turns` times,
  * each time waiting until the agent has finished answering, then hangs up. Resolves with the
  * client once the call has closed (its messages hold the transcript and tool calls).
@@ -23,10 +29,10 @@ export function standinProviders(url: string, options: { chat?: boolean } = {}):
 export async function scriptedCall(baseUrl: string, key: string, agentId: string, line: Int16Array, turns: number): Promise<NativeMediaClient> {
   const client = await NativeMediaClient.connect(`${baseUrl.replace(/^http/, "ws")}/media/ws?agent_id=${agentId}&sample_rate=16000`, key, 16000);
   client.startStreaming();
-  await client.waitForAgentSilence(900, 0, 15_000);
+  await client.waitForAgentSilence(AGENT_QUIET_MS, 0, 15_000);
   for (let i = 0; i < turns; i++) {
     const saidAt = await client.say(line);
-    await client.waitForAgentSilence(900, saidAt, 15_000);
+    await client.waitForAgentSilence(AGENT_QUIET_MS, saidAt, 15_000);
   }
   client.hangUp();
   await client.closed;
