@@ -80,7 +80,9 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     // Each used to print a stack trace and then hang with the engine's workers running, so a
     // service manager saw it up. A process still running after 30 s is killed (code null).
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
-    const base = { PARLEY_DATA_DIR: dataDir, PARLEY_HOST: "127.0.0.1", PARLEY_SIP_HOST: "127.0.0.1" };
+    // One session and one TTS worker: still an engine whose threads would keep a hung process
+    // up, at less start-up cost than one per core (about 0.7 s per process here).
+    const base = { PARLEY_DATA_DIR: dataDir, PARLEY_HOST: "127.0.0.1", PARLEY_SIP_HOST: "127.0.0.1", PARLEY_SESSION_WORKERS: "1", PARLEY_TTS_WORKERS: "1" };
     const udp = dgram.createSocket("udp4");
     const tcp = net.createServer();
     await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
