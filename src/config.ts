@@ -5,6 +5,7 @@ import { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_CALLS, DEFAULT_MAX_SERVER_TRAN
 import { LOG_LEVELS } from "./core/logger.js";
 import type { ProviderChoice } from "../engine/index.js";
 import { CHAIN_FILE_KEYS, chainSecrets, CONFIG_STAGES, ProviderConfigError, providerSettingRows, stageChain, type ConfigStage, type RawStage } from "./provider-settings.js";
+import { CARRIERS, type CarrierName } from "./core/carrier-names.js";
 
 /**
  * One typed, validated configuration for the server and the CLI.
@@ -24,8 +25,7 @@ export interface PlanLimits {
   queuedCalls: number;
 }
 
-export const CARRIERS = ["simulator", "sip", "twilio", "telnyx", "vonage"] as const;
-export type CarrierName = (typeof CARRIERS)[number];
+export { CARRIERS, type CarrierName };
 
 /** The longest retention an account or the service may set: a hundred years. */
 export const RETENTION_MAX_DAYS = 36_500;

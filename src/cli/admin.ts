@@ -14,35 +14,9 @@ import { print } from "./output.js";
 import { backupDatabase, restoreDatabase } from "./database-backup.js";
 import { migrateToPostgres } from "./migrate-to-postgres.js";
 import { findTwilioNumber, pointAtParley, twilioNumberSetup } from "./twilio-number-setup.js";
+import { ADMIN_USAGE } from "./usage.js";
 
-export const ADMIN_USAGE = `parley admin <command> [options]   (add --json for machine-readable output)
-
-  account create --name NAME --plan pro|agency [--credits N]
-  account list
-  account show --account ID
-  account plan --account ID --plan pro|agency
-  account limits --account ID [--requests-per-minute N] [--agents N] [--webhooks N]
-                 [--concurrent-calls N] [--queued-calls N]       (a value of -1 clears the override)
-  account low-balance --account ID --threshold N   (credits.low below N; --threshold=-1: the default)
-  account retention --account ID --days N|--off|--default
-                 (ended calls' recordings, transcripts and analyses are removed N days after
-                  the call; --off: kept for ever; --default: PARLEY_RETENTION_DAYS)
-  key create --account ID --name NAME [--permissions a,b,...]    (default: *)
-  key list --account ID
-  key revoke --key KEY_ID
-  credits add --account ID --amount N [--description TEXT]
-  number add --account ID --number +E164 [--country US] [--region CA] [--friendly-name NAME]
-             [--agent AGENT_ID] [--carrier ${CARRIERS.join("|")}] [--configure]
-             (active at once; without --carrier: the default, PARLEY_CARRIER;
-             --configure: a Twilio number's voice URL is set at Twilio to this service)
-  number list [--status pending|active|inactive] [--account ID] [--number +E164]
-  number approve NUMBER_ID|+E164 [--account ID]     (a claim made with the API becomes active)
-  number reject NUMBER_ID|+E164 [--account ID]      (a claim or an active number becomes inactive)
-  backup --to FILE        (a consistent copy of the database, made while the service runs)
-  restore --from FILE     (with parley serve stopped: the backup replaces the database)
-  migrate-to-postgres --from FILE [--to postgres://...]   (default --to: PARLEY_DATABASE_URL)
-                 (with parley serve stopped: copies a SQLite database into an empty
-                  PostgreSQL one, in one transaction, and checks the row counts)`;
+export { ADMIN_USAGE };
 
 type Handler = (argv: string[], s: Services) => Promise<unknown>;
 

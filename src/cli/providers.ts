@@ -1,12 +1,9 @@
 import { PROVIDER_STAGES, providersOf } from "../../engine/index.js";
 import type { Config } from "../config.js";
 import { configStageOf, providerFields } from "../provider-settings.js";
+import { PROVIDERS_USAGE } from "./usage.js";
 
-export const PROVIDERS_USAGE = `parley providers [--json]
-
-Lists the speech and language providers by stage (asr, llm, tts), with the chain this
-configuration uses and each provider's settings: variable, default and meaning (a credential's
-value is never shown, only whether it is set). See docs/engines.md.`;
+export { PROVIDERS_USAGE };
 
 interface ListedProvider {
   name: string;

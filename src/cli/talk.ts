@@ -4,13 +4,7 @@ import { bytesToPcm16, encodeWav, parseWav, pcm16ToBytes, Resampler } from "../.
 import { integer, parseOptions, required, UsageError } from "./args.js";
 import { startAudioPlayer } from "./audio-player.js";
 
-export const TALK_USAGE = `parley talk --agent AGENT_ID [--url http://localhost:8080] [--key KEY]
-            [--input caller.wav] [--output heard.wav] [--wait-ms 2500]
-
-Talks to an agent over the native media protocol (/media/ws): your microphone (sox's rec)
-and your speakers (sox's play), or --input to speak a WAV file and --output to write what
-the agent said. Without a working player (no sound device, sox not installed) the call goes
-on without sound and says so once on stderr. The key comes from --key or PARLEY_API_KEY.`;
+export { TALK_USAGE } from "./usage.js";
 
 const RATE = 16000;
 const FRAME = RATE / 50;
