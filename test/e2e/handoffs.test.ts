@@ -4,9 +4,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
-import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
-import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
-import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { agentLines, scriptedCall, startStandinApp } from "../helpers/standin-call.js";
+import type { TestAccount, TestApp } from "../helpers/test-app.js";
 import { untilValue } from "../helpers/until.js";
 
 // Issue 31: a call passed from one agent to another on the same line, through an
@@ -17,7 +16,6 @@ import { untilValue } from "../helpers/until.js";
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
 /** What the caller sends: one second of speech (the stand-in recognizer hears the scripted words in any). */
 const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples.subarray(4000, 20000);
-const DELAYS = { asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 };
 const FRONT_PROMPT = "You are the front desk of Acme Energy.";
 const BILLING_PROMPT = "You answer billing questions for Acme Energy.";
 
@@ -37,7 +35,7 @@ function storedCall(app: TestApp, acct: TestAccount, callId: string) {
 }
 
 describe("a hand-off decided by a chat model", () => {
-  let standins: StandinServer;
+  let world: Awaited<ReturnType<typeof startStandinApp>>;
   let app: TestApp;
   let acct: TestAccount;
   const chatRequests: ChatRequest[] = [];
@@ -53,14 +51,12 @@ describe("a hand-off decided by a chat model", () => {
   }
 
   beforeAll(async () => {
-    standins = await startStandinServer(DELAYS, 0, { chatReply: modelReply, asrTranscript: ({ index }) => ["i was charged twice", "can you fix it"][index - 1] ?? "goodbye" });
-    app = await startTestApp({}, standinProviders(standins.url, { chat: true }));
-    acct = await app.account({ credits: 100 });
+    world = await startStandinApp({ chatReply: modelReply, callerSays: () => ["i was charged twice", "can you fix it"] });
+    ({ app, acct } = world);
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
-    await standins?.close();
+    await world?.close();
   });
 
   it("passes the caller on: the new agent's voice, prompt and first message, the conversation so far in its context, one transcript", async () => {
@@ -79,7 +75,7 @@ describe("a hand-off decided by a chat model", () => {
     expect(handoff).toEqual({ type: "handoff", from_agent_id: frontId, to_agent_id: billingId, to_agent_name: "Bill" });
 
     // Each line in its agent's voice.
-    const voices = new Map(standins.speechRequests().map((r) => [r.input, r.voice]));
+    const voices = new Map(world.standins.speechRequests().map((r) => [r.input, r.voice]));
     expect(["Front desk, hello.", "Let me pass you to billing.", "Billing desk, hello.", "I can see the double charge and will refund it."].map((line) => voices.get(line))).toEqual(["alloy", "alloy", "nova", "nova"]);
 
     // The front desk was offered the hand-off; billing got its own prompt and the conversation so far.
@@ -109,19 +105,17 @@ describe("a hand-off decided by a chat model", () => {
 });
 
 describe("a hand-off through a rules agent's intent", () => {
-  let standins: StandinServer;
+  let world: Awaited<ReturnType<typeof startStandinApp>>;
   let app: TestApp;
   let acct: TestAccount;
 
   beforeAll(async () => {
-    standins = await startStandinServer(DELAYS, 0, { asrTranscript: ({ index }) => ["i have a question about my bill", "why was i charged twice"][index - 1] ?? "goodbye" });
-    app = await startTestApp({}, standinProviders(standins.url));
-    acct = await app.account({ credits: 100 });
+    world = await startStandinApp({ callerSays: () => ["i have a question about my bill", "why was i charged twice"] });
+    ({ app, acct } = world);
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
-    await standins?.close();
+    await world?.close();
   });
 
   it("says the intent's reply, then the billing agent answers from its own FAQ in its own voice", async () => {
@@ -145,7 +139,7 @@ describe("a hand-off through a rules agent's intent", () => {
     const lines = agentLines(client);
     expect(lines.slice(0, 3)).toEqual(["Front desk, hello.", "Let me pass you to billing.", "Billing desk, how can I help?"]);
     expect(lines[3]).toMatch(/^A second charge is a hold that drops off within three days\./);
-    const voices = new Map(standins.speechRequests().map((r) => [r.input, r.voice]));
+    const voices = new Map(world.standins.speechRequests().map((r) => [r.input, r.voice]));
     expect(voices.get("Let me pass you to billing.")).toBe("alloy");
     expect(voices.get("Billing desk, how can I help?")).toBe("nova");
     const callId = client.messages.find((m) => m.message.type === "connected")!.message.call_id as string;

@@ -4,9 +4,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWav } from "../../engine/audio/wav.js";
 import type { ChatRequest, StandinReply } from "../../scripts/standins/openai-chat-standin.js";
-import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
-import { agentLines, scriptedCall, standinProviders } from "../helpers/standin-call.js";
-import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { agentLines, scriptedCall, startStandinApp } from "../helpers/standin-call.js";
+import type { TestAccount, TestApp } from "../helpers/test-app.js";
 
 // Issue 31: agents answer callers from the account's documents: a rules agent says the best
 // passage's sentence, a chat model gets the passages in its prompt; a question the documents do
@@ -17,7 +16,6 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const LINE = parseWav(readFileSync(path.join(FIXTURES, "opening-hours.16k.wav"))).samples.subarray(4000, 20000);
 /** The agents' greeting: short, as the stand-in speaks in real time. */
 const GREETING = "Hello.";
-const DELAYS = { asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 };
 
 const DOCUMENTS = [
   { name: "hours.md", type: "text/markdown", body: "# Opening hours\n\nWe are open Monday to Friday from 9 am to 5 pm. On Saturdays we open at 10 am and close at noon.\n" },
@@ -56,17 +54,15 @@ async function call(app: TestApp, acct: TestAccount, agentId: string) {
 }
 
 describe("a rules agent with a knowledge base", () => {
-  let standins: StandinServer;
+  let world: Awaited<ReturnType<typeof startStandinApp>>;
   let app: TestApp;
   let acct: TestAccount;
   beforeAll(async () => {
-    standins = await startStandinServer(DELAYS, 0, { asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
-    app = await startTestApp({}, standinProviders(standins.url));
-    acct = await app.account({ credits: 100 });
+    world = await startStandinApp({ callerSays: () => callerSays });
+    ({ app, acct } = world);
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
-    await standins?.close();
+    await world?.close();
   });
 
   it("answers from the right passage, says it does not know what the documents do not cover, and forgets a deleted document", async () => {
@@ -110,7 +106,7 @@ describe("a rules agent with a knowledge base", () => {
 });
 
 describe("a chat model agent with a knowledge base", () => {
-  let standins: StandinServer;
+  let world: Awaited<ReturnType<typeof startStandinApp>>;
   let app: TestApp;
   let acct: TestAccount;
   /** The stand-in model answers with the first passage its prompt was given, or says it does not know. */
@@ -120,13 +116,11 @@ describe("a chat model agent with a knowledge base", () => {
     return { text: passage ? `${passage[1]}: ${passage[2]}` : "I do not know." };
   };
   beforeAll(async () => {
-    standins = await startStandinServer(DELAYS, 0, { chatReply: model, asrTranscript: ({ index }) => callerSays[index - 1] ?? "goodbye" });
-    app = await startTestApp({}, standinProviders(standins.url, { chat: true }));
-    acct = await app.account({ credits: 100 });
+    world = await startStandinApp({ chatReply: model, callerSays: () => callerSays });
+    ({ app, acct } = world);
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
-    await standins?.close();
+    await world?.close();
   });
 
   it("gets the passages matching the caller's words in its prompt, turn by turn", async () => {

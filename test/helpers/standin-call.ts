@@ -1,4 +1,7 @@
+import type { ChatStandinOptions } from "../../scripts/standins/openai-chat-standin.js";
+import { startStandinServer, type StandinServer } from "../../scripts/standins/standin-server.js";
 import { NativeMediaClient } from "./media-client.js";
+import { startTestApp, type TestAccount, type TestApp } from "./test-app.js";
 
 /**
  * The settings of a service whose speech recognition and synthesis (and, with `chat`, its
@@ -12,6 +15,31 @@ export function standinProviders(url: string, options: { chat?: boolean } = {}):
     ...(options.chat ? { PARLEY_LLM_PROVIDER: "openai", PARLEY_LLM_URL: url } : {}),
     PARLEY_TTS_PROVIDER: "openai",
     PARLEY_TTS_URL: url,
+  };
+}
+
+/** Stand-in delays for tests about what is said, not when: each stage answers within 50 ms. */
+export const QUICK_STANDINS = { asrFinalMs: 50, llmFirstTokenMs: 50, llmTokenMs: 5, ttsFirstByteMs: 50 } as const;
+
+/**
+ * A service whose speech (and, with `chatReply`, its dialogue: else the rules dialogue) are
+ * quick stand-ins, with an account holding 100 credits. The stand-in recognizer hears the
+ * lines `callerSays()` gives (asked at each call, so a test can script the next one) in turn
+ * in whatever the caller sends, then "goodbye".
+ */
+export async function startStandinApp(options: { chatReply?: ChatStandinOptions["reply"]; callerSays: () => readonly string[] }): Promise<{ standins: StandinServer; app: TestApp; acct: TestAccount; close(): Promise<void> }> {
+  const { chatReply, callerSays } = options;
+  const standins = await startStandinServer(QUICK_STANDINS, 0, { ...(chatReply ? { chatReply } : {}), asrTranscript: ({ index }) => callerSays()[index - 1] ?? "goodbye" });
+  const app = await startTestApp({}, standinProviders(standins.url, { chat: chatReply !== undefined }));
+  const acct = await app.account({ credits: 100 });
+  return {
+    standins,
+    app,
+    acct,
+    close: async () => {
+      await app.close();
+      await standins.close();
+    },
   };
 }
 
