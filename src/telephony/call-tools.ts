@@ -50,6 +50,11 @@ export class CallTools implements ToolExecutor {
     this.definitions = this.definitionsFor(agent, settings);
   }
 
+  /** The agent on the line: the call's own, or the one it was last handed off to. */
+  get agentOnLine(): AgentRecord {
+    return this.agent;
+  }
+
   /**
    * The session passed the caller to `agentId` (its `handoff` event): from now on the tools are
    * that agent's. A hand-off the session did not carry out (the caller cut the reply short)
@@ -121,7 +126,7 @@ export class CallTools implements ToolExecutor {
       return { ok: false, error: offered.length > 0 && this.settingsOf ? `agent_id must be one of ${offered.join(", ")}` : "this agent passes callers to no other agent" };
     }
     const agent = await this.services.agents.get(this.call.account_id, id).catch(() => null);
-    if (!agent) return { ok: false, error: "that agent is no longer available; help the caller yourself" };
+    if (!agent || agent.status !== "active") return { ok: false, error: "that agent is no longer available; help the caller yourself" };
     const settings = await this.settingsOf(agent);
     this.ready.set(id, { agent, settings });
     return { ok: true, data: { status: "handing_off", agent_name: agent.name }, then: { handoff: { agent: settings, tools: this.definitionsFor(agent, settings) } } };

@@ -21,10 +21,12 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
   /**
    * `deaf`: the far end's audio is not passed on (a briefing is said whole: a person saying
    * "hello?" as they pick up, or their phone's echo, must not cut it short as a barge-in).
+   * `holdsTransfer`: asked when the session transfers, whether to hold the line (the agent on
+   * the line transfers warm) or let the transfer through as it is (cold). Default: hold.
    */
   constructor(
     readonly line: MediaTransport,
-    options: { deaf?: boolean } = {},
+    private readonly options: { deaf?: boolean; holdsTransfer?: () => boolean } = {},
   ) {
     super();
     const audio = (frame: AudioFrame) => void (options.deaf || this.emit("audio", frame));
@@ -60,7 +62,7 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
   }
 
   sendEvent(event: CallEvent): void {
-    if (event.type === "transfer" && event.number) this.transferTo = event.number;
+    if (event.type === "transfer" && event.number && (this.options.holdsTransfer?.() ?? true)) this.transferTo = event.number;
     else this.line.sendEvent(event);
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { callLatency, type AgentSettings, type CallEndReason, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
+import { callLatency, type AgentSettings, type CallEndReason, type CallSummary, type Engine, type LiveCall, type MediaTransport } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { clientAddressKey } from "../core/client-address-key.js";
 import { FixedWindowRateLimiter, rateLimitExceeded } from "../core/fixed-window-rate-limiter.js";
@@ -43,8 +43,8 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   /** Upgrades per client address, counted before any authentication. */
   private readonly upgrades = new FixedWindowRateLimiter();
   private readonly endpoints: ReadonlyMap<string, MediaEndpoint>;
-  /** Live calls: the session and the promise that settles once its end is stored. */
-  private readonly live = new Map<string, { session: LiveCall; stored: Promise<void> }>();
+  /** Live calls: the session, the promise that settles once its end is stored, and how to end a warm transfer under way. */
+  private readonly live = new Map<string, { session: LiveCall; stored: Promise<void>; endTransfer?: () => void }>();
   /** Marks live calls alive in the database, with their transcript so far, so a crash leaves their last moment and words known (see LiveCallsService.recoverInterrupted). */
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
@@ -116,6 +116,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   async hangUp(callId: string): Promise<boolean> {
     const call = this.live.get(callId);
     if (!call) return false;
+    call.endTransfer?.();
     await call.session.stop("stopped");
     await call.stored;
     return true;
@@ -154,12 +155,16 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     metrics.callStarted(transport.protocol);
     let stored!: () => void;
     let summary: LiveCallEnd;
-    // A warm transfer keeps the caller's line when the session ends, to brief the person and bridge.
-    const held = this.warm && setup.agent.transfer_mode === "warm" && transport.protocol === "sip" ? new HeldLine(transport) : null;
-    let handedOn: Promise<unknown> | undefined;
+    // A warm transfer keeps the caller's line when the session ends, to brief the person and bridge
+    // (whether it is warm is asked at the transfer: the agent on the line then decides).
+    let tools: CallTools | undefined;
+    const held = this.warm && transport.protocol === "sip" ? new HeldLine(transport, { holdsTransfer: () => tools?.agentOnLine.transfer_mode === "warm" }) : null;
     try {
-      const session = await this.createSession(call, setup, held ?? transport, log);
-      this.live.set(call.id, { session, stored: new Promise<void>((resolve) => (stored = resolve)) });
+      const created = await this.createSession(call, setup, held ?? transport, log);
+      const { session } = created;
+      tools = created.tools;
+      const live: { session: LiveCall; stored: Promise<void>; endTransfer?: () => void } = { session, stored: new Promise<void>((resolve) => (stored = resolve)) };
+      this.live.set(call.id, live);
       let transferNumber: string | null = null;
       session.on("event", (event) => {
         if (event.type === "transfer") transferNumber = event.number;
@@ -170,7 +175,9 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
         reservations: this.services.reservations,
         onExhausted: (withinMs) => {
           log.info({ within_ms: withinMs }, "the account's credit does not cover the next minute: ending the call");
-          void session.hangUpWith(CREDIT_EXHAUSTED_LINE, "credit_exhausted", withinMs);
+          // During a warm transfer the session is over: the transfer (the bridge) is ended instead.
+          if (live.endTransfer) setTimeout(() => live.endTransfer?.(), withinMs);
+          else void session.hangUpWith(CREDIT_EXHAUSTED_LINE, "credit_exhausted", withinMs);
         },
         onError: (err) => log.warn({ err }, "balance not read for the call's next minute; trying again"),
       });
@@ -184,15 +191,12 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
         void session.stop("error");
       }
       const ended = await session.ended;
+      // A warm transfer: the call goes on (held, then bridged), counted and charged as before, until it is over.
+      const transferredMs = held?.held && transferNumber ? await this.transferWarm(call, setup, held, transferNumber, ended, tools!, live) : 0;
       credit.stop();
-      if (held?.held && transferNumber) {
-        const { agent } = await this.callAgent(call, setup.agent, setup.context);
-        const maxBridgeMs = Math.max(0, setup.maxDuration * 1000 - ended.durationMs);
-        handedOn = this.warm!.start({ callId: call.id, accountId: call.account_id, caller: held, to: transferNumber, from: call.direction === "inbound" ? call.phone_number : call.from_number, agent, summary: ended, maxBridgeMs }).briefed;
-      }
       summary = {
         status: ended.reason === "transferred" ? "transferred" : FAILED_END_REASONS.has(ended.reason) ? "failed" : "completed",
-        durationMs: ended.durationMs,
+        durationMs: ended.durationMs + transferredMs,
         transcript: ended.transcript,
         recordingPath: ended.recording?.path ?? null,
         transferNumber,
@@ -210,12 +214,35 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     } finally {
       metrics.callEnded(transport.protocol, summary.status);
       this.live.delete(call.id);
-      // The person's briefing runs on this call's engine slot.
-      await handedOn;
       slot.release();
       stored?.();
       for (const listener of this.endListeners) listener(call.account_id);
     }
+  }
+
+  /**
+   * Carries out the warm transfer of a call whose session ended `transferred` on a held line
+   * (see WarmTransfers), with the agent on the line at the transfer briefing the person; resolves
+   * once it is over with how long it took (the hold, the briefing and the bridge: the call's
+   * own time, billed with it). The call's engine slot stays taken meanwhile.
+   */
+  private async transferWarm(call: CallRecord, setup: LiveCallStart, held: HeldLine, to: string, ended: CallSummary, tools: CallTools, live: { endTransfer?: () => void }): Promise<number> {
+    const startedAt = Date.now();
+    const onLine = tools.agentOnLine;
+    const agent = onLine.id === setup.agent.id ? (await this.callAgent(call, setup.agent, setup.context)).agent : toAgentSettings(onLine);
+    const transfer = this.warm!.start({
+      callId: call.id,
+      accountId: call.account_id,
+      caller: held,
+      to,
+      from: call.direction === "inbound" ? call.phone_number : call.from_number,
+      agent,
+      summary: ended,
+      maxBridgeMs: Math.max(0, setup.maxDuration * 1000 - ended.durationMs),
+    });
+    live.endTransfer = transfer.end;
+    await transfer.done;
+    return Date.now() - startedAt;
   }
 
   /**
@@ -241,7 +268,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     return { agent, context, appointment };
   }
 
-  private async createSession(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, log: Logger): Promise<LiveCall> {
+  private async createSession(call: CallRecord, setup: LiveCallStart, transport: MediaTransport, log: Logger): Promise<{ session: LiveCall; tools: CallTools }> {
     const { agent, context, appointment } = await this.callAgent(call, setup.agent, setup.context);
     await this.checkTransfer(call, agent, log);
     // An agent the call is handed off to runs as the first one does, its transfer checked the same way.
@@ -269,7 +296,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       if (event.type === "recording_failed") this.services.storageHealth.failed("recording", event, { call_id: call.id, account_id: call.account_id });
       else if (event.type === "recording") this.services.storageHealth.succeeded("recording");
     });
-    return session;
+    return { session, tools };
   }
 
   /**

@@ -54,20 +54,30 @@ export class WarmTransfers {
 
   /**
    * Carries out `request`; `briefed` resolves once the person has been briefed or it came to
-   * nothing (the engine is then no longer used), `done` once the lines are closed.
+   * nothing (the engine is then no longer used), `done` once the lines are closed or handed on
+   * cold, with how long the two were bridged (0: never). `end` ends the bridge (the call ended
+   * through the API, its credit ran out).
    */
-  start(request: WarmTransferRequest): { briefed: Promise<WarmTransferOutcome>; done: Promise<void> } {
+  start(request: WarmTransferRequest): { briefed: Promise<WarmTransferOutcome>; done: Promise<number>; end(): void } {
     const log = this.logger.child({ call_id: request.callId, account_id: request.accountId });
-    let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    const briefed = this.connect(request, log, settle).catch((err: unknown) => {
+    let settle!: (bridgedMs: number) => void;
+    const done = new Promise<number>((resolve) => (settle = resolve));
+    const control = { end: () => {}, ended: false };
+    const briefed = this.connect(request, log, settle, control).catch((err: unknown) => {
       log.error({ err }, "warm transfer failed: transferring cold");
       request.caller.release();
-      settle();
+      settle(0);
       return { outcome: "cold" as const, reason: "error" };
     });
     void briefed.then(({ outcome, reason }) => log.info({ event: "call.warm_transfer", outcome, reason }, "warm transfer"));
-    return { briefed, done };
+    return {
+      briefed,
+      done,
+      end: () => {
+        control.ended = true;
+        control.end();
+      },
+    };
   }
 
   /** Ends every bridge (shutting down). */
@@ -75,17 +85,22 @@ export class WarmTransfers {
     for (const end of [...this.live]) end();
   }
 
-  private async connect(request: WarmTransferRequest, log: Logger, settle: () => void): Promise<WarmTransferOutcome> {
+  private async connect(request: WarmTransferRequest, log: Logger, settle: (bridgedMs: number) => void, control: { end: () => void; ended: boolean }): Promise<WarmTransferOutcome> {
     const { caller } = request;
     const callerGone = new AbortController();
     const onCallerHangup = () => callerGone.abort();
     caller.line.once("hangup", onCallerHangup);
+    // Ended from outside before the bridge: as if the caller had hung up (their line is closed at the end).
+    control.end = () => {
+      callerGone.abort();
+      caller.line.close("ended");
+    };
     const finish = (outcome: WarmTransferOutcome): WarmTransferOutcome => {
       caller.line.off("hangup", onCallerHangup);
-      settle();
+      settle(0);
       return outcome;
     };
-    if (caller.line.closed) return finish({ outcome: "abandoned", reason: "the caller hung up before the transfer" });
+    if (caller.line.closed || control.ended) return finish({ outcome: "abandoned", reason: "the caller hung up before the transfer" });
 
     const ringing = AbortSignal.any([callerGone.signal, AbortSignal.timeout(RING_MS)]);
     const dialled = await this.dialPerson({ id: `${request.callId}-transfer`, accountId: request.accountId, to: request.to, from: request.from }, ringing);
@@ -111,7 +126,7 @@ export class WarmTransfers {
       return finish({ outcome: "cold", reason: `the lines' audio cannot be relayed (${caller.line.protocol} ${caller.line.inputSampleRate} Hz, ${person.line.protocol} ${person.line.inputSampleRate} Hz)` });
     }
     caller.line.off("hangup", onCallerHangup);
-    this.bridge(caller.line, person.line, request.maxBridgeMs, settle);
+    control.end = this.bridge(caller.line, person.line, request.maxBridgeMs, settle);
     return { outcome: "bridged", reason: "both sides connected" };
   }
 
@@ -147,8 +162,9 @@ export class WarmTransfers {
     await session.stop("transferred");
   }
 
-  /** Relays each side's audio to the other until either hangs up or `maxMs` has passed. */
-  private bridge(caller: MediaTransport, person: MediaTransport, maxMs: number, settle: () => void): void {
+  /** Relays each side's audio to the other until either hangs up, `maxMs` has passed or the returned function is called. */
+  private bridge(caller: MediaTransport, person: MediaTransport, maxMs: number, settle: (bridgedMs: number) => void): () => void {
+    const startedAt = Date.now();
     const toPerson = (frame: Parameters<MediaTransport["sendAudio"]>[0]) => person.sendAudio(frame);
     const toCaller = (frame: Parameters<MediaTransport["sendAudio"]>[0]) => caller.sendAudio(frame);
     const end = () => {
@@ -158,7 +174,7 @@ export class WarmTransfers {
       person.off("audio", toCaller);
       caller.close("transfer ended");
       person.close("transfer ended");
-      settle();
+      settle(Date.now() - startedAt);
     };
     const limit = setTimeout(end, maxMs);
     this.live.add(end);
@@ -166,6 +182,7 @@ export class WarmTransfers {
     person.on("audio", toCaller);
     caller.once("hangup", end);
     person.once("hangup", end);
+    return end;
   }
 }
 

@@ -111,6 +111,7 @@ afterAll(async () => {
 describe("a warm transfer over SIP", () => {
   it("calls the person, who hears what the call is about before the caller is put through; then both hear each other", async () => {
     const call = await caller.invite({ to: `sip:${NUMBER}@${HOST}:${sipPort}`, from: "sip:+14155550123@127.0.0.1" }).result;
+    const connectedAt = Date.now();
     const callerEar = new Ear(call);
     let referred = false;
     call.on("refer", (refer) => {
@@ -154,8 +155,13 @@ describe("a warm transfer over SIP", () => {
     await call.hangUp();
     await personHungUp;
 
-    const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
-    const stored = list.body.data.find((c: { from_number: string }) => c.from_number === "+14155550123");
+    // The call lasted until the bridge ended: its duration (and bill) covers the hold, the briefing and the bridge.
+    const lasted = (Date.now() - connectedAt) / 1000;
+    const stored = await untilValue("the call stored as transferred", async () => {
+      const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
+      return list.body.data.find((c: { from_number: string }) => c.from_number === "+14155550123");
+    });
     expect(stored).toMatchObject({ phone_number: NUMBER, status: "transferred" });
+    expect(stored.duration).toBeGreaterThanOrEqual(Math.floor(lasted) - 2);
   }, 90_000);
 });

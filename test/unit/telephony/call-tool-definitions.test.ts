@@ -70,7 +70,7 @@ describe("the tools a call offers", () => {
   it("offers handoff to an agent with handoffs, readies only those agents, and switches to the new agent's tools once the session reports the hand-off", async () => {
     const front = { id: "agent_front", name: "Front", tools: [], knowledge_base_ids: [], handoffs: [{ agent_id: "agent_billing", description: "billing questions" }] } as unknown as AgentRecord;
     const refund = { name: "refund", description: "Refunds.", parameters: { type: "object", properties: {} } };
-    const billing = { id: "agent_billing", name: "Bill", tools: [refund], knowledge_base_ids: [], handoffs: [] } as unknown as AgentRecord;
+    const billing = { id: "agent_billing", name: "Bill", status: "active", tools: [refund], knowledge_base_ids: [], handoffs: [] } as unknown as AgentRecord;
     const stored = new Map([[billing.id, billing]]);
     const services = { agents: { get: async (_account: string, id: string) => stored.get(id) ?? Promise.reject(new Error("agent_not_found")) } } as unknown as Services;
     const settingsOf = async (agent: AgentRecord) => ({ id: agent.id, name: agent.name, transferEnabled: false }) as never;
@@ -89,7 +89,10 @@ describe("the tools a call offers", () => {
     tools.handedOff("agent_billing");
     expect(tools.definitions.map((t) => t.name)).toEqual(offered);
 
-    // A target deleted since the agent was saved is refused truthfully.
+    // A target made inactive, or deleted, since the agent was saved is refused truthfully.
+    stored.set(billing.id, { ...billing, status: "inactive" } as AgentRecord);
+    const paused = new CallTools(services, { account_id: "acct_1", agent_id: "agent_front" } as CallRecord, front, { transferEnabled: false }, pino({ level: "silent" }), null, null, settingsOf);
+    expect(await paused.execute("handoff", { agent_id: "agent_billing" })).toEqual({ ok: false, error: "that agent is no longer available; help the caller yourself" });
     stored.delete(billing.id);
     const again = new CallTools(services, { account_id: "acct_1", agent_id: "agent_front" } as CallRecord, front, { transferEnabled: false }, pino({ level: "silent" }), null, null, settingsOf);
     expect(await again.execute("handoff", { agent_id: "agent_billing" })).toEqual({ ok: false, error: "that agent is no longer available; help the caller yourself" });
