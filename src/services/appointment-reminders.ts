@@ -110,6 +110,11 @@ export class AppointmentReminders {
     this.loop.wake();
   }
 
+  /** Resolves once no pass is under way or requested. */
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
   /** Re-plans the pending reminders of the agent's scheduled appointments after its reminder settings or time zone changed. */
   async replanAgent(agent: AgentRecord, trx: Db): Promise<void> {
     const open = await trx

@@ -315,8 +315,10 @@ describe("barge-in", () => {
     const { call_id: callId } = await client.waitFor((m) => m.type === "connected");
     client.startStreaming();
     await new Promise((r) => setTimeout(r, 2500));
-    await client.say(fixtureAudio("okay", 16));
-    await client.waitForAgentSilence(1000);
+    const saidAt = await client.say(fixtureAudio("okay", 16));
+    // The end of the agent's turn (its transcript segment), not a second of silence: the agent
+    // pauses while the caller's words are recognized, which under load took over a second.
+    await client.waitFor((m) => m.type === "transcript" && m.role === "agent", saidAt - 5000, 30_000);
     expect(client.messages.some((m) => m.message.type === "interruption" || m.message.type === "clear")).toBe(false);
     client.close();
     const call = await waitForCallEnd(callId);

@@ -78,9 +78,12 @@ describe.concurrent("a caller who pauses mid-sentence", () => {
     expect(agent[1]?.toLowerCase()).toContain("what day would you like to come in");
   }, 60_000);
 
-  it("fixed 500 ms: the same sentence is answered in the pause, and its end becomes a second turn", async () => {
-    const { spoken, replyAt, user } = await pausingCaller({ endpointing_mode: "fixed" }, ["come-in-on", "day-and-time"], [800]);
-    expect(replyAt).toBeLessThan(spoken.endedAt);
+  // When the reply comes is a latency, measured by the benchmark: under load it came after the
+  // caller had finished (a stop-40 CI run). What fixed endpointing decides is the split.
+  it("fixed 500 ms: the pause ends the turn, and the sentence's end becomes a second turn", async () => {
+    const { user } = await pausingCaller({ endpointing_mode: "fixed" }, ["come-in-on", "day-and-time"], [800]);
     expect(user).toHaveLength(2);
+    expect(user[0]).not.toMatch(/tuesday/);
+    expect(user[1]).toMatch(/tuesday/);
   }, 60_000);
 });
