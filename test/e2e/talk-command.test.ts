@@ -82,22 +82,25 @@ describe("parley talk", () => {
     return lines[0]!;
   }
 
-  it("goes on without sound when sox's play is not installed", async () => {
-    // The CLI runs with this Node's absolute path: an empty PATH only hides play.
-    const line = await talkWithoutPlayer(mkdtempSync(path.join(os.tmpdir(), "parley-no-play-")));
-    expect(line).toContain("not installed");
-  }, 90_000);
+  // Two calls at once (CI time): each is a talk session of its own against the service.
+  describe.concurrent("without a sound device", () => {
+    it("goes on without sound when sox's play is not installed", async () => {
+      // The CLI runs with this Node's absolute path: an empty PATH only hides play.
+      const line = await talkWithoutPlayer(mkdtempSync(path.join(os.tmpdir(), "parley-no-play-")));
+      expect(line).toContain("not installed");
+    }, 90_000);
 
-  it("goes on without sound when play stops reading (no sound device)", async () => {
-    // Its stdin closed while it still runs, as a play that failed to open the device and is on
-    // its way out: the agent's audio written to it gets EPIPE, which unhandled killed the
-    // process before the caller's words were printed. It runs until the command stops it.
-    const bin = mkdtempSync(path.join(os.tmpdir(), "parley-fake-play-"));
-    writeFileSync(path.join(bin, "play"), "#!/bin/sh\nexec 0<&-\nexec sleep 60\n");
-    chmodSync(path.join(bin, "play"), 0o755);
-    const line = await talkWithoutPlayer(`${bin}${path.delimiter}${process.env.PATH ?? ""}`);
-    expect(line).toContain("EPIPE");
-  }, 90_000);
+    it("goes on without sound when play stops reading (no sound device)", async () => {
+      // Its stdin closed while it still runs, as a play that failed to open the device and is on
+      // its way out: the agent's audio written to it gets EPIPE, which unhandled killed the
+      // process before the caller's words were printed. It runs until the command stops it.
+      const bin = mkdtempSync(path.join(os.tmpdir(), "parley-fake-play-"));
+      writeFileSync(path.join(bin, "play"), "#!/bin/sh\nexec 0<&-\nexec sleep 60\n");
+      chmodSync(path.join(bin, "play"), 0o755);
+      const line = await talkWithoutPlayer(`${bin}${path.delimiter}${process.env.PATH ?? ""}`);
+      expect(line).toContain("EPIPE");
+    }, 90_000);
+  });
 
   it("says clearly when the key is missing", async () => {
     const result = await runCli(["talk", "--agent", "agent_x", "--url", app.baseUrl], { PARLEY_API_KEY: "" });
