@@ -24,6 +24,8 @@ const NOT_REALTIME_E2E = [
   "test/e2e/log-hygiene.test.ts",
   "test/e2e/media-endpoint-limits.test.ts",
   "test/e2e/multi-node.test.ts",
+  "test/e2e/provider-fallback.test.ts",
+  "test/e2e/remote-providers.test.ts",
   "test/e2e/service-process.test.ts",
   "test/e2e/session-workers.test.ts",
   "test/e2e/web-calls.test.ts",
