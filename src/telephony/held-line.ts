@@ -15,7 +15,8 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
   /** The session has ended with the transfer: the line is ours to hand on. */
   held = false;
   sendDtmf?: (digits: string) => Promise<void>;
-  private readonly unlisten: Array<() => void> = [];
+  /** Stops passing the line's events on (once the line is held or closed). */
+  private readonly detach: () => void;
   private keepOnClose = false;
 
   /**
@@ -34,7 +35,7 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
     const mark = (name: string) => this.emit("mark", name);
     const hangup = (reason: string) => this.emit("hangup", reason);
     line.on("audio", audio).on("dtmf", dtmf).on("mark", mark).on("hangup", hangup);
-    this.unlisten.push(() => line.off("audio", audio).off("dtmf", dtmf).off("mark", mark).off("hangup", hangup));
+    this.detach = () => void line.off("audio", audio).off("dtmf", dtmf).off("mark", mark).off("hangup", hangup);
     if (line.sendDtmf) this.sendDtmf = (digits) => line.sendDtmf!(digits);
   }
 
@@ -75,16 +76,16 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
     if (this.held) return;
     if ((this.keepOnClose || (reason === "transferred" && this.transferTo !== null)) && !this.line.closed) {
       this.held = true;
-      for (const unlisten of this.unlisten.splice(0)) unlisten();
+      this.detach();
       return;
     }
-    for (const unlisten of this.unlisten.splice(0)) unlisten();
+    this.detach();
     this.line.close(reason);
   }
 
   /** Gives up holding: the kept transfer goes to the far end as a cold transfer would, and the line closes. */
   release(): void {
-    for (const unlisten of this.unlisten.splice(0)) unlisten();
+    this.detach();
     if (this.transferTo !== null) this.line.sendEvent({ type: "transfer", number: this.transferTo });
     this.line.close("transferred");
   }
