@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SYSTEM_PACKAGES=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev gcc libc6-dev pkg-config sip-tester sox chromium firefox-esr postgresql kamailio festival festvox-kallpc16k festvox-us-slt-hts espeak-ng pocketsphinx-testdata)
+SYSTEM_PACKAGES=(pocketsphinx pocketsphinx-en-us libpocketsphinx-dev gcc libc6-dev pkg-config sip-tester tcpdump sox chromium firefox-esr postgresql kamailio festival festvox-kallpc16k festvox-us-slt-hts espeak-ng pocketsphinx-testdata)
 
 missing=()
 for pkg in "${SYSTEM_PACKAGES[@]}"; do

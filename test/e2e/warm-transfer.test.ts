@@ -1,28 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../engine/audio/audio-frame.js";
+import { decodeMulaw } from "../../engine/audio/mulaw.js";
 import { PocketsphinxProvider } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
+import { parseRtpPacket } from "../../engine/transports/sip/rtp-packet.js";
 import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { sendLikeAPhone } from "../helpers/phone-line.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
+import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
 import type { TestAccount, TestApp } from "../helpers/test-app.js";
+import { captureUdpTo, type CapturedDatagram, type UdpCapture } from "../helpers/udp-capture.js";
 import { until, untilValue } from "../helpers/until.js";
 
 // Issue 31: a warm transfer over SIP. A caller (a SIP user agent over UDP on loopback) presses 0;
 // the agent (transfer_mode warm) tells them to hold, calls the person at transfer_number through
-// the SIP trunk (a second user agent standing in for the person's phone), tells the person what
-// the call is about, then relays the two lines' audio to each other.
+// the SIP trunk, tells the person what the call is about, then relays the two lines' audio to
+// each other. The person's phone is sipp (`-sn uas -rtp_echo`: it answers and sends back every
+// RTP packet it gets). sipp cannot record what it hears, so tcpdump captures the datagrams
+// delivered to its media port, and the recognizer reads them.
 
 const NUMBER = "+14155550190";
 const TRANSFER_TO = "+14155550100";
 const HOLD_LINE = "Please hold while I connect you to our front desk.";
 
+type Frame = { at: number; samples: Int16Array };
+
 /** One side's line: the audio it receives, frame by frame, with when each arrived. */
 class Ear {
-  readonly frames: Array<{ at: number; samples: Int16Array }> = [];
-  constructor(call: SipCall) {
-    call.on("audio", (frame: AudioFrame) => this.frames.push({ at: Date.now(), samples: frame.samples }));
+  constructor(readonly frames: Frame[] = []) {}
+  /** What a SIP call receives, from now on. */
+  static of(call: SipCall): Ear {
+    const ear = new Ear();
+    call.on("audio", (frame: AudioFrame) => ear.frames.push({ at: Date.now(), samples: frame.samples }));
+    return ear;
+  }
+  /** What was delivered to sipp's media port: the G.711 u-law RTP captured on its way in. */
+  static ofCapture(datagrams: CapturedDatagram[]): Ear {
+    const frames: Frame[] = [];
+    for (const { at, payload } of datagrams) {
+      const rtp = parseRtpPacket(payload);
+      if (rtp.ok && rtp.packet.payloadType === 0) frames.push({ at, samples: decodeMulaw(rtp.packet.payload) });
+    }
+    return new Ear(frames);
   }
   /** When the first frame louder than speech level came after `since` (undefined: none yet). */
   voicedAfter(since: number): number | undefined {
@@ -72,16 +92,14 @@ let app: TestApp;
 let acct: TestAccount;
 let sipPort: number;
 let caller: SipUserAgent;
-let person: SipUserAgent;
-const personCalls: SipCall[] = [];
+let personSipPort: number;
+let capture: UdpCapture | undefined;
+let person: Sipp | undefined;
 
 beforeAll(async () => {
-  // The person's phone, reached through the service's SIP trunk.
-  person = await SipUserAgent.start({
-    host: HOST,
-    onInvite: (incoming) => void incoming.answer().then((call) => personCalls.push(call)),
-  });
-  ({ app, sipPort } = await startSipService("36000-36099", { PARLEY_SIP_TRUNK: `${HOST}:${person.port}` }));
+  // The person's phone, reached through the service's SIP trunk: sipp, started by the test.
+  personSipPort = await freeUdpPort(HOST);
+  ({ app, sipPort } = await startSipService("36000-36099", { PARLEY_SIP_TRUNK: `${HOST}:${personSipPort}` }));
   acct = await app.account({ credits: 100 });
   const agent = await app.request("POST", "/v1/agents", {
     key: acct.key,
@@ -103,16 +121,22 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await person?.cleanup();
+  await capture?.stop();
   await caller?.close();
-  await person?.close();
   await app?.close();
 });
 
 describe("a warm transfer over SIP", () => {
-  it("calls the person, who hears what the call is about before the caller is put through; then both hear each other", async () => {
+  it("calls the person (sipp), who hears what the call is about before the caller is put through; then both hear each other", async () => {
+    const personMediaPort = await freeUdpPort(HOST);
+    capture = await captureUdpTo(personMediaPort);
+    const heardByPerson = async () => Ear.ofCapture(await capture!.datagrams());
+    person = await startSipp(["-sn", "uas", "-rtp_echo", "-m", "1", "-i", HOST, "-p", String(personSipPort), "-mp", String(personMediaPort)], { timeoutSeconds: 80 });
+
     const call = await caller.invite({ to: `sip:${NUMBER}@${HOST}:${sipPort}`, from: "sip:+14155550123@127.0.0.1" }).result;
     const connectedAt = Date.now();
-    const callerEar = new Ear(call);
+    const callerEar = Ear.of(call);
     let referred = false;
     call.on("refer", (refer) => {
       referred = true;
@@ -125,38 +149,40 @@ describe("a warm transfer over SIP", () => {
     await call.sendDtmf("0");
     const asked = Date.now();
 
-    // The person is called once the hold line has been said, and hears the briefing.
-    const personCall = await untilValue("the person's phone to be called", () => personCalls[0], 20_000);
-    const personEar = new Ear(personCall);
-    const answeredAt = Date.now();
-    await until("the briefing to be said", () => personEar.quietAfterVoice(answeredAt, 1000), 30_000);
+    // The person is called once the hold line has been said: Parley's RTP reaches sipp's port.
+    const answeredAt = await untilValue("audio sent to the person's phone", async () => (await heardByPerson()).frames[0]?.at, 20_000);
+    // The caller, on hold, talks over the briefing: none of it may reach the person yet.
+    await untilValue("the briefing to start", async () => (await heardByPerson()).voicedAfter(answeredAt), 10_000);
+    await sendLikeAPhone(call, fixtureAudio("yes-please", 8));
+    await until("the briefing to be said", async () => (await heardByPerson()).quietAfterVoice(answeredAt, 1000), 30_000);
     const briefedAt = Date.now();
-    const briefing = await recognise(personEar.between(answeredAt, briefedAt));
+    const briefing = await recognise((await heardByPerson()).between(answeredAt, briefedAt));
     // "Hello, this is Desk from Acme Dental, with a caller for you. I am connecting you now.", as
     // the general model hears the agent's voice over the line ("...with the color for you...").
     expect(briefing).toMatch(/^hello this is .* for you/);
-    // Meanwhile the caller heard the hold line and nothing of the briefing; their line stayed up, with no REFER.
+    expect(briefing).not.toMatch(/yes|please/);
+    // Meanwhile the caller heard the hold line and nothing of the briefing (nor sipp's echo of
+    // it); their line stayed up, with no REFER.
     expect(await recognise(callerEar.between(asked, answeredAt))).toMatch(/hold/);
     expect(callerEar.voicedAfter(answeredAt + 500)).toBeUndefined();
     expect(referred).toBe(false);
     expect(callerHungUp).toBe(false);
 
-    // Bridged: the person's words reach the caller, the caller's reach the person.
-    const personSpoke = Date.now();
-    await sendLikeAPhone(personCall, fixtureAudio("yes-please", 8), { thenSilenceMs: 200 });
-    expect(callerEar.voicedAfter(personSpoke)).toBeDefined();
-    expect(await recognise(callerEar.between(personSpoke, Date.now()))).toMatch(/yes/);
+    // Bridged: the caller's words reach the person's phone, and its echo of them comes back.
     const callerSpoke = Date.now();
     await sendLikeAPhone(call, fixtureAudio("opening-hours", 8), { thenSilenceMs: 200 });
-    expect(await recognise(personEar.between(callerSpoke, Date.now()))).toMatch(/opening hours/);
+    await until("the echo through the bridge", () => callerEar.quietAfterVoice(callerSpoke, 500), 10_000);
+    expect(await recognise((await heardByPerson()).between(callerSpoke, Date.now()))).toMatch(/opening hours/);
+    expect(await recognise(callerEar.between(callerSpoke, Date.now()))).toMatch(/opening hours/);
 
-    // The caller hangs up: the person's line is hung up too.
-    const personHungUp = new Promise<void>((resolve) => personCall.once("hangup", () => resolve()));
+    // The caller hangs up: the person's line is hung up too (sipp's scenario ends with the BYE it answers).
     await call.hangUp();
-    await personHungUp;
+    const lasted = (Date.now() - connectedAt) / 1000;
+    // (sipp exits 4 s after the BYE: its uas scenario waits for a repeated BYE.)
+    const personEnded = await person.exited;
+    expect(personEnded.code, personEnded.output).toBe(0);
 
     // The call lasted until the bridge ended: its duration (and bill) covers the hold, the briefing and the bridge.
-    const lasted = (Date.now() - connectedAt) / 1000;
     const stored = await untilValue("the call stored as transferred", async () => {
       const list = await app.request("GET", "/v1/calls?direction=inbound&status=transferred", { key: acct.key });
       return list.body.data.find((c: { from_number: string }) => c.from_number === "+14155550123");

@@ -28,12 +28,15 @@ export interface Sipp {
   cleanup(): Promise<void>;
 }
 
-/** Runs sipp in a temp directory (its logs go there; `pcap/` points at sip-tester's pcaps). */
-export async function startSipp(args: string[]): Promise<Sipp> {
+/**
+ * Runs sipp in a temp directory (its logs go there; `pcap/` points at sip-tester's pcaps). It
+ * fails if its scenario has not finished after `timeoutSeconds` (default 30).
+ */
+export async function startSipp(args: string[], { timeoutSeconds = 30 } = {}): Promise<Sipp> {
   expect(existsSync(SIPP), `${SIPP} is missing: run the setup script`).toBe(true);
   const cwd = await mkdtemp(join(tmpdir(), "parley-sipp-"));
   await symlink(PCAP_DIR, join(cwd, "pcap"));
-  const child = spawn(SIPP, [...args, "-nostdin", "-trace_err", "-timeout", "30s", "-timeout_error"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(SIPP, [...args, "-nostdin", "-trace_err", "-timeout", `${timeoutSeconds}s`, "-timeout_error"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
