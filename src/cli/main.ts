@@ -3,7 +3,7 @@ import { logLineScrubber } from "../core/log-scrub.js";
 import { StartupError } from "../core/startup-error.js";
 import { UsageError } from "./args.js";
 import { usageFor, wantsHelp } from "./help.js";
-import { ADMIN_USAGE, MIGRATE_USAGE, PROVIDERS_USAGE, SERVE_USAGE, TALK_USAGE, USAGE } from "./usage.js";
+import { ADMIN_USAGE, MIGRATE_USAGE, PROVIDERS_USAGE, SERVE_USAGE, TALK_USAGE, TEST_USAGE, USAGE } from "./usage.js";
 
 // Each command's modules are loaded when it runs: the service and the engine take over a second
 // to import, which help and a mistyped command need not wait for.
@@ -17,6 +17,7 @@ function helpFor(command: string, rest: string[]): string | undefined {
   if (command === "migrate") return MIGRATE_USAGE;
   if (command === "admin") return usageFor(ADMIN_USAGE, rest);
   if (command === "talk") return TALK_USAGE;
+  if (command === "test") return TEST_USAGE;
   if (command === "providers") return PROVIDERS_USAGE;
   return undefined;
 }
@@ -52,6 +53,8 @@ async function run(argv: string[]): Promise<number> {
         process.stderr.write(`parley ${command}: ${err.message}\n`);
         return 2;
       }
+    case "test":
+      return (await import("./test-command.js")).testCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -40,6 +40,17 @@ and your speakers (sox's play), or --input to speak a WAV file and --output to w
 the agent said. Without a working player (no sound device, sox not installed) the call goes
 on without sound and says so once on stderr. The key comes from --key or PARLEY_API_KEY.`;
 
+export const TEST_USAGE = `parley test FILE.json --agent AGENT_ID [--url http://localhost:8080] [--key KEY]
+            [--timeout-s 600] [--json]
+
+Runs the agent's test scenarios (FILE.json: {"scenarios": [...]}, the body of
+POST /v1/agents/{id}/test-runs, sent as it is), prints each scenario's progress on stderr as
+it finishes, then PASS, FAIL or ERROR per scenario, with a failed one's expectations (expected
+and seen) and transcript; --json prints the final test run object instead. Exit code 0 when
+the run passed, 1 when it failed, 2 on an error (the run's, the API's, a usage mistake, or
+--timeout-s seconds passed: the run goes on, its id is printed). The key comes from --key or
+PARLEY_API_KEY.`;
+
 export const PROVIDERS_USAGE = `parley providers [--json]
 
 Lists the speech and language providers by stage (asr, llm, tts), with the chain this
@@ -62,6 +73,7 @@ export const USAGE = `Usage: parley <command>   (parley <command> --help for one
   migrate            create or upgrade the database, then exit
   admin ...          accounts, API keys, credits and numbers (parley admin for the list)
   talk ...           talk to an agent from this terminal (see below)
+  test FILE.json ... run an agent's test scenarios through the API (see below)
   providers          the speech and language providers, their settings and the chains in use
 
 The latency benchmark is npm run bench (npm run bench -- --help), outside the service's command.
@@ -70,4 +82,6 @@ Configuration: PARLEY_* environment variables or parley.config.json (see docs/co
 
 ${ADMIN_USAGE}
 
-${TALK_USAGE}`;
+${TALK_USAGE}
+
+${TEST_USAGE}`;
