@@ -42,6 +42,7 @@ export { TwilioTransport } from "./transports/websocket/twilio-transport.js";
 export { TelnyxTransport, type TelnyxStartInfo } from "./transports/websocket/telnyx-transport.js";
 export { VonageTransport, type VonageStartInfo } from "./transports/websocket/vonage-transport.js";
 export { Resampler } from "./audio/resampler.js";
+export { EmbeddedSpeech } from "./providers/tts/embedded-speech.js";
 export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, DEFAULT_MAX_CALLS, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";

@@ -13,6 +13,7 @@ import { listen, type RunningServer } from "./http/server.js";
 import { createServices, type ServiceOptions, type Services } from "./services/container.js";
 import { StorageHealth } from "./services/storage-health.js";
 import type { DatabaseWriteObserver } from "./db/write-observer.js";
+import { TestRunRunner } from "./telephony/test-run-runner.js";
 import { CallDispatcher } from "./telephony/call-dispatcher.js";
 import { MediaGateway } from "./telephony/media-gateway.js";
 import { recordingsDir } from "./services/recording-files.js";
@@ -36,7 +37,7 @@ export interface Parley {
   http: RunningServer;
   logger: Logger;
   /** The media engine, its WebSocket endpoints and (unless PARLEY_SIP_PORT=0) SIP; absent when PARLEY_ENGINE=0. */
-  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher; carrierWebhooks: Router[] } | undefined;
+  media: { engine: Engine; gateway: MediaGateway; sip: SipGateway | undefined; dispatcher: CallDispatcher; testRuns: TestRunRunner; carrierWebhooks: Router[] } | undefined;
   /**
    * Graceful stop: no new calls, live calls get up to `graceMs` (default 0) to end by
    * themselves before they are hung up, then open requests finish and the database is closed.
@@ -123,8 +124,12 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       if (trunk) gateway.warmTransfersThrough((call, signal) => trunk.dial({ ...call, metadata: {} }, signal));
       const dispatcher = new CallDispatcher(services, services.callLifecycle, carriers, gateway, logger);
       started.push(() => dispatcher.stop());
+      // Agent test runs play their scenarios on this engine, each call in a slot of its own.
+      const testRuns = new TestRunRunner(services, engine, (accountId) => gateway.admit(accountId), logger);
+      services.testRuns.carryOutWith(testRuns);
+      started.push(() => testRuns.close());
       services.calls.onQueued((accountId) => dispatcher.kick(accountId));
-      media = { engine, gateway, sip, dispatcher, carrierWebhooks };
+      media = { engine, gateway, sip, dispatcher, testRuns, carrierWebhooks };
       services.calls.attachLiveControl(media.gateway);
       // Ends asked of this node by others (POST /v1/calls/{id}/end on another node).
       services.callCommands.attach(media.gateway);
@@ -179,6 +184,8 @@ function running({ config, services, http, logger, media, db }: Omit<Parley, "st
         await services.retention.stop();
         media?.dispatcher.stop();
         media?.sip?.stopAccepting();
+        // Test runs under way end as error (their scenarios' calls are simulated: nothing to drain).
+        await media?.testRuns.close();
         await media?.gateway.drain(options.graceMs ?? 0);
         await media?.gateway.close();
         await media?.sip?.close();

@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   knowledgeBase: "kb_",
   kbDocument: "kbdoc_",
   kbPassage: "kbp_",
+  testRun: "testrun_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

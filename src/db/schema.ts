@@ -459,6 +459,22 @@ export interface CarrierStreamTokenTable {
   created_at: string;
 }
 
+/** An agent test run (see migration 034): its scenarios and their results as JSON text. */
+export interface TestRunTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  /** running | passed | failed | error */
+  status: string;
+  scenarios: string;
+  results: string;
+  error: string | null;
+  /** The node carrying the run while it is `running`. */
+  node_id: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -486,4 +502,5 @@ export interface Database {
   knowledge_bases: KnowledgeBaseTable;
   kb_documents: KbDocumentTable;
   kb_passages: KbPassageTable;
+  test_runs: TestRunTable;
 }

@@ -15,6 +15,8 @@ const STATUS_OF_CODE: Record<string, number> = {
   knowledge_base_limit_reached: 409,
   document_limit_reached: 409,
   passage_limit_reached: 409,
+  test_run_limit_reached: 409,
+  test_runs_unavailable: 409,
   agent_in_use: 409,
   agent_inactive: 409,
   invalid_campaign_state: 409,

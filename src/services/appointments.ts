@@ -149,9 +149,10 @@ export class AppointmentsService {
    * and overlapping none of its scheduled appointments. Otherwise nothing is stored and the
    * nearest free times are returned to offer instead. A call that has booked
    * `bookingsPerCall` appointments (cancelled ones too) books no more. Checked and stored in
-   * one transaction, so two calls cannot book the same time.
+   * one transaction, so two calls cannot book the same time. `dryRun` (an agent test run):
+   * checked the same way, but nothing is stored and no event written.
    */
-  async book(input: NewAppointment & { agent_id: string }, hours: BookingHours): Promise<BookingOutcome> {
+  async book(input: NewAppointment & { agent_id: string }, hours: BookingHours, options: { dryRun?: boolean } = {}): Promise<BookingOutcome> {
     const appointment = newAppointment(input);
     const wanted = { date: appointment.date, time: appointment.time, duration_minutes: appointment.duration_minutes };
     return this.db.transaction().execute(async (trx): Promise<BookingOutcome> => {
@@ -161,7 +162,7 @@ export class AppointmentsService {
       const taken = await this.appointments.scheduledOfAgent(input.agent_id, wanted.date, addDays(wanted.date, BOOKING_LOOKAHEAD_DAYS), trx);
       const refusal = bookingRefusal(hours, taken, wanted);
       if (refusal) return { refused: refusal, alternatives: nearestFreeTimes(hours, taken, wanted, OFFERED_TIMES) };
-      await this.store(appointment, trx);
+      if (!options.dryRun) await this.store(appointment, trx);
       return { booked: appointment };
     }).finally(() => this.changed());
   }

@@ -27,6 +27,7 @@ import { Outbox } from "./outbox.js";
 import { PhoneNumbersService } from "./phone-numbers.js";
 import { SecretsService } from "./secrets.js";
 import { KnowledgeBasesService } from "./knowledge-bases.js";
+import { TestRunsService } from "./test-runs.js";
 import { RecordingLinks } from "./recording-links.js";
 import { LocalRecordingStore } from "./local-recording-store.js";
 import type { RecordingStore } from "./recording-store.js";
@@ -72,6 +73,10 @@ export interface Services {
   secrets: SecretsService;
   /** The account's knowledge bases: documents cut into passages, searched for agents' answers. */
   knowledgeBases: KnowledgeBasesService;
+  /** Agent test runs: scenarios a simulated caller plays (carried out once the engine is up). */
+  testRuns: TestRunsService;
+  /** Writes ended calls' analyses: the model's when one is configured, else the deterministic one. */
+  analyzer: CallAnalyzer;
   /** Sends the outbox's deliveries (started by the composition root). */
   webhookDelivery: WebhookDeliveryWorker;
   webhookDeliveries: WebhookDeliveriesService;
@@ -180,7 +185,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings, nodeId });
   const callCommands = new CallCommands(db);
   calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall, commands: callCommands, nodeId });
-  const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, reservations, commands: callCommands, logger });
+  const testRuns = new TestRunsService(db, { agents, cursors, outbox, nodeId });
+  const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, reservations, commands: callCommands, testRuns, logger });
   const campaignRunner = new CampaignRunner(
     db,
     { pollMs: config.campaigns.pollMs, now: clock, perMinute: config.credits.perMinute },
@@ -218,6 +224,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     webhooks,
     secrets,
     knowledgeBases,
+    testRuns,
+    analyzer,
     webhookDelivery,
     webhookDeliveries,
     toolRequests: {

@@ -35,8 +35,8 @@ export const GUIDE_EVENTS = [
   "credits.low",
 ] as const;
 
-/** Parley's own events, which the reference does not list: a campaign's progress. */
-export const PARLEY_EVENTS = ["campaign.started", "campaign.paused", "campaign.completed", "campaign.cancelled"] as const;
+/** Parley's own events, which the reference does not list: a campaign's progress, an agent test run's end. */
+export const PARLEY_EVENTS = ["campaign.started", "campaign.paused", "campaign.completed", "campaign.cancelled", "test_run.completed"] as const;
 
 export type EventName = (typeof SUBSCRIPTION_EVENTS)[number] | (typeof GUIDE_EVENTS)[number] | (typeof PARLEY_EVENTS)[number];
 

@@ -10,6 +10,7 @@ import { CallsRepository } from "../db/repositories/calls.js";
 import type { CallCommands } from "./call-commands.js";
 import type { CreditReservations } from "./credit-reservations.js";
 import type { LiveCallsService } from "./live-calls.js";
+import type { TestRunsService } from "./test-runs.js";
 
 const NODE_ID_FILE = "node-id";
 
@@ -41,7 +42,7 @@ export class NodePresence {
   constructor(
     private readonly db: Db,
     private readonly config: Pick<Config, "node" | "engine">,
-    private readonly deps: { id: string; liveCalls: LiveCallsService; reservations: CreditReservations; commands: CallCommands; logger: Logger },
+    private readonly deps: { id: string; liveCalls: LiveCallsService; reservations: CreditReservations; commands: CallCommands; testRuns: TestRunsService; logger: Logger },
   ) {}
 
   get id(): string {
@@ -97,7 +98,10 @@ export class NodePresence {
   }
 
   private async recoverLost(includeOwn: boolean): Promise<number> {
-    const lost = await new CallsRepository(this.db).liveOfLostNodes(this.id, includeOwn, Date.now() - this.config.node.graceMs);
+    const since = Date.now() - this.config.node.graceMs;
+    const runs = await this.deps.testRuns.endLost(includeOwn, since);
+    if (runs > 0) this.deps.logger.warn({ test_runs: runs }, "ended as error the test runs of a stopped node");
+    const lost = await new CallsRepository(this.db).liveOfLostNodes(this.id, includeOwn, since);
     if (lost.length === 0) return 0;
     const closed = await this.deps.liveCalls.recoverInterrupted(lost);
     // At start the composition root reports them (calls of this node's previous process, mostly).

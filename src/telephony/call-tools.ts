@@ -46,6 +46,12 @@ export class CallTools implements ToolExecutor {
     private readonly appointment: AppointmentRecord | null = null,
     /** The engine's settings for an agent the call is handed off to; absent: no hand-offs. */
     private readonly settingsOf?: (agent: AgentRecord) => Promise<AgentSettings>,
+    /**
+     * An agent test run's call: bookings are checked against the calendar but not stored, and a
+     * do-not-call request is not listed; nothing a simulated caller says changes the account's
+     * records. HTTP tools are called for real (the integrator's API is what is being tested).
+     */
+    private readonly dryRun = false,
   ) {
     this.definitions = this.definitionsFor(agent, settings);
   }
@@ -96,7 +102,7 @@ export class CallTools implements ToolExecutor {
           return { ok: true, data: { status: "ending" }, then: { endCall: reason } };
         }
         case "do_not_call":
-          await this.services.doNotCall.calleeAsked(this.call);
+          if (!this.dryRun) await this.services.doNotCall.calleeAsked(this.call);
           return { ok: true, data: { status: "listed" } };
         case "send_dtmf":
           return await this.pressKeys(args);
@@ -219,6 +225,7 @@ export class CallTools implements ToolExecutor {
         ...(booking.duration_minutes !== undefined ? { duration_minutes: booking.duration_minutes } : {}),
       },
       hours.hours,
+      { dryRun: this.dryRun },
     );
     if ("booked" in outcome) {
       const { id, date, time } = outcome.booked;

@@ -704,6 +704,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an agent's test runs, newest first */
+        get: operations["listTestRuns"];
+        put?: never;
+        /** Test an agent: each scenario is a simulated call in which a caller says its lines, checked against what it should bring about (docs/test-runs.md) */
+        post: operations["createTestRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent_id}/test-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a test run: its status and, per scenario, the transcript, each turn's latency and each expectation with what was seen */
+        get: operations["getTestRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/calls/{call_id}/recording": {
         parameters: {
             query?: never;
@@ -3049,7 +3084,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    /** @description Event names from: call.started, call.ringing, call.answered, call.completed, call.failed, call.recording.ready, call.transcript.ready, agent.created, agent.updated, agent.deleted, call.initiated, call.transferred, appointment.created, appointment.updated, appointment.cancelled, appointment.reminder, phone_number.assigned, phone_number.released, credits.low, campaign.started, campaign.paused, campaign.completed, campaign.cancelled; or ["*"] alone for every event */
+                    /** @description Event names from: call.started, call.ringing, call.answered, call.completed, call.failed, call.recording.ready, call.transcript.ready, agent.created, agent.updated, agent.deleted, call.initiated, call.transferred, appointment.created, appointment.updated, appointment.cancelled, appointment.reminder, phone_number.assigned, phone_number.released, credits.low, campaign.started, campaign.paused, campaign.completed, campaign.cancelled, test_run.completed; or ["*"] alone for every event */
                     events: string[];
                     secret?: string;
                     description?: string | null;
@@ -3274,7 +3309,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    /** @description Event names from: call.started, call.ringing, call.answered, call.completed, call.failed, call.recording.ready, call.transcript.ready, agent.created, agent.updated, agent.deleted, call.initiated, call.transferred, appointment.created, appointment.updated, appointment.cancelled, appointment.reminder, phone_number.assigned, phone_number.released, credits.low, campaign.started, campaign.paused, campaign.completed, campaign.cancelled; or ["*"] alone for every event */
+                    /** @description Event names from: call.started, call.ringing, call.answered, call.completed, call.failed, call.recording.ready, call.transcript.ready, agent.created, agent.updated, agent.deleted, call.initiated, call.transferred, appointment.created, appointment.updated, appointment.cancelled, appointment.reminder, phone_number.assigned, phone_number.released, credits.low, campaign.started, campaign.paused, campaign.completed, campaign.cancelled, test_run.completed; or ["*"] alone for every event */
                     events?: string[];
                     secret?: string;
                     description?: string | null;
@@ -6309,6 +6344,384 @@ export interface operations {
             };
             /** @description Error codes: appointment_already_cancelled */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTestRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            agent_id: string;
+                            /** @enum {string} */
+                            status: "running" | "passed" | "failed" | "error";
+                            created_at: string;
+                            completed_at: string | null;
+                            /** @description why the run could not be carried out */
+                            error: string | null;
+                            scenarios: {
+                                name: string;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "passed" | "failed" | "error";
+                                error: string | null;
+                                transcript: {
+                                    /** @enum {string} */
+                                    role: "agent" | "user";
+                                    content: string;
+                                    timestamp: number;
+                                    agent_id?: string;
+                                }[] | null;
+                                turns: {
+                                    line: number;
+                                    /** @description from the end of the caller's line to the agent's first audio, as the caller heard it */
+                                    voice_to_voice_ms: number | null;
+                                }[];
+                                outcome: ("appointment_booked" | "information_provided" | "transferred" | "voicemail_left" | "callback_requested" | "do_not_call" | "not_interested" | "no_action" | "appointment_confirmed" | "appointment_cancelled" | "appointment_rescheduled") | null;
+                                expectations: {
+                                    name: string;
+                                    passed: boolean;
+                                    expected: unknown;
+                                    /** @description what the call showed; null when nothing */
+                                    seen: unknown;
+                                }[];
+                            }[];
+                        }[];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error codes: invalid_request, invalid_cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: forbidden, unauthorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: agent_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTestRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scenarios: {
+                        name: string;
+                        caller: {
+                            /** @description What the caller says, a line per agent turn, in the caller's voice */
+                            lines: string[];
+                            /**
+                             * @description An embedded voice (flite-* or festival-*, see GET /v1/voices)
+                             * @default flite-rms
+                             */
+                            voice?: string;
+                            /**
+                             * @description How long the agent must have been quiet before the caller's next line
+                             * @default 800
+                             */
+                            pause_ms?: number;
+                            /**
+                             * @description Background noise under the caller at this signal-to-noise ratio in dB; null: none
+                             * @default null
+                             */
+                            noise_db?: number | null;
+                            /**
+                             * @description Indexes (from 0) of the lines said over the agent rather than after it
+                             * @default []
+                             */
+                            barge_in?: number[];
+                        };
+                        /** @default {} */
+                        expect?: {
+                            /** @enum {string} */
+                            outcome?: "appointment_booked" | "information_provided" | "transferred" | "voicemail_left" | "callback_requested" | "do_not_call" | "not_interested" | "no_action" | "appointment_confirmed" | "appointment_cancelled" | "appointment_rescheduled";
+                            extracted_data?: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                            must_say?: string[];
+                            must_not_say?: string[];
+                            max_voice_to_voice_ms?: number;
+                            appointment?: {
+                                service?: string;
+                                date?: string;
+                                /** @enum {string} */
+                                weekday?: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                                time?: string;
+                                customer_name?: string;
+                            };
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agent_id: string;
+                        /** @enum {string} */
+                        status: "running" | "passed" | "failed" | "error";
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description why the run could not be carried out */
+                        error: string | null;
+                        scenarios: {
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "passed" | "failed" | "error";
+                            error: string | null;
+                            transcript: {
+                                /** @enum {string} */
+                                role: "agent" | "user";
+                                content: string;
+                                timestamp: number;
+                                agent_id?: string;
+                            }[] | null;
+                            turns: {
+                                line: number;
+                                /** @description from the end of the caller's line to the agent's first audio, as the caller heard it */
+                                voice_to_voice_ms: number | null;
+                            }[];
+                            outcome: ("appointment_booked" | "information_provided" | "transferred" | "voicemail_left" | "callback_requested" | "do_not_call" | "not_interested" | "no_action" | "appointment_confirmed" | "appointment_cancelled" | "appointment_rescheduled") | null;
+                            expectations: {
+                                name: string;
+                                passed: boolean;
+                                expected: unknown;
+                                /** @description what the call showed; null when nothing */
+                                seen: unknown;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: forbidden, unauthorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: agent_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: agent_inactive, test_run_limit_reached, test_runs_unavailable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: rate_limit_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agent_id: string;
+                        /** @enum {string} */
+                        status: "running" | "passed" | "failed" | "error";
+                        created_at: string;
+                        completed_at: string | null;
+                        /** @description why the run could not be carried out */
+                        error: string | null;
+                        scenarios: {
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "passed" | "failed" | "error";
+                            error: string | null;
+                            transcript: {
+                                /** @enum {string} */
+                                role: "agent" | "user";
+                                content: string;
+                                timestamp: number;
+                                agent_id?: string;
+                            }[] | null;
+                            turns: {
+                                line: number;
+                                /** @description from the end of the caller's line to the agent's first audio, as the caller heard it */
+                                voice_to_voice_ms: number | null;
+                            }[];
+                            outcome: ("appointment_booked" | "information_provided" | "transferred" | "voicemail_left" | "callback_requested" | "do_not_call" | "not_interested" | "no_action" | "appointment_confirmed" | "appointment_cancelled" | "appointment_rescheduled") | null;
+                            expectations: {
+                                name: string;
+                                passed: boolean;
+                                expected: unknown;
+                                /** @description what the call showed; null when nothing */
+                                seen: unknown;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Error codes: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: forbidden, unauthorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error codes: agent_not_found, test_run_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@ import { callRoutes } from "./calls.js";
 import { campaignRoutes } from "./campaigns.js";
 import { doNotCallRoutes } from "./do-not-call.js";
 import { eventRoutes } from "./events.js";
+import { testRunRoutes } from "./test-runs.js";
 import { knowledgeBaseRoutes } from "./knowledge-bases.js";
 import { phoneNumberRoutes } from "./phone-numbers.js";
 import { secretRoutes } from "./secrets.js";
@@ -15,5 +16,5 @@ import { webhookRoutes } from "./webhooks.js";
 
 /** Every /v1 operation, in the order the OpenAPI document lists them. */
 export function allRoutes(services: Services): RouteSpec[] {
-  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...secretRoutes(services), ...knowledgeBaseRoutes(services), ...eventRoutes(services), ...campaignRoutes(services), ...doNotCallRoutes(services), ...appointmentRoutes(services)];
+  return [...accountRoutes(services), ...agentRoutes(services), ...callRoutes(services), ...phoneNumberRoutes(services), ...voiceRoutes(services), ...webhookRoutes(services), ...secretRoutes(services), ...knowledgeBaseRoutes(services), ...eventRoutes(services), ...campaignRoutes(services), ...doNotCallRoutes(services), ...appointmentRoutes(services), ...testRunRoutes(services)];
 }
