@@ -43,6 +43,10 @@ export { TelnyxTransport, type TelnyxStartInfo } from "./transports/websocket/te
 export { VonageTransport, type VonageStartInfo } from "./transports/websocket/vonage-transport.js";
 export { Resampler } from "./audio/resampler.js";
 export { EmbeddedSpeech } from "./providers/tts/embedded-speech.js";
+export { REDACTION_KINDS, checkRedactSetting, compileRedaction, type Redaction, type RedactionKind, type RedactSetting, type CustomRedactionRule } from "./text/redaction/redaction-rules.js";
+export { redactText, redactJson } from "./text/redaction/redact-text.js";
+export { redactTranscript, type RedactedStretch } from "./text/redaction/redact-transcript.js";
+export { toneOverStretches } from "./recording/recording-redaction.js";
 export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, DEFAULT_MAX_CALLS, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";

@@ -77,6 +77,8 @@ export interface AgentTable {
   knowledge_base_ids: string;
   /** JSON array of the agents a call may be passed to ({agent_id, description}, AgentHandoff, migration 032). */
   handoffs: string;
+  /** JSON: what the agent's calls must not keep (see migration 035). */
+  redact: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

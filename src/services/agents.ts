@@ -1,3 +1,4 @@
+import type { RedactSetting } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
@@ -58,6 +59,7 @@ export interface CreateAgentInput {
   intents?: AgentIntent[];
   knowledge_base_ids?: string[];
   handoffs?: AgentHandoff[];
+  redact?: RedactSetting;
   reminder_minutes_before?: number | null;
   reminder_call?: boolean;
   endpointing_mode?: EndpointingMode;
@@ -135,6 +137,7 @@ export class AgentsService {
       intents: input.intents ?? [],
       knowledge_base_ids: input.knowledge_base_ids ?? [],
       handoffs: input.handoffs ?? [],
+      redact: input.redact ?? [],
       reminder_minutes_before: input.reminder_minutes_before === undefined ? AGENT_DEFAULTS.reminder_minutes_before : input.reminder_minutes_before,
       reminder_call: input.reminder_call ?? AGENT_DEFAULTS.reminder_call,
       reminder_call_inbound: input.reminder_call_inbound ?? AGENT_DEFAULTS.reminder_call_inbound,

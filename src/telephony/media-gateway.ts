@@ -14,6 +14,7 @@ import type { LiveCallControl } from "../services/calls.js";
 import { toAgentSettings } from "./agent-settings.js";
 import { logCallEvent } from "./call-event-log.js";
 import { CallTools } from "./call-tools.js";
+import { CallRedaction } from "./call-redaction.js";
 import { HeldLine } from "./held-line.js";
 import { WarmTransfers, type PersonLine } from "./warm-transfer.js";
 import { reminderCall } from "./reminder-opening.js";
@@ -44,7 +45,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
   private readonly upgrades = new FixedWindowRateLimiter();
   private readonly endpoints: ReadonlyMap<string, MediaEndpoint>;
   /** Live calls: the session, the promise that settles once its end is stored, and how to end a warm transfer under way. */
-  private readonly live = new Map<string, { session: LiveCall; stored: Promise<void>; endTransfer?: () => void }>();
+  private readonly live = new Map<string, LiveEntry>();
   /** Marks live calls alive in the database, with their transcript so far, so a crash leaves their last moment and words known (see LiveCallsService.recoverInterrupted). */
   private readonly heartbeat: NodeJS.Timeout;
   private accepting = true;
@@ -69,7 +70,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     // A crashed call's duration and transcript are known to within this (PARLEY_CALL_HEARTBEAT_MS).
     this.heartbeat = setInterval(() => {
       if (this.live.size === 0) return;
-      const calls = [...this.live].map(([id, { session }]) => ({ id, transcript: session.transcriptSoFar() }));
+      const calls = [...this.live].map(([id, { session, redaction }]) => ({ id, transcript: redaction ? redaction.transcript(session.transcriptSoFar()) : session.transcriptSoFar() }));
       void services.liveCalls.heartbeat(calls).catch((err: unknown) => logger.error({ err }, "call heartbeat failed"));
     }, services.config.engine.heartbeatMs);
     this.heartbeat.unref();
@@ -160,10 +161,12 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     let tools: CallTools | undefined;
     const held = this.warm && transport.protocol === "sip" ? new HeldLine(transport, { holdsTransfer: () => tools?.agentOnLine.transfer_mode === "warm" }) : null;
     try {
+      // What the call may keep of what was said: compiled before it starts (the agent's `redact`).
+      const redaction = CallRedaction.of(setup.agent);
       const created = await this.createSession(call, setup, held ?? transport, log);
       const { session } = created;
       tools = created.tools;
-      const live: { session: LiveCall; stored: Promise<void>; endTransfer?: () => void } = { session, stored: new Promise<void>((resolve) => (stored = resolve)) };
+      const live: LiveEntry = { session, stored: new Promise<void>((resolve) => (stored = resolve)), redaction };
       this.live.set(call.id, live);
       let transferNumber: string | null = null;
       session.on("event", (event) => {
@@ -190,7 +193,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
         else log.error({ err }, "call failed to start");
         void session.stop("error");
       }
-      const ended = await session.ended;
+      const ended = redaction ? await redaction.ended(await session.ended, log) : await session.ended;
       // A warm transfer: the call goes on (held, then bridged), counted and charged as before, until it is over.
       const transferredMs = held?.held && transferNumber ? await this.transferWarm(call, setup, held, transferNumber, ended, tools!, live) : 0;
       credit.stop();
@@ -226,7 +229,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
    * once it is over with how long it took (the hold, the briefing and the bridge: the call's
    * own time, billed with it). The call's engine slot stays taken meanwhile.
    */
-  private async transferWarm(call: CallRecord, setup: LiveCallStart, held: HeldLine, to: string, ended: CallSummary, tools: CallTools, live: { endTransfer?: () => void }): Promise<number> {
+  private async transferWarm(call: CallRecord, setup: LiveCallStart, held: HeldLine, to: string, ended: CallSummary, tools: CallTools, live: LiveEntry): Promise<number> {
     const startedAt = Date.now();
     const onLine = tools.agentOnLine;
     const agent = onLine.id === setup.agent.id ? (await this.callAgent(call, setup.agent, setup.context)).agent : toAgentSettings(onLine);
@@ -331,6 +334,14 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       }
     }
   }
+}
+
+/** A call this node runs: its session, when its end is stored, its warm transfer's end, what it may keep of what was said. */
+interface LiveEntry {
+  session: LiveCall;
+  stored: Promise<void>;
+  endTransfer?: () => void;
+  redaction: CallRedaction | null;
 }
 
 /** End reasons stored as `failed`: the call broke (an engine error) or the caller's client broke the protocol. */

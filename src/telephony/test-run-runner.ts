@@ -9,6 +9,7 @@ import { checkExpectations } from "../services/test-run-expectations.js";
 import { pendingResult, type ScenarioResult, type TestScenario } from "../services/test-run-scenario.js";
 import type { StartedTestRun, TestRunCarrier } from "../services/test-runs.js";
 import { toAgentSettings } from "./agent-settings.js";
+import { CallRedaction } from "./call-redaction.js";
 import { CallTools } from "./call-tools.js";
 import type { EngineSlot } from "./engine-share.js";
 import { ScriptedCaller } from "./simulator/scripted-caller.js";
@@ -108,6 +109,9 @@ export class TestRunRunner implements TestRunCarrier {
     } finally {
       slot.release();
     }
+    // Stored like a call's: what the agent's `redact` hides is hidden here too.
+    const redaction = CallRedaction.of(agent);
+    if (redaction) ended = await redaction.ended(ended, log);
     const turns = caller.turns().map((t) => ({ line: t.index, voice_to_voice_ms: t.endedAt !== null && t.agentReplyAt !== null ? Math.round(t.agentReplyAt - t.endedAt) : null }));
     if (signal.aborted) return { ...result, status: "error", error: "not run to its end: the service stopped", transcript: ended.transcript, turns };
     const analysis = await this.services.analyzer.analyze(analysisInput(agent, ended), agent.model, { signal });

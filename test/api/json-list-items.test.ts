@@ -84,6 +84,7 @@ describe("list items written by the database", () => {
             intents: [],
             knowledge_base_ids: [],
             handoffs: [],
+            redact: [],
             reminder_minutes_before: null,
             reminder_call: false,
             reminder_call_inbound: false,

@@ -1185,6 +1185,10 @@ export interface operations {
                         agent_id: string;
                         description: string;
                     }[];
+                    redact?: (string | {
+                        name: string;
+                        pattern: string;
+                    })[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1282,6 +1286,11 @@ export interface operations {
                             /** @description when to pass the caller on */
                             description: string;
                         }[];
+                        /** @description what the agent's calls must not keep: kinds (card_number, ssn, email, phone_number, date_of_birth) or {name, pattern} rules; replaced by [kind] in stored transcripts, analyses and events, and by a tone in recordings (docs/redaction.md) */
+                        redact: (("card_number" | "ssn" | "email" | "phone_number" | "date_of_birth") | {
+                            name: string;
+                            pattern: string;
+                        })[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1439,6 +1448,11 @@ export interface operations {
                             /** @description when to pass the caller on */
                             description: string;
                         }[];
+                        /** @description what the agent's calls must not keep: kinds (card_number, ssn, email, phone_number, date_of_birth) or {name, pattern} rules; replaced by [kind] in stored transcripts, analyses and events, and by a tone in recordings (docs/redaction.md) */
+                        redact: (("card_number" | "ssn" | "email" | "phone_number" | "date_of_birth") | {
+                            name: string;
+                            pattern: string;
+                        })[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */
@@ -1673,6 +1687,10 @@ export interface operations {
                         agent_id: string;
                         description: string;
                     }[];
+                    redact?: (string | {
+                        name: string;
+                        pattern: string;
+                    })[];
                     reminder_minutes_before?: number | null;
                     reminder_call?: boolean;
                     reminder_call_inbound?: boolean;
@@ -1770,6 +1788,11 @@ export interface operations {
                             /** @description when to pass the caller on */
                             description: string;
                         }[];
+                        /** @description what the agent's calls must not keep: kinds (card_number, ssn, email, phone_number, date_of_birth) or {name, pattern} rules; replaced by [kind] in stored transcripts, analyses and events, and by a tone in recordings (docs/redaction.md) */
+                        redact: (("card_number" | "ssn" | "email" | "phone_number" | "date_of_birth") | {
+                            name: string;
+                            pattern: string;
+                        })[];
                         reminder_minutes_before: number | null;
                         reminder_call: boolean;
                         /** @description a reminder call may also dial customers who booked on an inbound call, at the number their caller ID gave (caller IDs can be forged; off by default) */

@@ -27,6 +27,7 @@ import * as carrierStreamTokens from "./025-carrier-stream-tokens.js";
 import * as deliveryNotifications from "./026-delivery-notifications.js";
 import * as secrets from "./027-secrets.js";
 import * as testRuns from "./034-test-runs.js";
+import * as agentRedact from "./035-agent-redact.js";
 import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "032-agent-handoffs": agentHandoffs,
   "033-agent-transfer-mode": agentTransferMode,
   "034-test-runs": testRuns,
+  "035-agent-redact": agentRedact,
 };
 
 export const migrationProvider: MigrationProvider = {

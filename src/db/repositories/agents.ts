@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { AnalysisField, EndpointingMode } from "../../../engine/index.js";
+import type { AnalysisField, EndpointingMode, RedactSetting } from "../../../engine/index.js";
 import type { Db } from "../database.js";
 import type { AgentTable } from "../schema.js";
 import { parseJson, toJson } from "./json-column.js";
@@ -76,7 +76,7 @@ export interface AgentHandoff {
 }
 
 export interface AgentRecord
-  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "transfer_mode" | "tools" | "intents" | "knowledge_base_ids" | "handoffs"> {
+  extends Omit<AgentTable, "end_call_phrases" | "metadata" | "transfer_enabled" | "status" | "analysis_fields" | "reminder_call" | "reminder_call_inbound" | "endpointing_mode" | "transfer_mode" | "tools" | "intents" | "knowledge_base_ids" | "handoffs" | "redact"> {
   reminder_call: boolean;
   reminder_call_inbound: boolean;
   endpointing_mode: EndpointingMode;
@@ -86,6 +86,8 @@ export interface AgentRecord
   intents: AgentIntent[];
   knowledge_base_ids: string[];
   handoffs: AgentHandoff[];
+  /** What the agent's calls must not keep (engine/text/redaction). */
+  redact: RedactSetting;
   metadata: Record<string, unknown>;
   transfer_enabled: boolean;
   transfer_mode: TransferMode;
@@ -122,6 +124,7 @@ function toRecord(row: AgentTable): AgentRecord {
     intents: parseJson<AgentIntent[]>(row.intents) ?? [],
     knowledge_base_ids: parseJson<string[]>(row.knowledge_base_ids) ?? [],
     handoffs: parseJson<AgentHandoff[]>(row.handoffs) ?? [],
+    redact: parseJson<RedactSetting>(row.redact) ?? [],
     reminder_call: row.reminder_call === 1,
     reminder_call_inbound: row.reminder_call_inbound === 1,
     metadata: parseJson<Record<string, unknown>>(row.metadata) ?? {},
@@ -133,13 +136,14 @@ function toRecord(row: AgentTable): AgentRecord {
 }
 
 function toRow(record: Partial<AgentRecord>): Partial<AgentTable> {
-  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, knowledge_base_ids, handoffs, reminder_call, reminder_call_inbound, ...rest } = record;
+  const { end_call_phrases, metadata, transfer_enabled, analysis_fields, tools, intents, knowledge_base_ids, handoffs, redact, reminder_call, reminder_call_inbound, ...rest } = record;
   return {
     ...rest,
     ...(tools !== undefined ? { tools: toJson(tools) } : {}),
     ...(intents !== undefined ? { intents: toJson(intents) } : {}),
     ...(knowledge_base_ids !== undefined ? { knowledge_base_ids: toJson(knowledge_base_ids) } : {}),
     ...(handoffs !== undefined ? { handoffs: toJson(handoffs) } : {}),
+    ...(redact !== undefined ? { redact: toJson(redact) } : {}),
     ...(end_call_phrases !== undefined ? { end_call_phrases: toJson(end_call_phrases) } : {}),
     ...(analysis_fields !== undefined ? { analysis_fields: toJson(analysis_fields) } : {}),
     ...(reminder_call !== undefined ? { reminder_call: reminder_call ? 1 : 0 } : {}),

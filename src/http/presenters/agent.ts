@@ -26,6 +26,7 @@ export function presentAgent(agent: AgentRecord) {
     intents: agent.intents,
     knowledge_base_ids: agent.knowledge_base_ids,
     handoffs: agent.handoffs,
+    redact: agent.redact,
     reminder_minutes_before: agent.reminder_minutes_before,
     reminder_call: agent.reminder_call,
     reminder_call_inbound: agent.reminder_call_inbound,

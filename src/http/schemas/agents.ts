@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, ENDPOINTING_MODES, KNOWLEDGE_SEARCH_TOOL } from "../../../engine/index.js";
+import { ANALYSIS_FIELD_TYPES, BUILT_IN_DATA_KEYS, CALL_OUTCOMES, checkRedactSetting, ENDPOINTING_MODES, KNOWLEDGE_SEARCH_TOOL, REDACTION_KINDS, type RedactSetting } from "../../../engine/index.js";
 import { AGENT_STATUSES, TRANSFER_MODES } from "../../db/repositories/agents.js";
 import { isReservedHeader, SECRET_REFERENCE } from "../../services/http-tool-rules.js";
 import { CALL_TOOL_NAMES } from "../../telephony/call-tool-definitions.js";
@@ -147,6 +147,22 @@ const agentHandoffs = z
     });
   });
 
+/**
+ * What an agent's calls must not keep: kinds, or `{name, pattern}` rules whose patterns must run
+ * on RE2 (checked by the engine's checkRedactSetting, whose message names the item).
+ */
+const agentRedact = z
+  .array(z.union([z.string(), z.object({ name: z.string(), pattern: z.string() }).strict()]), { error: "must be an array of kinds and {name, pattern} rules" })
+  .superRefine((setting, ctx) => {
+    const problem = checkRedactSetting(setting);
+    if (problem === null) return;
+    // "redact[2].pattern: why" -> path [2, "pattern"], message "why".
+    const [, where = "", why = problem] = /^redact((?:\[\d+\]|\.\w+)*): (.*)$/s.exec(problem) ?? [];
+    const path = [...where.matchAll(/\[(\d+)\]|\.(\w+)/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2]!));
+    ctx.addIssue({ code: "custom", path, message: why });
+  })
+  .transform((setting) => setting as RedactSetting);
+
 /** Every writable agent field with its rules; create and update both build on these. */
 const agentFields = {
   name: nonBlank(L.name),
@@ -178,6 +194,7 @@ const agentFields = {
     .max(L.knowledgeBases, { message: `at most ${L.knowledgeBases} knowledge bases` })
     .refine((ids) => new Set(ids).size === ids.length, { message: "must not repeat an id" }),
   handoffs: agentHandoffs,
+  redact: agentRedact,
   reminder_minutes_before: intField(5, L.reminderMinutesBefore, ", or null for no reminders").nullable(),
   reminder_call: z.boolean({ error: "must be true or false" }),
   reminder_call_inbound: z.boolean({ error: "must be true or false" }),
@@ -231,6 +248,7 @@ export const createAgentBody = z
     intents: agentFields.intents.optional(),
     knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
     handoffs: agentFields.handoffs.optional(),
+    redact: agentFields.redact.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -266,6 +284,7 @@ export const updateAgentBody = z
     intents: agentFields.intents.optional(),
     knowledge_base_ids: agentFields.knowledge_base_ids.optional(),
     handoffs: agentFields.handoffs.optional(),
+    redact: agentFields.redact.optional(),
     reminder_minutes_before: agentFields.reminder_minutes_before.optional(),
     reminder_call: agentFields.reminder_call.optional(),
     reminder_call_inbound: agentFields.reminder_call_inbound.optional(),
@@ -350,6 +369,9 @@ export const agentSchema = z.object({
   handoffs: z
     .array(z.object({ agent_id: z.string(), description: z.string().describe("when to pass the caller on") }))
     .describe("other agents of the account a call may be passed to, whose voice, prompt and tools then take over (docs/handoffs.md)"),
+  redact: z
+    .array(z.union([z.enum(REDACTION_KINDS), z.object({ name: z.string(), pattern: z.string() })]))
+    .describe("what the agent's calls must not keep: kinds (card_number, ssn, email, phone_number, date_of_birth) or {name, pattern} rules; replaced by [kind] in stored transcripts, analyses and events, and by a tone in recordings (docs/redaction.md)"),
   reminder_minutes_before: z.number().int().nullable(),
   reminder_call: z.boolean(),
   reminder_call_inbound: z
