@@ -89,6 +89,12 @@ export type CallEvent =
   /** Another agent took the call over: its voice, prompt and tools from the next word on. */
   | { type: "handoff"; fromAgentId: string; toAgentId: string; toAgentName: string }
   | { type: "dtmf"; digit: string }
+  /**
+   * A supervisor's line carried out (see LiveCall.say and LiveCall.whisper): `say` as the agent
+   * starts saying it (its turn begins), `whisper` as the dialogue takes it in. For the control
+   * plane only: never sent to the caller's client (a whisper is the agent's secret).
+   */
+  | { type: "supervisor"; action: "say" | "whisper"; text: string }
   | { type: "recording"; path: string; durationMs: number }
   /**
    * Writing the recording failed (a full disk: `code` ENOSPC, EFBIG, EIO, ...; null when the

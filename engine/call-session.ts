@@ -7,6 +7,7 @@ import { AgentPlayout } from "./playout/agent-playout.js";
 import type { HeardText } from "./playout/heard-text.js";
 import { streamOf } from "./stream/stream-of.js";
 import { greetingSentences } from "./text/greeting.js";
+import { SentenceSplitter } from "./text/sentence-splitter.js";
 import { AgentSpeech } from "./session/agent-speech.js";
 import type { CallSessionEvents, CallSessionOptions, CallSummary } from "./session/call-session-options.js";
 import { dialogueReply } from "./session/dialogue-reply.js";
@@ -24,6 +25,7 @@ import type { MediaTransport } from "./transports/transport.js";
 import { matchEndCallPhrase } from "./turn/end-call-phrases.js";
 import type { TurnDetector } from "./turn/turn-detector.js";
 import { turnDetectorFor } from "./turn/turn-detectors.js";
+import { SUPERVISOR_GUIDANCE_KEPT, supervisorText } from "./supervisor-text.js";
 import { NO_TOOLS, type Handoff, type ToolExecutor } from "./tools.js";
 import type { AgentSettings } from "./types.js";
 
@@ -74,6 +76,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private closingTimer: TimerHandle | undefined;
   /** The call is saying its closing line: the caller can no longer interrupt or take a turn. */
   private closing = false;
+  /** Lines a supervisor had the agent say, waiting for their turn (see `say`). */
+  private readonly supervisorLines: string[] = [];
+  /** The reply to the caller's last turn, waiting for a supervisor's lines to be said first (see `answer`). */
+  private deferredReply: { input: ReplyInput } | undefined;
+  /** A supervisor's guidance so far, newest last: given again to the dialogue of an agent the call is handed to. */
+  private readonly guidance: string[] = [];
   /** Aborted when the call ends: stops recognition and anything else still running. */
   private readonly lifetime = new AbortController();
   private endedResolve!: (summary: CallSummary) => void;
@@ -155,6 +163,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.emitEvent({ type: "state", state: "connecting" });
     this.callerInput.open(providers.vad.createVad(transport.inputSampleRate), this.startedAt);
     this.dialogue = providers.dialogue.open({ agent: this.agent, context: this.options.context, tools: this.toolRunner(this.options.tools ?? NO_TOOLS) });
+    for (const text of this.guidance) this.dialogue.guide?.(text);
     if (this.options.recordingPath) {
       await this.recording.open(this.options.recordingPath);
       if (this.ending) return;
@@ -175,7 +184,39 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // error: a call that cannot listen has not begun, and none free (capacity) is meant to
     // refuse the call at once. Failures later in the call are recovered utterance by utterance.
     const listening = await this.callerTurn.openRecognizer((signal) => providers.asr.open({ language: this.agent.language, sampleRate: transport.inputSampleRate, signal }));
-    if (listening && !this.speaking) this.setState("listening");
+    if (listening && !this.speaking) this.next();
+  }
+
+  /**
+   * A supervisor has the agent say `text` as its next turn, in its voice: at once when the
+   * agent is listening; after the turn it is saying or preparing (never cut); when the caller
+   * is in a turn (or their words are still being recognized), once it ends, and before the
+   * dialogue's reply to it (which then follows the line, knowing it was said). Several wait in
+   * order. The transcript and the dialogue keep what the caller heard of it, as the agent's
+   * words. Throws a RangeError for an empty text or one over 1000 characters; a no-op once the
+   * call is ending.
+   */
+  say(text: string): void {
+    const line = supervisorText(text);
+    if (this.ending || this.closing) return;
+    this.supervisorLines.push(line);
+    // A reply prepared for the caller's words so far would come before the line: it is dropped.
+    if (this.callerTurn.busy) this.early.drop();
+    if (this.dialogue && !this.speaking && !this.interrupted && !this.callerTurn.busy) this.sayLine();
+  }
+
+  /**
+   * A supervisor's guidance for the agent's next replies, never spoken: the dialogue keeps it
+   * for the rest of the call (also across a hand-off; a chat model follows it, the rules
+   * dialogue ignores it). Same checks as `say`; a no-op once the call is ending.
+   */
+  whisper(text: string): void {
+    const guidance = supervisorText(text);
+    if (this.ending || this.closing) return;
+    this.guidance.push(guidance);
+    if (this.guidance.length > SUPERVISOR_GUIDANCE_KEPT) this.guidance.shift();
+    this.dialogue?.guide?.(guidance);
+    this.emitEvent({ type: "supervisor", action: "whisper", text: guidance });
   }
 
   /**
@@ -187,6 +228,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.ending || this.closing) return this.ended;
     this.closing = true;
     this.early.drop();
+    this.supervisorLines.length = 0;
+    this.deferredReply = undefined;
     this.closingTimer = this.clock.setTimeout(() => void this.stop(reason), withinMs);
     const turn = this.speaking;
     if (turn) {
@@ -233,7 +276,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * ends with those words; dropped, with the conversation put back, if the caller goes on.
    */
   private replyEarly(utterance: Utterance, words: string): void {
-    if (!this.dialogue?.checkpoint || !words || this.early.turn || this.speaking || this.interrupted || this.closing || this.ending) return;
+    if (!this.dialogue?.checkpoint || !words || this.early.turn || this.speaking || this.interrupted || this.closing || this.ending || this.supervisorLines.length > 0) return;
     const restore = this.dialogue.checkpoint();
     const turn = this.newTurn(null, "reply");
     this.early.hold(turn, utterance, words, restore);
@@ -283,9 +326,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.interrupted = undefined;
     this.record.said("user", `[pressed ${keys}]`, (startedAt - this.startedAt) / 1000);
     const now = this.clock.now();
-    const turn = this.newTurn({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, "reply");
-    this.setState("thinking");
-    this.speech.speak(turn, this.reply(turn, { keys }));
+    this.answer({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, { keys });
   }
 
   private onCallerTurn(utterance: Utterance, text: string, endpointAt: number): void {
@@ -305,6 +346,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       // Noise or a backchannel: the agent goes on where it paused (or says the rest of what was cut off).
       if (interrupted) this.resume(interrupted);
       else this.playout.resume();
+      // Silent after all: a supervisor's line that waited for the caller goes now.
+      if (!this.speaking) this.next();
       return;
     }
     if (this.speaking && !interrupted) this.interrupt();
@@ -314,9 +357,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       void this.stop("end_call_phrase");
       return;
     }
-    const turn = this.newTurn(caller, "reply");
-    this.setState("thinking");
-    this.speech.speak(turn, this.reply(turn, { text }));
+    this.answer(caller, { text });
   }
 
   // ---- agent side --------------------------------------------------------------------------
@@ -325,8 +366,26 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return newAgentTurn(++this.turnCounter, caller, kind);
   }
 
+  /**
+   * The dialogue answers the caller's words or keys, unless a supervisor's lines wait: they are
+   * said first and the reply follows them (see `next`), so the dialogue knows they were said.
+   * Words whose reply waited for a line the caller then cut short are answered with these.
+   */
+  private answer(caller: CallerTimings, input: ReplyInput): void {
+    const waiting = this.deferredReply?.input;
+    this.deferredReply = undefined;
+    if (waiting && "text" in waiting && "text" in input) input = { text: `${waiting.text} ${input.text}` };
+    if (this.supervisorLines.length > 0) {
+      this.deferredReply = { input };
+      return this.sayLine();
+    }
+    const turn = this.newTurn(caller, "reply");
+    this.setState("thinking");
+    this.speech.speak(turn, this.reply(turn, input));
+  }
+
   /** The dialogue's reply to the caller's words or keys, as sentences (see `dialogueReply`). */
-  private reply(turn: AgentTurn, input: { text: string } | { keys: string }): AsyncIterable<string> {
+  private reply(turn: AgentTurn, input: ReplyInput): AsyncIterable<string> {
     this.replying = turn;
     const dialogue = this.dialogue!;
     return dialogueReply(turn, (signal) => ("keys" in input ? dialogue.respondToKeys(input.keys, signal) : dialogue.respond(input.text, signal)), this.clock, this.record.actions);
@@ -379,7 +438,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.resume({ turn, heard }, "fallback");
       if (!this.speaking) this.setState("listening");
     } else {
-      this.dialogue?.truncateLastReply(heard.text);
+      if (!turn.supervisor) this.dialogue?.truncateLastReply(heard.text);
       this.speech.speak(this.newTurn(turn.metrics, "fallback"), streamOf(REPLY_FALLBACK_LINE));
     }
   }
@@ -403,7 +462,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.transport.sendMark(`turn-${turn.id}`);
     this.finishTurn(turn, turn.text);
     // The whole reply has now been heard after all: the dialogue must know (a question it asked counts).
-    if (turn.resumesAfter !== undefined) this.dialogue?.truncateLastReply(`${turn.resumesAfter} ${turn.text}`.trim());
+    if (turn.resumesAfter !== undefined && !turn.supervisor) this.dialogue?.truncateLastReply(`${turn.resumesAfter} ${turn.text}`.trim());
     this.carryOut(turn);
   }
 
@@ -419,8 +478,33 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     } else if (matchEndCallPhrase(turn.text, this.agent.endCallPhrases)) {
       void this.stop("end_call_phrase");
     } else {
-      this.setState("listening");
+      this.next();
     }
+  }
+
+  /**
+   * The agent has said what it had to: a supervisor's next line (unless the caller is in a turn:
+   * it waits for its end), else the reply that waited for the lines, else it listens.
+   */
+  private next(): void {
+    if (this.supervisorLines.length > 0 && !this.callerTurn.busy) return this.sayLine();
+    const deferred = this.deferredReply;
+    this.deferredReply = undefined;
+    if (!deferred) return this.setState("listening");
+    // Answering no caller speech of its own: its wait was the supervisor's line, not the pipeline (latency leaves it out).
+    const turn = this.newTurn(null, "reply");
+    this.setState("thinking");
+    this.speech.speak(turn, this.reply(turn, deferred.input));
+  }
+
+  /** The agent says the supervisor's next line now (announced as it begins), sentence by sentence as a reply is. */
+  private sayLine(): void {
+    const line = this.supervisorLines.shift()!;
+    const turn = this.newTurn(null, "fixed");
+    turn.supervisor = true;
+    this.emitEvent({ type: "supervisor", action: "say", text: line });
+    const splitter = new SentenceSplitter();
+    this.speech.speak(turn, streamOf(...splitter.push(line), ...splitter.flush()));
   }
 
   /**
@@ -437,10 +521,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const executor = this.options.tools ?? NO_TOOLS;
     const offered: ToolExecutor = { definitions: tools, execute: (name, args, signal) => executor.execute(name, args, signal) };
     this.dialogue = this.options.providers.dialogue.open({ agent, context: this.options.context, tools: this.toolRunner(offered), history: this.record.transcriptSoFar() });
+    // The supervisor's guidance holds for the rest of the call, whichever agent is on it.
+    for (const text of this.guidance) this.dialogue.guide?.(text);
     this.emitEvent({ type: "handoff", fromAgentId: from.id, toAgentId: agent.id, toAgentName: agent.name });
     const greeting = greetingSentences(agent, this.options.context);
     if (greeting.length > 0) this.speech.speak(this.newTurn(null, "fixed"), streamOf(...greeting));
-    else this.setState("listening");
+    else this.next();
   }
 
   /** Barge-in: silence the agent at once, abandon the reply, keep what was heard. */
@@ -451,7 +537,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const playedMs = turn.playedFrames * FRAME_MS;
     const heard = this.playout.heard(turn);
     turn.metrics.interrupted = true;
-    this.dialogue?.truncateLastReply(heard.text);
+    // A supervisor's line is no reply: the dialogue is given what was heard of it as it ends (`finishTurn`).
+    if (!turn.supervisor) this.dialogue?.truncateLastReply(heard.text);
     this.emitEvent({ type: "interruption", turnId: turn.id, playedMs, heardText: heard.text });
     this.finishTurn(turn, heard.text);
     this.interrupted = { turn, heard };
@@ -470,6 +557,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!interrupted.heard.remaining || this.speaking) return;
     const turn = this.newTurn(null, kind);
     turn.after = interrupted.turn.after;
+    turn.supervisor = interrupted.turn.supervisor;
     turn.resumesAfter = interrupted.heard.before;
     this.speech.speak(turn, streamOf(interrupted.heard.remaining));
   }
@@ -477,6 +565,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** `turn` is over, `spokenText` of it heard (from its first frame sent, or from now). */
   private finishTurn(turn: AgentTurn, spokenText: string): void {
     this.record.turnEnded(turn.metrics, spokenText, ((turn.metrics.firstFrameSentAt ?? this.clock.now()) - this.startedAt) / 1000);
+    if (turn.supervisor && spokenText) this.dialogue?.agentSaid?.(spokenText);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -485,6 +574,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // The call lasted until now: waiting for the caller's last words is not billed.
     const durationMs = Math.max(0, this.clock.now() - this.startedAt);
     this.early.drop();
+    this.supervisorLines.length = 0;
+    this.deferredReply = undefined;
     for (const timer of [this.maxDurationTimer, this.closingTimer]) if (timer !== undefined) this.clock.clearTimeout(timer);
     this.silenceWatch.stop();
     this.keypad.stop();
@@ -543,3 +634,6 @@ const TRANSPORT_END_REASONS: ReadonlySet<string> = new Set<CallEndReason>(["clie
 function hangupEndReason(reason: string): CallEndReason {
   return TRANSPORT_END_REASONS.has(reason) ? (reason as CallEndReason) : "caller_hangup";
 }
+
+/** What the caller's turn gave the dialogue to answer: words, or keys pressed. */
+type ReplyInput = { text: string } | { keys: string };

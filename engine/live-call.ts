@@ -36,6 +36,21 @@ export interface LiveCall extends EventEmitter<{ event: (event: CallEvent) => vo
   stop(reason?: CallEndReason): Promise<CallSummary>;
   /** Cuts the agent, says `line`, then ends the call with `reason` (at the latest after `withinMs`). */
   hangUpWith(line: string, reason: CallEndReason, withinMs: number): Promise<CallSummary>;
+  /**
+   * A supervisor has the agent say `text` (trimmed), in its voice, as its next turn: at once
+   * when it is listening; after the turn it is saying (not cutting it); after the caller's turn
+   * when the caller is speaking, and before the dialogue's reply to that turn. It goes in the
+   * transcript and the dialogue's history as the agent's words (what was heard of it if the
+   * caller interrupts). Throws a RangeError when `text` is empty or over 1000 characters (see
+   * `supervisorText`); a no-op once the call is ending.
+   */
+  say(text: string): void;
+  /**
+   * A supervisor's guidance for the agent's next replies, never spoken: a chat model has it in
+   * its instructions for the rest of the call (the rules dialogue cannot follow free text and
+   * ignores it). Same checks as `say`; a no-op once the call is ending.
+   */
+  whisper(text: string): void;
   /** The transcript so far, in the order the segments started. */
   transcriptSoFar(): TranscriptSegment[];
 }

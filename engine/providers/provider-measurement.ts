@@ -84,6 +84,8 @@ function measuredDialogue(provider: DialogueProvider, report: Report): DialogueP
       if (session.checkpoint) wrapped.checkpoint = session.checkpoint.bind(session);
       if (session.recordTurn) wrapped.recordTurn = session.recordTurn.bind(session);
       if (session.expectedSpeech) wrapped.expectedSpeech = session.expectedSpeech.bind(session);
+      if (session.agentSaid) wrapped.agentSaid = session.agentSaid.bind(session);
+      if (session.guide) wrapped.guide = session.guide.bind(session);
       return wrapped;
     },
   };

@@ -24,6 +24,12 @@ export interface AgentTurn extends TurnAudio {
   text: string;
   /** Says `line` now, ahead of the rest of the reply (a tool is taking long). */
   hold?: (line: string) => void;
+  /**
+   * A supervisor's line (or its rest after a false interruption): what the caller hears of it
+   * goes to the dialogue as the agent's own words when the turn ends (`agentSaid`), never as a
+   * reply to truncate.
+   */
+  supervisor?: boolean;
   /** For the rest of a reply said after a false interruption: what was heard before the cut. */
   resumesAfter?: string;
   /**

@@ -86,6 +86,8 @@ export class CallerTurn {
   private utterance: Utterance | undefined;
   /** Turns that have ended and wait for their final (see `end`). */
   private readonly recognizing = new Set<Promise<void>>();
+  /** Turns that have ended whose words are not known yet (the host has not been told). */
+  private unrecognized = 0;
 
   constructor(
     private readonly config: CallerTurnConfig,
@@ -95,6 +97,11 @@ export class CallerTurn {
   /** Whether the caller is in a turn (speaking, or pausing in it). */
   get inProgress(): boolean {
     return this.utterance !== undefined;
+  }
+
+  /** Whether the caller is in a turn, or one has ended and its words are still being recognized: the agent owes them an answer. */
+  get busy(): boolean {
+    return this.utterance !== undefined || this.unrecognized > 0;
   }
 
   /**
@@ -241,7 +248,10 @@ export class CallerTurn {
     this.utterance = undefined;
     const endpointAt = this.config.clock.now();
     utterance.audio?.end();
+    this.unrecognized += 1;
     const recognized = Promise.all(utterance.parts)
+      // Counted off before the host hears of the words (`busy` is false while it answers them).
+      .finally(() => (this.unrecognized -= 1))
       .then(
         (texts) => this.host.ended(utterance, joinParts(texts), endpointAt),
         (err: unknown) => this.host.failed(utterance, endpointAt, err),

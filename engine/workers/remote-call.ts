@@ -4,6 +4,7 @@ import type { AudioFrame } from "../audio/audio-frame.js";
 import type { CallEndReason, CallEvent, TranscriptSegment } from "../call-events.js";
 import type { CallSummary } from "../call-session.js";
 import type { LiveCall, LiveCallOptions } from "../live-call.js";
+import { supervisorText } from "../supervisor-text.js";
 import { NO_TOOLS } from "../tools.js";
 import type { FromWorker, ToWorker } from "./session-protocol.js";
 import { insertSegment } from "../transcript-order.js";
@@ -89,6 +90,15 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
   hangUpWith(line: string, reason: CallEndReason, withinMs: number): Promise<CallSummary> {
     this.post({ type: "hang_up_with", callId: this.options.callId, line, reason, withinMs });
     return this.ended;
+  }
+
+  /** Checked here (a RangeError is the caller's, at once), carried out on the worker; nothing is sent once the call is over. */
+  say(text: string): void {
+    this.post({ type: "supervise", callId: this.options.callId, action: "say", text: supervisorText(text) });
+  }
+
+  whisper(text: string): void {
+    this.post({ type: "supervise", callId: this.options.callId, action: "whisper", text: supervisorText(text) });
   }
 
   transcriptSoFar(): TranscriptSegment[] {

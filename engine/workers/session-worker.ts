@@ -96,6 +96,8 @@ function handle(engine: LocalEngine, message: ToWorker): void {
       return void call.session.stop(message.reason);
     case "hang_up_with":
       return void call.session.hangUpWith(message.line, message.reason, message.withinMs);
+    case "supervise":
+      return message.action === "say" ? call.session.say(message.text) : call.session.whisper(message.text);
     case "dtmf_sent":
       return call.transport.dtmfSent(message.requestId, message.error);
     case "tool_result": {

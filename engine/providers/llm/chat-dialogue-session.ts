@@ -105,6 +105,16 @@ export class ChatDialogueSession implements DialogueSession {
     this.history.truncateLastReply(heardText);
   }
 
+  /** A supervisor's line the caller heard (`heardText` of it): the agent's own words from now on. */
+  agentSaid(heardText: string): void {
+    if (heardText.trim() !== "") this.history.push({ role: "assistant", content: heardText });
+  }
+
+  /** A supervisor's guidance: in the system message of every request for the rest of the call. */
+  guide(text: string): void {
+    this.history.addGuidance(text);
+  }
+
   /**
    * A turn another provider of the chain answered, kept as if this session had (see
    * DialogueSession.recordTurn); when this session was asked first and failed, its history

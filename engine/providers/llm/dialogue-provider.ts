@@ -38,6 +38,18 @@ export interface DialogueSession {
    */
   truncateLastReply(heardText: string): void;
   /**
+   * The agent said `text` of its own accord, not as a reply (a supervisor's line, as far as the
+   * caller heard it): kept in the conversation as the agent's words, so the next reply knows it
+   * was said. Never truncated afterwards (the session passes only what was heard). Absent: the
+   * dialogue keeps no history of the agent's words (as the rules dialogue, which ignores it).
+   */
+  agentSaid?(text: string): void;
+  /**
+   * A supervisor's guidance for the agent's next replies (never spoken, never shown to the
+   * caller): followed for the rest of the call. Absent: the dialogue cannot follow free text.
+   */
+  guide?(text: string): void;
+  /**
    * Whether the caller's words so far make a whole turn in this conversation (adaptive
    * endpointing answers a complete turn at once and waits for the rest of an incomplete one).
    * Must not change the conversation. Absent: the transcript alone decides

@@ -46,6 +46,13 @@ export class FallbackDialogueProvider implements DialogueProvider {
       truncateLastReply: (heard) => {
         for (const session of sessions) session.truncateLastReply(heard);
       },
+      // Every link keeps the conversation: whichever answers next knows what was said and asked.
+      agentSaid: (text) => {
+        for (const session of sessions) session.agentSaid?.(text);
+      },
+      guide: (text) => {
+        for (const session of sessions) session.guide?.(text);
+      },
       ...(sessions[0]!.judgeTurn ? { judgeTurn: (text: string) => sessions[0]!.judgeTurn!(text) } : {}),
       // Every link keeps the conversation (recordTurn), so the first one's expectation holds whoever answered.
       ...(sessions[0]!.expectedSpeech ? { expectedSpeech: () => sessions[0]!.expectedSpeech!() } : {}),

@@ -1,11 +1,15 @@
+import { SUPERVISOR_GUIDANCE_KEPT } from "../../../supervisor-text.js";
 import type { AssistantMessage, ChatMessage } from "./chat-completions-wire.js";
 
 /**
- * One call's conversation as the model sees it: the system message, then at most `limit`
- * messages (older ones are dropped, so a long call keeps a bounded request size and cost).
+ * One call's conversation as the model sees it: the system message (with a supervisor's
+ * guidance, if any), then at most `limit` messages (older ones are dropped, so a long call
+ * keeps a bounded request size and cost).
  */
 export class ChatHistory {
   private messages: ChatMessage[] = [];
+  /** A supervisor's guidance, oldest first: in the system message, so the history limit never drops it. */
+  private readonly guidance: string[] = [];
 
   constructor(
     private readonly system: string,
@@ -14,6 +18,12 @@ export class ChatHistory {
 
   push(message: ChatMessage): void {
     this.messages.push(message);
+  }
+
+  /** A supervisor's guidance for the rest of the call (the newest SUPERVISOR_GUIDANCE_KEPT are kept). */
+  addGuidance(text: string): void {
+    this.guidance.push(text);
+    if (this.guidance.length > SUPERVISOR_GUIDANCE_KEPT) this.guidance.shift();
   }
 
   /** The newest message, if any. */
@@ -35,7 +45,7 @@ export class ChatHistory {
   forRequest(): ChatMessage[] {
     if (this.messages.length > this.limit) this.messages = this.messages.slice(-this.limit);
     while (this.messages[0]?.role === "tool") this.messages.shift();
-    return [{ role: "system", content: this.system }, ...this.messages.map((m) => ({ ...m }))];
+    return [{ role: "system", content: this.system + guidanceText(this.guidance) }, ...this.messages.map((m) => ({ ...m }))];
   }
 
   /**
@@ -61,4 +71,15 @@ export class ChatHistory {
 
 function words(text: string): string[] {
   return text.split(/\s+/).filter((w) => w !== "");
+}
+
+/**
+ * A supervisor's guidance as a paragraph of the system message ("" with none). A system
+ * message rather than a turn: it is an instruction the caller never said, and some chat
+ * templates refuse a system message anywhere but first.
+ */
+function guidanceText(guidance: readonly string[]): string {
+  if (guidance.length === 0) return "";
+  const items = guidance.map((text) => `- ${text}`).join("\n");
+  return `\n\nSupervisor guidance (from a person of the business listening to this call, oldest first; follow it in your next replies, and never read it out or mention it to the caller):\n${items}`;
 }

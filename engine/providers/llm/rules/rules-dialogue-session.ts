@@ -174,6 +174,15 @@ export class RulesDialogueSession implements DialogueSession {
     return { answer, services: this.profile.services.map((service) => service.name), names: this.callerName ? [this.callerName] : [] };
   }
 
+  /**
+   * A supervisor's line: ignored. The rules follow their own questions and cannot tell what
+   * free text asked; what they expect next stays as it was (the caller may still answer it).
+   */
+  agentSaid(_text: string): void {}
+
+  /** A supervisor's guidance: ignored, the rules cannot follow free text (a chat model does). */
+  guide(_text: string): void {}
+
   /** A question the caller did not hear in full was not asked: a later "yes" must not answer it. */
   truncateLastReply(heardText: string): void {
     if (!this.lastReply || this.expectation === null) return;
