@@ -22,7 +22,7 @@ const TONES = {
   completed: "ok", active: "ok", delivered: "ok", running: "info", in_progress: "info", ringing: "info", sending: "info",
   queued: "wait", scheduled: "wait", pending: "wait", paused: "wait", calling: "info",
   failed: "bad", busy: "bad", no_answer: "bad", failing: "bad", cancelled: "muted", inactive: "muted", skipped: "muted",
-  transferred: "ok", do_not_call: "bad",
+  transferred: "ok", do_not_call: "bad", passed: "ok", error: "bad",
 };
 
 export function StatusBadge({ status }) {

@@ -1,20 +1,28 @@
 // One agent's form: create (/agents/new) or edit (/agents/:id) every field the API takes.
 // Values go to the API as typed; its own validation answers, shown next to each field.
+// An existing agent has two tabs: Settings (the form) and Tests (agent-tests.js).
 import { useEffect, useState } from "preact/hooks";
 import { html } from "../components/html.js";
 import { PageHeader } from "../components/layout.js";
 import { CheckboxField, FormError, SelectField, TextArea, TextField, useForm } from "../components/form.js";
 import { ErrorNotice, Loading, Notice, StatusBadge } from "../components/feedback.js";
+import { TabPanel, Tabs } from "../components/tabs.js";
+import { AgentTests } from "./agent-tests.js";
 import { api } from "../lib/api.js";
 import { AGENT_MODELS, ENDPOINTING_MODES } from "../lib/api-values.js";
 import { formatDateTime, formatDuration } from "../lib/format.js";
-import { BASE, navigate } from "../lib/router.js";
+import { BASE, currentQuery, navigate, setQuery } from "../lib/router.js";
 import { useResource } from "../lib/use-resource.js";
 
 const FIELDS = [
   "name", "system_prompt", "first_message", "voice_id", "language", "model", "status", "temperature", "max_tokens",
   "interruption_threshold", "end_call_phrases", "endpointing_mode", "endpointing_ms", "transfer_enabled", "transfer_number",
   "transfer_message", "reminder_minutes_before", "reminder_call", "reminder_call_inbound", "analysis_fields", "metadata",
+];
+
+const TABS = [
+  { id: "settings", label: "Settings" },
+  { id: "tests", label: "Tests" },
 ];
 
 const EMPTY = {
@@ -130,6 +138,12 @@ export function AgentPage({ params }) {
   const voices = useResource(() => api("GET", "/v1/voices"), []);
   const form = useForm(EMPTY);
   const [deleteError, setDeleteError] = useState(null);
+  // The tab (and the Tests tab's run) live in the address, so a reload or a shared link opens them.
+  const [tab, setTab] = useState(currentQuery().get("tab") === "tests" ? "tests" : "settings");
+  const selectTab = (next) => {
+    setTab(next);
+    setQuery(next === "tests" ? { tab: next } : {});
+  };
 
   useEffect(() => {
     if (agent.data) form.reset(valuesOf(agent.data));
@@ -167,13 +181,7 @@ export function AgentPage({ params }) {
   if (form.values.voice_id && !voiceOptions.some((o) => o.value === form.values.voice_id)) voiceOptions.unshift({ value: form.values.voice_id, label: form.values.voice_id });
   const languages = [...new Set((voices.data?.data ?? []).map((v) => v.language))];
 
-  return html`
-    <${PageHeader} title=${id ? agent.data.name : "New agent"} subtitle=${id ? html`<span class="mono">${id}</span> · updated ${formatDateTime(agent.data.updated_at)}` : "Every field but the name and the system prompt has a default."}>
-      ${id
-        ? html`<button type="button" disabled=${agent.data.status !== "active"} onClick=${() => navigate(`/agents/${id}/talk`, { state: { autostart: true } })}>Talk</button>`
-        : null}
-    <//>
-    ${notice ? html`<${Notice} kind="ok">${notice}<//>` : null}
+  const settings = html`
     <div class=${id ? "with-side" : ""}>
       <form class="card agent-form" onSubmit=${save} novalidate aria-label=${id ? "Edit agent" : "Create agent"}>
         <${FormError} error=${form.error} fields=${FIELDS} />
@@ -235,5 +243,21 @@ export function AgentPage({ params }) {
       ${id ? html`<${AgentSidebar} agent=${agent.data} />` : null}
     </div>
   `;
-}
 
+  return html`
+    <${PageHeader} title=${id ? agent.data.name : "New agent"} subtitle=${id ? html`<span class="mono">${id}</span> · updated ${formatDateTime(agent.data.updated_at)}` : "Every field but the name and the system prompt has a default."}>
+      ${id
+        ? html`<button type="button" disabled=${agent.data.status !== "active"} onClick=${() => navigate(`/agents/${id}/talk`, { state: { autostart: true } })}>Talk</button>`
+        : null}
+    <//>
+    ${notice ? html`<${Notice} kind="ok">${notice}<//>` : null}
+    ${id ? html`<${Tabs} tabs=${TABS} selected=${tab} onSelect=${selectTab} label="Agent" idPrefix="agent" />` : null}
+    ${id && tab === "tests"
+      ? html`<${TabPanel} idPrefix="agent" tab="tests">
+          <${AgentTests} agentId=${id} runId=${currentQuery().get("run")} onRunChange=${(run) => setQuery({ tab: "tests", run })} />
+        <//>`
+      : id
+        ? html`<${TabPanel} idPrefix="agent" tab="settings">${settings}<//>`
+        : settings}
+  `;
+}
