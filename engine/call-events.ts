@@ -94,7 +94,7 @@ export type CallEvent =
    * starts saying it (its turn begins), `whisper` as the dialogue takes it in. For the control
    * plane only: never sent to the caller's client (a whisper is the agent's secret).
    */
-  | { type: "supervisor"; action: "say" | "whisper"; text: string }
+  | { type: "supervisor"; action: "say" | "whisper" | "takeover" | "handback"; text: string }
   | { type: "recording"; path: string; durationMs: number }
   /**
    * Writing the recording failed (a full disk: `code` ENOSPC, EFBIG, EIO, ...; null when the

@@ -78,6 +78,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private closing = false;
   /** Lines a supervisor had the agent say, waiting for their turn (see `say`). */
   private readonly supervisorLines: string[] = [];
+  /** A supervisor talks to the caller in the agent's place (see `takeOver`). */
+  private takenOver = false;
+  /** What the caller said while a supervisor had the call: the dialogue is told at `handBack`. */
+  private readonly heardWhileTakenOver: string[] = [];
   /** The reply to the caller's last turn, waiting for a supervisor's lines to be said first (see `answer`). */
   private deferredReply: { input: ReplyInput } | undefined;
   /** A supervisor's guidance so far, newest last: given again to the dialogue of an agent the call is handed to. */
@@ -202,7 +206,40 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.supervisorLines.push(line);
     // A reply prepared for the caller's words so far would come before the line: it is dropped.
     if (this.callerTurn.busy) this.early.drop();
-    if (this.dialogue && !this.speaking && !this.interrupted && !this.callerTurn.busy) this.sayLine();
+    if (this.dialogue && !this.speaking && !this.interrupted && !this.callerTurn.busy && !this.takenOver) this.sayLine();
+  }
+
+  /**
+   * A supervisor takes the call over: the agent stops at once (what was heard of its turn is
+   * kept), prepares no reply and answers nothing until `handBack`; the caller's words are still
+   * recognized and go in the transcript. The supervisor's own audio reaches the caller through
+   * the control plane, not the engine. Silence does not end the call meanwhile (the supervisor's
+   * voice is not heard here). A no-op once the call is ending or while taken over.
+   */
+  takeOver(): void {
+    if (this.ending || this.closing || this.takenOver) return;
+    this.takenOver = true;
+    this.early.drop();
+    if (this.speaking) this.interrupt();
+    this.interrupted = undefined;
+    this.silenceWatch.stop();
+    this.emitEvent({ type: "supervisor", action: "takeover", text: "" });
+    this.setState("listening");
+  }
+
+  /**
+   * The supervisor gives the call back: the dialogue is told what the caller said meanwhile (as
+   * guidance: it did not hear the supervisor), lines a supervisor asked it to say are said, then
+   * it answers the caller's next turn as before.
+   */
+  handBack(): void {
+    if (!this.takenOver || this.ending || this.closing) return;
+    this.takenOver = false;
+    const heard = this.heardWhileTakenOver.splice(0);
+    if (heard.length > 0) this.dialogue?.guide?.(`A supervisor spoke with the caller in your place. Meanwhile the caller said: "${heard.join(" ")}". Carry on from there.`);
+    this.silenceWatch.start(this.clock.now());
+    this.emitEvent({ type: "supervisor", action: "handback", text: "" });
+    if (!this.speaking) this.next();
   }
 
   /**
@@ -276,7 +313,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * ends with those words; dropped, with the conversation put back, if the caller goes on.
    */
   private replyEarly(utterance: Utterance, words: string): void {
-    if (!this.dialogue?.checkpoint || !words || this.early.turn || this.speaking || this.interrupted || this.closing || this.ending || this.supervisorLines.length > 0) return;
+    if (!this.dialogue?.checkpoint || !words || this.early.turn || this.speaking || this.interrupted || this.closing || this.ending || this.supervisorLines.length > 0 || this.takenOver) return;
     const restore = this.dialogue.checkpoint();
     const turn = this.newTurn(null, "reply");
     this.early.hold(turn, utterance, words, restore);
@@ -325,6 +362,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.speaking) this.interrupt();
     this.interrupted = undefined;
     this.record.said("user", `[pressed ${keys}]`, (startedAt - this.startedAt) / 1000);
+    if (this.takenOver) return void this.heardWhileTakenOver.push(`[pressed ${keys}]`);
     const now = this.clock.now();
     this.answer({ endOfSpeechAt: lastKeyAt, endpointAt: now, asrFinalAt: now }, { keys });
   }
@@ -357,6 +395,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       void this.stop("end_call_phrase");
       return;
     }
+    // The supervisor answers the caller; the agent is told at hand-back.
+    if (this.takenOver) return void this.heardWhileTakenOver.push(text);
     this.answer(caller, { text });
   }
 
@@ -487,6 +527,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * it waits for its end), else the reply that waited for the lines, else it listens.
    */
   private next(): void {
+    if (this.takenOver) return this.setState("listening");
     if (this.supervisorLines.length > 0 && !this.callerTurn.busy) return this.sayLine();
     const deferred = this.deferredReply;
     this.deferredReply = undefined;

@@ -47,6 +47,7 @@ export { REDACTION_KINDS, checkRedactSetting, compileRedaction, type Redaction, 
 export { redactText, redactJson } from "./text/redaction/redact-text.js";
 export { redactTranscript, type RedactedStretch } from "./text/redaction/redact-transcript.js";
 export { toneOverStretches } from "./recording/recording-redaction.js";
+export { SUPERVISOR_TEXT_MAX_CHARS, supervisorText } from "./supervisor-text.js";
 export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
 export { SipUserAgent, DEFAULT_MAX_CALLS, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";

@@ -51,6 +51,13 @@ export interface LiveCall extends EventEmitter<{ event: (event: CallEvent) => vo
    * ignores it). Same checks as `say`; a no-op once the call is ending.
    */
   whisper(text: string): void;
+  /**
+   * A supervisor takes the call over: the agent stops at once and answers nothing (the caller's
+   * words are still transcribed) until `handBack`, which tells the dialogue what the caller said
+   * meanwhile. The supervisor's audio is the control plane's to send. No-ops once the call ends.
+   */
+  takeOver(): void;
+  handBack(): void;
   /** The transcript so far, in the order the segments started. */
   transcriptSoFar(): TranscriptSegment[];
 }

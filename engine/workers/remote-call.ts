@@ -101,6 +101,14 @@ export class RemoteCall extends EventEmitter<{ event: (event: CallEvent) => void
     this.post({ type: "supervise", callId: this.options.callId, action: "whisper", text: supervisorText(text) });
   }
 
+  takeOver(): void {
+    this.post({ type: "take_over", callId: this.options.callId, on: true });
+  }
+
+  handBack(): void {
+    this.post({ type: "take_over", callId: this.options.callId, on: false });
+  }
+
   transcriptSoFar(): TranscriptSegment[] {
     return [...this.transcript];
   }

@@ -39,6 +39,8 @@ export type ToWorker =
   | { type: "hang_up_with"; callId: string; line: string; reason: CallEndReason; withinMs: number }
   /** A supervisor's line for the agent to say, or guidance for its replies (checked on the main thread first). */
   | { type: "supervise"; callId: string; action: "say" | "whisper"; text: string }
+  /** A supervisor takes the call over, or gives it back (see LiveCall.takeOver). */
+  | { type: "take_over"; callId: string; on: boolean }
   /** A tool's result, or the message of the error it threw. */
   | { type: "tool_result"; callId: string; requestId: number; result: ToolResult | null; error: string | null }
   | { type: "dtmf_sent"; callId: string; requestId: number; error: string | null }

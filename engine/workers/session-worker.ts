@@ -98,6 +98,8 @@ function handle(engine: LocalEngine, message: ToWorker): void {
       return void call.session.hangUpWith(message.line, message.reason, message.withinMs);
     case "supervise":
       return message.action === "say" ? call.session.say(message.text) : call.session.whisper(message.text);
+    case "take_over":
+      return message.on ? call.session.takeOver() : call.session.handBack();
     case "dtmf_sent":
       return call.transport.dtmfSent(message.requestId, message.error);
     case "tool_result": {

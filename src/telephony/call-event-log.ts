@@ -12,7 +12,7 @@ function span(from: number | null, to: number | null): number | null {
  * the agent said never goes in (personal data): a transcript segment is logged by its role
  * and length, a barge-in without the words heard, a tool call without its arguments, a key
  * press without its digit. The level says how often it comes: a turn, a barge-in, a tool, a
- * transfer, a hand-off, the recording and the end at info; state changes, transcript segments, early
+ * transfer, a hand-off, a supervisor's action, the recording and the end at info; state changes, transcript segments, early
  * replies and key presses at debug; partial transcripts at trace; errors at warn.
  */
 export function logCallEvent(log: Logger, event: CallEvent): void {
@@ -51,6 +51,9 @@ export function logCallEvent(log: Logger, event: CallEvent): void {
       return log.info({ event: "call.handoff", from_agent_id: event.fromAgentId, to_agent_id: event.toAgentId }, "call event");
     case "dtmf":
       return log.debug({ event: "call.dtmf" }, "call event");
+    case "supervisor":
+      // What a supervisor had said or whispered is not logged (it may quote the caller): its kind and length.
+      return log.info({ event: `call.supervisor_${event.action}`, chars: event.text.length }, "call event");
     case "recording":
       return log.info({ event: "call.recording", duration_ms: Math.round(event.durationMs) }, "call event");
     case "error":

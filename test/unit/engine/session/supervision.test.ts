@@ -247,3 +247,39 @@ describe("say and whisper on a call that ended", () => {
     expect(call.summary()!.transcript).toEqual([]);
   });
 });
+
+describe("take-over: a supervisor talks to the caller in the agent's place", () => {
+  it("stops the agent at once; the caller's words are transcribed, not answered; at hand-back the dialogue is told them and answers the next turn", async () => {
+    const { provider, log } = notingDialogue();
+    const tts = lengthyTts({ "One.": 500, "Two.": 500, "Three.": 500 });
+    const call = await startCall({ asr: plannedAsr(["i want a refund", "thanks"]), dialogue: provider, tts }, { firstMessage: "One. Two. Three." });
+    await call.caller(300);
+    call.session.takeOver();
+    // What was heard of the greeting is kept; the agent is silent and listens.
+    expect(call.transport.events.some((e) => e.type === "interruption")).toBe(true);
+    await call.caller(400, 500);
+    await call.caller(2_000);
+    expect(call.transcript().at(-1)).toBe("user: i want a refund");
+    expect(log.filter((entry) => entry.startsWith("respond: "))).toEqual([]);
+    // A line asked for meanwhile waits for the hand-back.
+    call.session.say("Back to you.");
+    await call.caller(500);
+    expect(call.transcript().some((line) => line.endsWith("Back to you."))).toBe(false);
+
+    call.session.handBack();
+    await call.untilAgentLines(2);
+    expect(call.transcript().at(-1)).toBe("agent: Back to you.");
+    expect(log).toContain('guide: A supervisor spoke with the caller in your place. Meanwhile the caller said: "i want a refund". Carry on from there.');
+    await call.say();
+    expect(call.transcript().slice(-2)).toEqual(["user: thanks", "agent: Reply 1."]);
+    expect(supervisorEvents(call.transport.events).map((e) => e.type === "supervisor" && e.action)).toEqual(["takeover", "handback", "say"]);
+  });
+
+  it("does nothing on an ended call, nor a hand-back without a take-over", async () => {
+    const call = await startCall({});
+    call.session.handBack();
+    await call.session.stop();
+    call.session.takeOver();
+    expect(supervisorEvents(call.transport.events)).toEqual([]);
+  });
+});
