@@ -133,6 +133,7 @@ export async function startParley(config: Config, logger: Logger = createLogger(
       services.calls.attachLiveControl(media.gateway);
       // Ends asked of this node by others (POST /v1/calls/{id}/end on another node).
       services.callCommands.attach(media.gateway);
+      services.callSupervision.attach(media.gateway);
       services.nodes.startCommands(COMMAND_POLL_MS);
       await dispatcher.kickAll();
       // Campaigns are dialled only where calls can be placed: without the engine they stay scheduled.

@@ -432,6 +432,20 @@ export interface CallCommandTable {
   node_id: string;
   call_id: string;
   command: string;
+  /** The text of a `say` or `whisper`; null for the others. */
+  payload: string | null;
+  created_at: string;
+}
+
+/** A single-use token for `/media/listen` (see migration 036). */
+export interface ListenTokenTable {
+  token_hash: string;
+  account_id: string;
+  call_id: string;
+  /** `listen` or `takeover`. */
+  mode: string;
+  expires_at: string;
+  used_at: string | null;
   created_at: string;
 }
 
@@ -505,4 +519,5 @@ export interface Database {
   kb_documents: KbDocumentTable;
   kb_passages: KbPassageTable;
   test_runs: TestRunTable;
+  listen_tokens: ListenTokenTable;
 }

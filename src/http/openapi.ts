@@ -17,6 +17,8 @@ const STATUS_OF_CODE: Record<string, number> = {
   passage_limit_reached: 409,
   test_run_limit_reached: 409,
   test_runs_unavailable: 409,
+  call_not_in_progress: 409,
+  invalid_listen_token: 401,
   agent_in_use: 409,
   agent_inactive: 409,
   invalid_campaign_state: 409,

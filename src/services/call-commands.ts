@@ -2,9 +2,11 @@ import { beatingNodes } from "../db/repositories/beating-nodes.js";
 import { sql } from "kysely";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
+import { nextUpdatedAt } from "../core/updated-at.js";
 import type { Db } from "../db/database.js";
 import { LIVE_CALL_STATUSES, type CallStatus } from "../db/repositories/calls.js";
 import type { LiveCallControl } from "./calls.js";
+import type { SupervisorAction } from "./call-supervision.js";
 
 /** How often each node reads the commands sent to it: the delay a remote `end` adds, at most. */
 export const COMMAND_POLL_MS = 250;
@@ -22,6 +24,7 @@ const WAIT_STEP_MS = 50;
  */
 export class CallCommands {
   private control: LiveCallControl | undefined;
+  private lastSentAt = "";
 
   constructor(private readonly db: Db) {}
 
@@ -54,14 +57,25 @@ export class CallCommands {
     return false;
   }
 
-  /** Carries out the commands sent to node `nodeId`, oldest first; each is deleted once acted on. */
+  /**
+   * Sends a supervisor's `say`, `whisper` or `hand_back` to node `nodeId`, which runs the call:
+   * carried out at its next poll (COMMAND_POLL_MS), in the order sent.
+   */
+  async send(nodeId: string, callId: string, command: SupervisorAction["action"], payload: string | null): Promise<void> {
+    // Each later than the last this process sent: two sent within a millisecond keep their order.
+    this.lastSentAt = nextUpdatedAt(this.lastSentAt);
+    await this.db.insertInto("call_commands").values({ id: newId("callCommand"), node_id: nodeId, call_id: callId, command, payload, created_at: this.lastSentAt }).execute();
+  }
+
+  /** Carries out the commands sent to node `nodeId`, oldest first; each is deleted once acted on (a call not live here any more has nothing left to do). */
   async runPending(nodeId: string): Promise<void> {
     const control = this.control;
     if (!control) return;
-    const pending = await this.db.selectFrom("call_commands").select(["id", "call_id", "command"]).where("node_id", "=", nodeId).orderBy("created_at").limit(100).execute();
+    const pending = await this.db.selectFrom("call_commands").select(["id", "call_id", "command", "payload"]).where("node_id", "=", nodeId).orderBy("created_at").orderBy("id").limit(100).execute();
     for (const command of pending) {
-      // `end` is the one command: a call not live here any more has nothing left to end.
       if (command.command === "end") await control.hangUp(command.call_id);
+      else if (command.command === "hand_back") control.supervise(command.call_id, { action: "hand_back" });
+      else if ((command.command === "say" || command.command === "whisper") && command.payload) control.supervise(command.call_id, { action: command.command, text: command.payload });
       await this.db.deleteFrom("call_commands").where("id", "=", command.id).execute();
     }
   }

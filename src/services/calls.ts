@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import { ApiError } from "../core/api-error.js";
+import type { LiveSupervision } from "./call-supervision.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { Db } from "../db/database.js";
@@ -37,7 +38,7 @@ export interface CreateCallInput {
 const NOT_FOUND = { code: "call_not_found", message: "No call with this id" };
 
 /** Hangs up calls whose media runs in this process (the media gateway). */
-export interface LiveCallControl {
+export interface LiveCallControl extends LiveSupervision {
   /** Ends the live call and waits until its end is stored; false when it is not live here. */
   hangUp(callId: string): Promise<boolean>;
 }

@@ -28,6 +28,7 @@ import { PhoneNumbersService } from "./phone-numbers.js";
 import { SecretsService } from "./secrets.js";
 import { KnowledgeBasesService } from "./knowledge-bases.js";
 import { TestRunsService } from "./test-runs.js";
+import { CallSupervision } from "./call-supervision.js";
 import { RecordingLinks } from "./recording-links.js";
 import { LocalRecordingStore } from "./local-recording-store.js";
 import type { RecordingStore } from "./recording-store.js";
@@ -73,6 +74,8 @@ export interface Services {
   secrets: SecretsService;
   /** The account's knowledge bases: documents cut into passages, searched for agents' answers. */
   knowledgeBases: KnowledgeBasesService;
+  /** Live supervision: say, whisper and hand-back on live calls, and listen tokens. */
+  callSupervision: CallSupervision;
   /** Agent test runs: scenarios a simulated caller plays (carried out once the engine is up). */
   testRuns: TestRunsService;
   /** Writes ended calls' analyses: the model's when one is configured, else the deterministic one. */
@@ -226,6 +229,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     knowledgeBases,
     testRuns,
     analyzer,
+    callSupervision: new CallSupervision(db, config, { calls, commands: callCommands, nodeId }),
     webhookDelivery,
     webhookDeliveries,
     toolRequests: {

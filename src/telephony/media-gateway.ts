@@ -15,6 +15,9 @@ import { toAgentSettings } from "./agent-settings.js";
 import { logCallEvent } from "./call-event-log.js";
 import { CallTools } from "./call-tools.js";
 import { CallRedaction } from "./call-redaction.js";
+import { ListenEndpoint } from "./listen-endpoint.js";
+import { SupervisedLine, type TakeOver } from "./supervised-line.js";
+import type { SupervisorAction } from "../services/call-supervision.js";
 import { HeldLine } from "./held-line.js";
 import { WarmTransfers, type PersonLine } from "./warm-transfer.js";
 import { reminderCall } from "./reminder-opening.js";
@@ -65,7 +68,7 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     // Streams waiting for their first message are counted over all the carrier endpoints together.
     const carrierDeps = { ...carriers, pending: new KeyedSlots(services.config.media.pendingStreams) };
     this.endpoints = new Map(
-      [new NativeMediaEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger, carrierDeps), new TelnyxMediaEndpoint(services, this, logger, carrierDeps), new VonageMediaEndpoint(services, this, logger, carrierDeps)].map((e) => [e.path, e]),
+      [new NativeMediaEndpoint(services, this, logger), new ListenEndpoint(services, this, logger), new TwilioMediaEndpoint(services, this, logger, carrierDeps), new TelnyxMediaEndpoint(services, this, logger, carrierDeps), new VonageMediaEndpoint(services, this, logger, carrierDeps)].map((e) => [e.path, e]),
     );
     // A crashed call's duration and transcript are known to within this (PARLEY_CALL_HEARTBEAT_MS).
     this.heartbeat = setInterval(() => {
@@ -160,13 +163,15 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
     // (whether it is warm is asked at the transfer: the agent on the line then decides).
     let tools: CallTools | undefined;
     const held = this.warm && transport.protocol === "sip" ? new HeldLine(transport, { holdsTransfer: () => tools?.agentOnLine.transfer_mode === "warm" }) : null;
+    // Supervisors listen to the call and may take it over through this line (see ListenEndpoint).
+    const line = new SupervisedLine(held ?? transport);
     try {
       // What the call may keep of what was said: compiled before it starts (the agent's `redact`).
       const redaction = CallRedaction.of(setup.agent);
-      const created = await this.createSession(call, setup, held ?? transport, log);
+      const created = await this.createSession(call, setup, line, log);
       const { session } = created;
       tools = created.tools;
-      const live: LiveEntry = { session, stored: new Promise<void>((resolve) => (stored = resolve)), redaction };
+      const live: LiveEntry = { session, stored: new Promise<void>((resolve) => (stored = resolve)), redaction, line, accountId: call.account_id };
       this.live.set(call.id, live);
       let transferNumber: string | null = null;
       session.on("event", (event) => {
@@ -221,6 +226,45 @@ export class MediaGateway implements LiveCallControl, LiveCallRunner {
       stored?.();
       for (const listener of this.endListeners) listener(call.account_id);
     }
+  }
+
+  /** Carries out a supervisor's action on a call live here (see CallSupervision); false when it is not. */
+  supervise(callId: string, action: SupervisorAction): boolean {
+    const entry = this.live.get(callId);
+    if (!entry) return false;
+    if (action.action === "say") entry.session.say(action.text);
+    else if (action.action === "whisper") entry.session.whisper(action.text);
+    else this.handBack(entry);
+    return true;
+  }
+
+  /** The live call `callId` of `accountId` for a listener, or undefined when it does not run here (or is another account's). */
+  monitored(accountId: string, callId: string): MonitoredCall | undefined {
+    const entry = this.live.get(callId);
+    if (!entry || entry.accountId !== accountId || entry.endTransfer) return undefined;
+    return {
+      session: entry.session,
+      line: entry.line,
+      takeOver: () => {
+        if (entry.takeOver) throw new Error("the call is already taken over");
+        const voice = entry.line.takeOver();
+        entry.session.takeOver();
+        entry.takeOver = voice;
+        return {
+          send: (pcm16k) => voice.send(pcm16k),
+          end: () => {
+            if (entry.takeOver === voice) this.handBack(entry);
+          },
+        };
+      },
+    };
+  }
+
+  /** The supervisor's take-over of the call ends: the agent has the line again. */
+  private handBack(entry: LiveEntry): void {
+    entry.takeOver?.end();
+    entry.takeOver = undefined;
+    entry.session.handBack();
   }
 
   /**
@@ -342,6 +386,19 @@ interface LiveEntry {
   stored: Promise<void>;
   endTransfer?: () => void;
   redaction: CallRedaction | null;
+  accountId: string;
+  /** The call's line, as supervisors hear and take it. */
+  line: SupervisedLine;
+  /** A supervisor speaking in the agent's place. */
+  takeOver?: TakeOver;
+}
+
+/** A live call as a supervisor's listener sees it (see ListenEndpoint). */
+export interface MonitoredCall {
+  session: LiveCall;
+  line: SupervisedLine;
+  /** The supervisor takes the call over until `end()` (or a hand-back through the API). Throws when it is taken over already. */
+  takeOver(): TakeOver;
 }
 
 /** End reasons stored as `failed`: the call broke (an engine error) or the caller's client broke the protocol. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AudioFrame } from "../../engine/audio/audio-frame.js";
 import { decodeMulaw } from "../../engine/audio/mulaw.js";
-import { PocketsphinxProvider } from "../../engine/providers/asr/pocketsphinx/pocketsphinx-provider.js";
 import { parseRtpPacket } from "../../engine/transports/sip/rtp-packet.js";
 import type { SipCall } from "../../engine/transports/sip/sip-call.js";
 import { SipUserAgent } from "../../engine/transports/sip/sip-user-agent.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
+import { recognise } from "../helpers/recognise.js";
 import { sendLikeAPhone } from "../helpers/phone-line.js";
 import { SIP_HOST as HOST, startSipService } from "../helpers/sip-service.js";
 import { freeUdpPort, startSipp, type Sipp } from "../helpers/sipp.js";
@@ -70,22 +70,6 @@ function rms(samples: Int16Array): number {
   let sum = 0;
   for (const s of samples) sum += s * s;
   return Math.sqrt(sum / Math.max(1, samples.length));
-}
-
-/** What the embedded recognizer hears in 8 kHz audio. */
-async function recognise(samples: Int16Array): Promise<string> {
-  const asr = new PocketsphinxProvider({ maxRecognizers: 1 });
-  const session = await asr.open({ language: "en-US", signal: new AbortController().signal });
-  async function* frames() {
-    for (let i = 0; i < samples.length; i += 160) yield { samples: samples.subarray(i, i + 160), sampleRate: 8000 };
-    // Trailing silence ends the last utterance.
-    for (let i = 0; i < 50; i++) yield { samples: new Int16Array(160), sampleRate: 8000 };
-  }
-  const heard: string[] = [];
-  for await (const result of session.transcribe(frames(), new AbortController().signal)) if (result.type === "final") heard.push(result.text);
-  await session.close();
-  await asr.close();
-  return heard.join(" ");
 }
 
 let app: TestApp;

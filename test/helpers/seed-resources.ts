@@ -1,3 +1,4 @@
+import { TestRunsRepository } from "../../src/db/repositories/test-runs.js";
 import type { TestAccount, TestApp } from "./test-app.js";
 
 /** An account holding one of every resource, with the ids the API's paths and bodies take. */
@@ -36,7 +37,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
  * A new account (agency plan, every permission) with an agent, an approved phone number, an
  * ended call, a webhook to `receiverUrl` with a delivered delivery, a campaign scheduled far
  * in the future (the runner leaves it alone), an appointment, a do-not-call entry and its
- * events, a secret, and a knowledge base with a document; returns once the webhook has delivered everything so far, so the account is quiet.
+ * events, a secret, a knowledge base with a document and a finished test run; returns once the webhook has delivered everything so far, so the account is quiet.
  * `serial` makes its phone numbers unique (numbers are unique across accounts).
  */
 export async function seedAccount(app: TestApp, receiverUrl: string, serial: number): Promise<SeededAccount> {
@@ -64,6 +65,21 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
   const upload = await app.request("POST", `/v1/knowledge-bases/${knowledgeBase.id}/documents?name=seeded.txt`, { key, rawBody: "Parking is free behind the seeded clinic.", headers: { "content-type": "text/plain" } });
   if (upload.status !== 201) throw new Error(`seeding a knowledge document: answered ${upload.status} ${JSON.stringify(upload.body)}`);
 
+  // A finished test run of the agent, stored as its runner would leave it (this app runs no engine to carry one out).
+  const testRun = `testrun_seeded${serial}`;
+  await new TestRunsRepository(app.parley.services.db).insert({
+    id: testRun,
+    account_id: account.id,
+    agent_id: agent.id,
+    status: "passed",
+    scenarios: JSON.stringify([{ name: "seeded", caller: { lines: ["hello"], voice: "flite-rms", pause_ms: 800, noise_db: null, barge_in: [] }, expect: {} }]),
+    results: JSON.stringify([{ name: "seeded", status: "passed", error: null, transcript: [], turns: [], outcome: "no_action", expectations: [] }]),
+    error: null,
+    node_id: null,
+    created_at: new Date().toISOString(),
+    completed_at: new Date().toISOString(),
+  });
+
   const event = (await ok(app, "events", "GET", "/v1/events?limit=1", key)).data[0];
   const deliveries = `/v1/webhooks/${webhook.id}/deliveries?limit=100`;
   const total = Number((await ok(app, "event count", "GET", "/v1/events?limit=100", key)).data.length);
@@ -90,6 +106,7 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
       name: secret.name,
       knowledge_base_id: knowledgeBase.id,
       document_id: upload.body.id,
+      run_id: testRun,
     },
   };
 }
