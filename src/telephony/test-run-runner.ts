@@ -14,13 +14,17 @@ import { CallTools } from "./call-tools.js";
 import type { EngineSlot } from "./engine-share.js";
 import { ScriptedCaller } from "./simulator/scripted-caller.js";
 
+/** Scenarios of one run played at once (each a call in a slot of its own). */
+const PARALLEL_SCENARIOS = 2;
+/** How long a scenario waits for a call slot while the engine or the account's share is full. */
+const SLOT_WAIT_MS = 60_000;
 /** A scenario's call ends after this long whatever happens (the caller hangs up too). */
 const SCENARIO_MAX_SECONDS = 180;
 const PHONE_RATE = 8000;
 
 /**
- * Carries out agent test runs on this node's engine (see TestRunsService): one scenario at a
- * time, each a call between the agent (as it is when the scenario starts, with its voice,
+ * Carries out agent test runs on this node's engine (see TestRunsService): two scenarios at
+ * a time, each a call between the agent (as it is when the scenario starts, with its voice,
  * dialogue, tools and turn-taking) and a ScriptedCaller saying the scenario's lines in an
  * embedded voice over a phone-rate line. A scenario's call takes an engine slot like any call,
  * so test runs cannot crowd out callers past the account's share. Its tools run dry (see
@@ -61,14 +65,24 @@ export class TestRunRunner implements TestRunCarrier {
     const log = this.logger.child({ test_run_id: run.id, account_id: run.accountId, agent_id: run.agentId });
     const results = run.scenarios.map(pendingResult);
     const testRuns = this.services.testRuns;
-    try {
-      for (const [index, scenario] of run.scenarios.entries()) {
-        if (signal.aborted) break;
+    // Progress is written in the order it happened, whichever scenario it comes from.
+    let written: Promise<void> = Promise.resolve();
+    const progress = () => {
+      const snapshot = [...results];
+      written = written.then(() => testRuns.progress(run.id, snapshot));
+      return written;
+    };
+    let next = 0;
+    const worker = async () => {
+      for (let index = next++; index < run.scenarios.length && !signal.aborted; index = next++) {
         results[index] = { ...results[index]!, status: "running" };
-        await testRuns.progress(run.id, results);
-        results[index] = await this.play(run, index, scenario, signal, log);
-        await testRuns.progress(run.id, results);
+        await progress();
+        results[index] = await this.play(run, index, run.scenarios[index]!, signal, log);
+        await progress();
       }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(PARALLEL_SCENARIOS, run.scenarios.length) }, worker));
       if (!signal.aborted) {
         await testRuns.finish(run, results);
         log.info({ scenarios: results.map((r) => r.status) }, "test run finished");
@@ -98,7 +112,7 @@ export class TestRunRunner implements TestRunCarrier {
     }
     let slot: EngineSlot;
     try {
-      slot = await this.admit(run.accountId);
+      slot = await this.slotFor(run.accountId, signal);
     } catch (err) {
       return { ...result, status: "error", error: err instanceof ApiError ? err.message : "no call slot was free" };
     }
@@ -124,6 +138,23 @@ export class TestRunRunner implements TestRunCarrier {
       outcome: analysis.outcome,
       expectations,
     };
+  }
+
+  /**
+   * An engine slot for the scenario's call: while the engine is full or the account holds its
+   * share (429/503), the scenario waits for one, a second at a time, up to SLOT_WAIT_MS.
+   */
+  private async slotFor(accountId: string, signal: AbortSignal): Promise<EngineSlot> {
+    const until = Date.now() + SLOT_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.admit(accountId);
+      } catch (err) {
+        const busy = err instanceof ApiError && (err.status === 429 || err.status === 503);
+        if (!busy || Date.now() >= until || signal.aborted) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
   }
 
   private async call(run: StartedTestRun, index: number, agent: AgentRecord, scenario: TestScenario, lines: Int16Array[], signal: AbortSignal, log: Logger) {
