@@ -9,7 +9,9 @@ import { defineConfig } from "vitest/config";
  *   The API throughput test is here too: its load generator and two servers take both cores
  *   for seconds, the load this lane keeps away from calls paced in real time.
  * - `other`: unit, API, CLI and client tests, and end-to-end tests whose calls carry no audio
- *   to recognize (limits, restarts, webhooks, the data directory), which run meanwhile.
+ *   to recognize (limits, restarts, webhooks, the data directory) or whose checks do not rest on
+ *   what is recognized (the carriers' signalling and streams, SIP against sipp and Kamailio),
+ *   which run meanwhile.
  */
 const NOT_REALTIME_E2E = [
   "test/e2e/admission-control.test.ts",
@@ -28,6 +30,11 @@ const NOT_REALTIME_E2E = [
   "test/e2e/remote-providers.test.ts",
   "test/e2e/service-process.test.ts",
   "test/e2e/session-workers.test.ts",
+  "test/e2e/sip-kamailio.test.ts",
+  "test/e2e/sipp.test.ts",
+  "test/e2e/telnyx-carrier.test.ts",
+  "test/e2e/twilio-carrier.test.ts",
+  "test/e2e/vonage-carrier.test.ts",
   "test/e2e/web-calls.test.ts",
   "test/e2e/webhook-bench.test.ts",
   "test/e2e/webhook-delivery.test.ts",
