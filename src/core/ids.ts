@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   kbDocument: "kbdoc_",
   kbPassage: "kbp_",
   testRun: "testrun_",
+  testAudio: "taud_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -491,6 +491,16 @@ export interface TestRunTable {
   completed_at: string | null;
 }
 
+/** A recording for test runs' callers (see migration 037): 8 kHz PCM16 little-endian. */
+export interface TestAudioTable {
+  id: string;
+  account_id: string;
+  name: string;
+  duration_ms: number;
+  samples: Buffer;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -520,4 +530,5 @@ export interface Database {
   kb_passages: KbPassageTable;
   test_runs: TestRunTable;
   listen_tokens: ListenTokenTable;
+  test_audio: TestAudioTable;
 }

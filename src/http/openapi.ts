@@ -18,6 +18,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   test_run_limit_reached: 409,
   test_runs_unavailable: 409,
   call_not_in_progress: 409,
+  test_audio_limit_reached: 409,
   invalid_listen_token: 401,
   agent_in_use: 409,
   agent_inactive: 409,

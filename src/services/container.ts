@@ -28,6 +28,7 @@ import { PhoneNumbersService } from "./phone-numbers.js";
 import { SecretsService } from "./secrets.js";
 import { KnowledgeBasesService } from "./knowledge-bases.js";
 import { TestRunsService } from "./test-runs.js";
+import { TestAudioService } from "./test-audio.js";
 import { CallSupervision } from "./call-supervision.js";
 import { RecordingLinks } from "./recording-links.js";
 import { LocalRecordingStore } from "./local-recording-store.js";
@@ -78,6 +79,8 @@ export interface Services {
   callSupervision: CallSupervision;
   /** Agent test runs: scenarios a simulated caller plays (carried out once the engine is up). */
   testRuns: TestRunsService;
+  /** Recordings test runs' callers play. */
+  testAudio: TestAudioService;
   /** Writes ended calls' analyses: the model's when one is configured, else the deterministic one. */
   analyzer: CallAnalyzer;
   /** Sends the outbox's deliveries (started by the composition root). */
@@ -188,7 +191,8 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
   const liveCalls = new LiveCallsService(db, config, { accounts, events, lifecycle: callLifecycle, reservations, results: callResults, recordings, nodeId });
   const callCommands = new CallCommands(db);
   calls = new CallsService(db, config, { accounts, cursors, events, destinations, liveCalls, reservations, targets, doNotCall, commands: callCommands, nodeId });
-  const testRuns = new TestRunsService(db, { agents, cursors, outbox, nodeId });
+  const testAudio = new TestAudioService(db, { cursors });
+  const testRuns = new TestRunsService(db, { agents, cursors, outbox, nodeId, testAudio });
   const nodes = new NodePresence(db, config, { id: nodeId, liveCalls, reservations, commands: callCommands, testRuns, logger });
   const campaignRunner = new CampaignRunner(
     db,
@@ -228,6 +232,7 @@ export function createServices(db: Db, config: Config, options: ServiceOptions =
     secrets,
     knowledgeBases,
     testRuns,
+    testAudio,
     analyzer,
     callSupervision: new CallSupervision(db, config, { calls, commands: callCommands, nodeId }),
     webhookDelivery,

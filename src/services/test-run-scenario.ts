@@ -13,9 +13,12 @@ export const TEST_RUN_LIMITS = {
   scenariosPerDay: 200,
 } as const;
 
+/** A caller's line: text said in the scenario's voice, or an uploaded recording (POST /v1/test-audio). */
+export type CallerLine = string | { audio_id: string };
+
 /** The simulated caller of a scenario: what it says, in which voice, how. */
 export interface ScenarioCaller {
-  lines: string[];
+  lines: CallerLine[];
   /** An embedded voice id (flite-*, festival-*). */
   voice: string;
   /** Agent silence before the next line. */

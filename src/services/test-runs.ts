@@ -6,6 +6,7 @@ import type { TestRunTable } from "../db/schema.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
 import type { AgentsService } from "./agents.js";
+import type { TestAudioService } from "./test-audio.js";
 import type { CursorCodec } from "./cursor-codec.js";
 import { listPage, type ListQuery } from "./list-page.js";
 import type { Outbox } from "./outbox.js";
@@ -51,7 +52,7 @@ export class TestRunsService {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { agents: AgentsService; cursors: CursorCodec; outbox: Outbox; nodeId: string },
+    private readonly deps: { agents: AgentsService; cursors: CursorCodec; outbox: Outbox; nodeId: string; testAudio: TestAudioService },
   ) {
     this.repo = new TestRunsRepository(db);
   }
@@ -73,6 +74,7 @@ export class TestRunsService {
     if (!carrier) throw new ApiError(409, "test_runs_unavailable", "This node runs no calls (the engine is off), so it cannot carry out test runs");
     const refusal = carrier.refusal(scenarios);
     if (refusal) throw refusal;
+    await this.checkAudio(accountId, scenarios);
     const at = nowIso();
     const row: TestRunTable = {
       id: newId("testRun"),
@@ -100,6 +102,14 @@ export class TestRunsService {
     });
     carrier.start({ id: row.id, accountId, agentId: agent.id, scenarios });
     return present(row);
+  }
+
+  /** Every `{audio_id}` line names one of the account's clips: 400 naming the first that does not. */
+  private async checkAudio(accountId: string, scenarios: readonly TestScenario[]): Promise<void> {
+    const named = scenarios.flatMap((s, i) => s.caller.lines.flatMap((line, j) => (typeof line === "string" ? [] : [{ id: line.audio_id, field: `scenarios[${i}].caller.lines[${j}].audio_id` }])));
+    const missing = new Set(await this.deps.testAudio.missing(accountId, [...new Set(named.map((n) => n.id))]));
+    const first = named.find((n) => missing.has(n.id));
+    if (first) throw ApiError.field("invalid_request", first.field, `no test audio ${first.id} in this account (POST /v1/test-audio uploads one)`);
   }
 
   async get(accountId: string, agentId: string, id: string): Promise<TestRun> {

@@ -6,6 +6,7 @@ import type { AgentRecord } from "../db/repositories/agents.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { Services } from "../services/container.js";
 import { checkExpectations } from "../services/test-run-expectations.js";
+import { TEST_AUDIO_RATE } from "../services/test-audio.js";
 import { pendingResult, type ScenarioResult, type TestScenario } from "../services/test-run-scenario.js";
 import type { StartedTestRun, TestRunCarrier } from "../services/test-runs.js";
 import { toAgentSettings } from "./agent-settings.js";
@@ -20,7 +21,7 @@ const PARALLEL_SCENARIOS = 2;
 const SLOT_WAIT_MS = 60_000;
 /** A scenario's call ends after this long whatever happens (the caller hangs up too). */
 const SCENARIO_MAX_SECONDS = 180;
-const PHONE_RATE = 8000;
+const PHONE_RATE = TEST_AUDIO_RATE;
 
 /**
  * Carries out agent test runs on this node's engine (see TestRunsService): two scenarios at
@@ -104,7 +105,9 @@ export class TestRunRunner implements TestRunCarrier {
     try {
       agent = await this.services.agents.get(run.accountId, run.agentId);
       lines = [];
-      for (const text of scenario.caller.lines) lines.push(await this.speech.render(text, scenario.caller.voice, PHONE_RATE, signal));
+      for (const line of scenario.caller.lines) {
+        lines.push(typeof line === "string" ? await this.speech.render(line, scenario.caller.voice, PHONE_RATE, signal) : await this.services.testAudio.samples(run.accountId, line.audio_id));
+      }
     } catch (err) {
       if (signal.aborted) return { ...result, status: "error", error: "not run: the service stopped" };
       log.warn({ err, scenario: index }, "test scenario not prepared");

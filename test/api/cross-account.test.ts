@@ -38,6 +38,7 @@ const ID_OF_FIELD: Record<string, (acct: SeededAccount) => string> = {
   knowledge_base_id: (x) => x.ids.knowledge_base_id!,
   document_id: (x) => x.ids.document_id!,
   run_id: (x) => x.ids.run_id!,
+  audio_id: (x) => x.ids.audio_id!,
   from_number: (x) => x.number,
 };
 /** Path parameters that name something else than a field of that name elsewhere: the do-not-call entry's number, the secret's name. */

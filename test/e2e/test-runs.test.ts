@@ -11,9 +11,10 @@ import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-ap
 // dialogue, Flite, pocketsphinx) and a simulated caller saying its lines in Flite's rms voice.
 // The documented scenario file is played with one expectation added: one scenario passes (a
 // booking, checked but not stored); one fails on purpose (a phrase the agent never says), said
-// over background noise and talking over the agent's greeting.
+// over background noise and talking over the agent's greeting, its question an uploaded recording.
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/src/cli/main.js");
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/audio");
 const FAQ = [{ question: "What are your opening hours?", answer: "We are open from eight to six, Monday to Saturday." }];
 
 /** The documented scenario file (docs/test-runs.md), with one expectation added that fails on purpose. */
@@ -56,6 +57,11 @@ function parleyTest(args: string[]): Promise<{ code: number | null; stdout: stri
 
 describe("an agent test run", () => {
   it("plays each scenario against the agent; parley test reports the failing expectation with its transcript and exits 1", async () => {
+    // The question over the greeting is played from a recording uploaded for it (the fixture's
+    // 16 kHz WAV, kept at 8 kHz), not said in a voice.
+    const upload = await app.request("POST", "/v1/test-audio?name=opening-hours.wav", { key: acct.key, rawBody: readFileSync(path.join(FIXTURES, "opening-hours.16k.wav")), headers: { "content-type": "audio/wav" } });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+    SCENARIOS.scenarios[1].caller.lines[0] = { audio_id: upload.body.id };
     const file = path.join(dir, "scenarios.json");
     writeFileSync(file, JSON.stringify(SCENARIOS));
     const run = await parleyTest([file, "--agent", agentId, "--url", app.baseUrl, "--timeout-s", "170"]);

@@ -1,3 +1,4 @@
+import { encodeWav } from "../../engine/audio/wav.js";
 import { TestRunsRepository } from "../../src/db/repositories/test-runs.js";
 import type { TestAccount, TestApp } from "./test-app.js";
 
@@ -37,7 +38,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
  * A new account (agency plan, every permission) with an agent, an approved phone number, an
  * ended call, a webhook to `receiverUrl` with a delivered delivery, a campaign scheduled far
  * in the future (the runner leaves it alone), an appointment, a do-not-call entry and its
- * events, a secret, a knowledge base with a document and a finished test run; returns once the webhook has delivered everything so far, so the account is quiet.
+ * events, a secret, a knowledge base with a document, a finished test run and a test audio clip; returns once the webhook has delivered everything so far, so the account is quiet.
  * `serial` makes its phone numbers unique (numbers are unique across accounts).
  */
 export async function seedAccount(app: TestApp, receiverUrl: string, serial: number): Promise<SeededAccount> {
@@ -80,6 +81,10 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
     completed_at: new Date().toISOString(),
   });
 
+  // A test audio clip (a second of silence at 8 kHz) its test runs' callers could play.
+  const clip = await app.request("POST", "/v1/test-audio?name=seeded.wav", { key, rawBody: encodeWav({ sampleRate: 8000, channels: 1, samples: new Int16Array(8000) }), headers: { "content-type": "audio/wav" } });
+  if (clip.status !== 201) throw new Error(`seeding test audio: answered ${clip.status} ${JSON.stringify(clip.body)}`);
+
   const event = (await ok(app, "events", "GET", "/v1/events?limit=1", key)).data[0];
   const deliveries = `/v1/webhooks/${webhook.id}/deliveries?limit=100`;
   const total = Number((await ok(app, "event count", "GET", "/v1/events?limit=100", key)).data.length);
@@ -107,6 +112,7 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
       knowledge_base_id: knowledgeBase.id,
       document_id: upload.body.id,
       run_id: testRun,
+      audio_id: clip.body.id,
     },
   };
 }

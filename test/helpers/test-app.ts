@@ -26,7 +26,7 @@ export interface RequestOptions {
   key?: string | null;
   body?: unknown;
   /** Sent as is, instead of JSON-encoding `body`. */
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -104,7 +104,7 @@ export async function startTestApp(
   const request: TestApp["request"] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (options.rawBody !== undefined) body = options.rawBody;
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);

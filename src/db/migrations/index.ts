@@ -29,6 +29,7 @@ import * as secrets from "./027-secrets.js";
 import * as testRuns from "./034-test-runs.js";
 import * as agentRedact from "./035-agent-redact.js";
 import * as callSupervision from "./036-call-supervision.js";
+import * as testAudio from "./037-test-audio.js";
 import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "034-test-runs": testRuns,
   "035-agent-redact": agentRedact,
   "036-call-supervision": callSupervision,
+  "037-test-audio": testAudio,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,10 +17,10 @@ const DEFAULT_CALLER_VOICE = "flite-rms";
 const callerSchema = z
   .object({
     lines: z
-      .array(text(TEST_RUN_LIMITS.lineChars), { error: "must be an array of lines" })
+      .array(z.union([text(TEST_RUN_LIMITS.lineChars), z.object({ audio_id: z.string().min(1).max(64) }).strict()], { error: `must be text of 1 to ${TEST_RUN_LIMITS.lineChars} characters or {audio_id}` }), { error: "must be an array of lines" })
       .min(1, { message: `must hold 1 to ${TEST_RUN_LIMITS.linesPerScenario} lines` })
       .max(TEST_RUN_LIMITS.linesPerScenario, { message: `must hold 1 to ${TEST_RUN_LIMITS.linesPerScenario} lines` })
-      .describe("What the caller says, a line per agent turn, in the caller's voice"),
+      .describe("What the caller says, a line per agent turn: text said in the caller's voice, or {audio_id} of a recording uploaded with POST /v1/test-audio"),
     voice: z.string({ error: "must be a voice id" }).min(1).max(64).default(DEFAULT_CALLER_VOICE).describe("An embedded voice (flite-* or festival-*, see GET /v1/voices)"),
     pause_ms: intField(200, 5000).default(800).describe("How long the agent must have been quiet before the caller's next line"),
     noise_db: z
