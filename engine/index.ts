@@ -50,6 +50,7 @@ export { toneOverStretches } from "./recording/recording-redaction.js";
 export { SUPERVISOR_TEXT_MAX_CHARS, supervisorText } from "./supervisor-text.js";
 export { bytesToPcm16, pcm16ToBytes, rms } from "./audio/pcm16.js";
 export { encodeWav, parseWav } from "./audio/wav.js";
+export { monoAt } from "./audio/mono-at.js";
 export { SipUserAgent, DEFAULT_MAX_CALLS, type SipUserAgentOptions } from "./transports/sip/sip-user-agent.js";
 export { IncomingCall } from "./transports/sip/incoming-call.js";
 export { DEFAULT_MAX_SERVER_TRANSACTIONS } from "./transports/sip/transaction-layer.js";

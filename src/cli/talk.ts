@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
-import { bytesToPcm16, encodeWav, parseWav, pcm16ToBytes, Resampler } from "../../engine/index.js";
+import { bytesToPcm16, encodeWav, monoAt, parseWav, pcm16ToBytes } from "../../engine/index.js";
 import { integer, parseOptions, required, UsageError } from "./args.js";
 import { startAudioPlayer } from "./audio-player.js";
 
@@ -16,15 +16,7 @@ interface Heard {
 }
 
 function toMono16k(path: string): Int16Array {
-  const wav = parseWav(readFileSync(path));
-  let mono = wav.samples;
-  if (wav.channels > 1) {
-    mono = new Int16Array(wav.samples.length / wav.channels);
-    for (let i = 0; i < mono.length; i++) mono[i] = wav.samples[i * wav.channels]!;
-  }
-  if (wav.sampleRate === RATE) return mono;
-  const resampler = new Resampler({ inputRate: wav.sampleRate, outputRate: RATE });
-  return Int16Array.from([...resampler.push(mono), ...resampler.flush()]);
+  return monoAt(parseWav(readFileSync(path)), RATE);
 }
 
 /** `parley talk`: returns the exit code. */

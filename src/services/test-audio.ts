@@ -1,4 +1,4 @@
-import { parseWav, pcm16ToBytes, bytesToPcm16, Resampler } from "../../engine/index.js";
+import { bytesToPcm16, monoAt, parseWav, pcm16ToBytes } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { newId } from "../core/ids.js";
 import { nowIso } from "../core/time.js";
@@ -95,17 +95,5 @@ function phoneRate(bytes: Buffer): Int16Array {
   const frames = wav.samples.length / wav.channels;
   if (frames === 0) throw new ApiError(400, "invalid_audio", "the WAV holds no audio");
   if (frames / wav.sampleRate > TEST_AUDIO_LIMITS.maxSeconds) throw new ApiError(400, "invalid_audio", `a clip lasts at most ${TEST_AUDIO_LIMITS.maxSeconds} s, this one ${Math.round(frames / wav.sampleRate)} s`);
-  let mono = wav.samples;
-  if (wav.channels === 2) {
-    mono = new Int16Array(frames);
-    for (let i = 0; i < frames; i++) mono[i] = Math.round((wav.samples[2 * i]! + wav.samples[2 * i + 1]!) / 2);
-  }
-  if (wav.sampleRate === TEST_AUDIO_RATE) return mono;
-  const resampler = new Resampler({ inputRate: wav.sampleRate, outputRate: TEST_AUDIO_RATE });
-  const head = resampler.push(mono);
-  const tail = resampler.flush();
-  const out = new Int16Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return monoAt(wav, TEST_AUDIO_RATE);
 }
