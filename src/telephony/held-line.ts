@@ -1,5 +1,5 @@
-import { EventEmitter } from "eventemitter3";
-import type { AudioFrame, CallEvent, MediaTransport, TransportEvents } from "../../engine/index.js";
+import type { AudioFrame, CallEvent, MediaTransport } from "../../engine/index.js";
+import { LineWrapper } from "./line-wrapper.js";
 
 /**
  * A media connection handed to a call session that must not end the line when the session
@@ -9,14 +9,11 @@ import type { AudioFrame, CallEvent, MediaTransport, TransportEvents } from "../
  * else passes through. `release` hands the line back: the kept transfer goes out as it would
  * have (a cold transfer) and the line closes.
  */
-export class HeldLine extends EventEmitter<TransportEvents> implements MediaTransport {
+export class HeldLine extends LineWrapper {
   /** The number the session transferred to; set once its `transfer` event came. */
   transferTo: string | null = null;
   /** The session has ended with the transfer: the line is ours to hand on. */
   held = false;
-  sendDtmf?: (digits: string) => Promise<void>;
-  /** Stops passing the line's events on (once the line is held or closed). */
-  private readonly detach: () => void;
   private keepOnClose = false;
 
   /**
@@ -26,43 +23,31 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
    * the line transfers warm) or let the transfer through as it is (cold). Default: hold.
    */
   constructor(
-    readonly line: MediaTransport,
+    line: MediaTransport,
     private readonly options: { deaf?: boolean; holdsTransfer?: () => boolean } = {},
   ) {
-    super();
-    const audio = (frame: AudioFrame) => void (options.deaf || this.emit("audio", frame));
-    const dtmf = (digit: string) => this.emit("dtmf", digit);
-    const mark = (name: string) => this.emit("mark", name);
-    const hangup = (reason: string) => this.emit("hangup", reason);
-    line.on("audio", audio).on("dtmf", dtmf).on("mark", mark).on("hangup", hangup);
-    this.detach = () => void line.off("audio", audio).off("dtmf", dtmf).off("mark", mark).off("hangup", hangup);
-    if (line.sendDtmf) this.sendDtmf = (digits) => line.sendDtmf!(digits);
+    super(line);
   }
 
-  get protocol(): string {
-    return this.line.protocol;
+  protected override fromLine(frame: AudioFrame): void {
+    if (!this.options.deaf) super.fromLine(frame);
   }
-  get inputSampleRate(): number {
-    return this.line.inputSampleRate;
-  }
-  get outputSampleRate(): number {
-    return this.line.outputSampleRate;
-  }
-  get closed(): boolean {
+
+  override get closed(): boolean {
     return this.held || this.line.closed;
   }
 
-  sendAudio(frame: AudioFrame): void {
+  override sendAudio(frame: AudioFrame): void {
     if (!this.held) this.line.sendAudio(frame);
   }
-  clearAudio(): void {
+  override clearAudio(): void {
     if (!this.held) this.line.clearAudio();
   }
-  sendMark(name: string): void {
+  override sendMark(name: string): void {
     if (!this.held) this.line.sendMark(name);
   }
 
-  sendEvent(event: CallEvent): void {
+  override sendEvent(event: CallEvent): void {
     if (event.type === "transfer" && event.number && (this.options.holdsTransfer?.() ?? true)) this.transferTo = event.number;
     else this.line.sendEvent(event);
   }
@@ -72,7 +57,7 @@ export class HeldLine extends EventEmitter<TransportEvents> implements MediaTran
     this.keepOnClose = true;
   }
 
-  close(reason: string): void {
+  override close(reason: string): void {
     if (this.held) return;
     if ((this.keepOnClose || (reason === "transferred" && this.transferTo !== null)) && !this.line.closed) {
       this.held = true;

@@ -1,6 +1,6 @@
-import { EventEmitter } from "eventemitter3";
 import { Resampler, systemClock } from "../../engine/index.js";
-import type { AudioFrame, CallEvent, Clock, MediaTransport, TimerHandle, TransportEvents } from "../../engine/index.js";
+import type { AudioFrame, Clock, MediaTransport, TimerHandle } from "../../engine/index.js";
+import { LineWrapper } from "./line-wrapper.js";
 
 /** Listeners hear the call at this rate, whatever the line's rates. */
 export const LISTEN_SAMPLE_RATE = 16_000;
@@ -49,10 +49,8 @@ export interface SupervisedLineOptions {
  * bounded buffer and every tick takes 20 ms from each. No timer runs and nothing is buffered
  * while nobody listens or nothing of a take-over waits to be played.
  */
-export class SupervisedLine extends EventEmitter<TransportEvents> implements MediaTransport {
-  sendDtmf?: (digits: string) => Promise<void>;
+export class SupervisedLine extends LineWrapper {
   private readonly clock: Clock;
-  private readonly detach: () => void;
   private readonly audioListeners = new Set<LineListener>();
   private readonly callerSide = new ListenedSide();
   private readonly agentSide = new ListenedSide();
@@ -60,38 +58,23 @@ export class SupervisedLine extends EventEmitter<TransportEvents> implements Med
   private takeOverNow: SupervisorVoice | undefined;
   private finished = false;
 
-  constructor(
-    readonly line: MediaTransport,
-    options: SupervisedLineOptions = {},
-  ) {
-    super();
+  constructor(line: MediaTransport, options: SupervisedLineOptions = {}) {
+    super(line);
     this.clock = options.clock ?? systemClock;
     this.mixer = new FrameTicker(this.clock, () => this.mix());
-    const audio = (frame: AudioFrame) => {
-      if (this.audioListeners.size > 0) this.callerSide.push(frame);
-      this.emit("audio", frame);
-    };
-    const dtmf = (digit: string) => this.emit("dtmf", digit);
-    const mark = (name: string) => this.emit("mark", name);
-    const hangup = (reason: string) => {
-      this.finish();
-      this.emit("hangup", reason);
-    };
-    line.on("audio", audio).on("dtmf", dtmf).on("mark", mark).on("hangup", hangup);
-    this.detach = () => void line.off("audio", audio).off("dtmf", dtmf).off("mark", mark).off("hangup", hangup);
-    if (line.sendDtmf) this.sendDtmf = (digits) => line.sendDtmf!(digits);
   }
 
-  get protocol(): string {
-    return this.line.protocol;
+  protected override fromLine(frame: AudioFrame): void {
+    if (this.audioListeners.size > 0) this.callerSide.push(frame);
+    super.fromLine(frame);
   }
-  get inputSampleRate(): number {
-    return this.line.inputSampleRate;
+
+  protected override lineHungUp(reason: string): void {
+    this.finish();
+    super.lineHungUp(reason);
   }
-  get outputSampleRate(): number {
-    return this.line.outputSampleRate;
-  }
-  get closed(): boolean {
+
+  override get closed(): boolean {
     return this.finished || this.line.closed;
   }
   /** A supervisor has the line: the agent's audio does not reach the caller. */
@@ -103,23 +86,16 @@ export class SupervisedLine extends EventEmitter<TransportEvents> implements Med
     return this.audioListeners.size;
   }
 
-  sendAudio(frame: AudioFrame): void {
+  override sendAudio(frame: AudioFrame): void {
     if (this.takeOverNow) return;
     this.line.sendAudio(frame);
     if (this.audioListeners.size > 0) this.agentSide.push(frame);
   }
-  clearAudio(): void {
+  override clearAudio(): void {
     // The agent's barge-in must not cut the supervisor's words short.
     if (!this.takeOverNow) this.line.clearAudio();
   }
-  sendMark(name: string): void {
-    this.line.sendMark(name);
-  }
-  sendEvent(event: CallEvent): void {
-    this.line.sendEvent(event);
-  }
-
-  close(reason: string): void {
+  override close(reason: string): void {
     this.finish();
     this.line.close(reason);
   }
