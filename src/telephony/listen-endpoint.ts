@@ -37,7 +37,6 @@ export interface MonitoredCalls {
 export class ListenEndpoint implements MediaEndpoint {
   readonly path = "/media/listen";
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LISTEN_MAX_MESSAGE_BYTES });
-  private readonly listeners = new Map<string, number>();
 
   constructor(
     private readonly services: Services,
@@ -69,7 +68,7 @@ export class ListenEndpoint implements MediaEndpoint {
       mode = granted;
       const found = this.calls.monitored(accountId, callId);
       if (!found) throw new ApiError(409, "call_not_in_progress", `Call ${callId} is not in progress on this node: listen on the node that runs it`);
-      if ((this.listeners.get(callId) ?? 0) >= MAX_LISTENERS_PER_CALL) throw new ApiError(429, "rate_limit_exceeded", `A call has at most ${MAX_LISTENERS_PER_CALL} listeners at once`);
+      if (found.line.listenerTotal >= MAX_LISTENERS_PER_CALL) throw new ApiError(429, "rate_limit_exceeded", `A call has at most ${MAX_LISTENERS_PER_CALL} listeners at once`);
       call = found;
     } catch (err) {
       refuseUpgrade(socket, err);
@@ -97,7 +96,6 @@ export class ListenEndpoint implements MediaEndpoint {
   }
 
   private serve(ws: WebSocket, callId: string, call: MonitoredCall, mode: ListenMode, stereo: boolean): void {
-    this.listeners.set(callId, (this.listeners.get(callId) ?? 0) + 1);
     const log = this.logger.child({ call_id: callId });
     let takeOver: ReturnType<MonitoredCall["takeOver"]> | undefined;
     if (mode === "takeover") {
@@ -105,7 +103,6 @@ export class ListenEndpoint implements MediaEndpoint {
         takeOver = call.takeOver();
       } catch {
         ws.close(4009, "the call is already taken over");
-        this.left(callId);
         return;
       }
     }
@@ -134,15 +131,8 @@ export class ListenEndpoint implements MediaEndpoint {
       unlisten();
       call.session.off("event", onEvent);
       takeOver?.end();
-      this.left(callId);
       log.info({ event: "call.listener_left", mode }, "supervisor left the call");
     });
-  }
-
-  private left(callId: string): void {
-    const n = (this.listeners.get(callId) ?? 1) - 1;
-    if (n > 0) this.listeners.set(callId, n);
-    else this.listeners.delete(callId);
   }
 }
 

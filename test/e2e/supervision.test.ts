@@ -116,6 +116,12 @@ describe("a supervisor on a live call", () => {
     await until("the token's listener told it listens", () => byToken.messages.some((m) => m.message.type === "listening"));
     byToken.close();
     await expect(Supervisor.open(`call_id=${callId}&token=${token.token}`)).rejects.toMatchObject({ status: 401 });
+    // A flood of listeners: five per call, the sixth refused (429) before its handshake.
+    await until("the token's listener gone", () => byToken.ws.readyState === WebSocket.CLOSED);
+    const more = await Promise.all(Array.from({ length: 4 }, () => Supervisor.open(`call_id=${callId}`, acct.key)));
+    await expect(Supervisor.open(`call_id=${callId}`, acct.key)).rejects.toMatchObject({ status: 429 });
+    for (const extra of more) extra.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
 
     // Say: the agent says the line next, in its voice; the caller hears it and it is in the transcript.
     const sayAt = Date.now();
