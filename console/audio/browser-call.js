@@ -3,19 +3,9 @@
 // the socket carries 20 ms PCM16 frames at 16 kHz both ways as binary messages and the
 // call's events as JSON text messages.
 import { api } from "../lib/api.js";
+import { audioContext, captureNode, microphone, playbackNode, socketUrl } from "./audio-graph.js";
 
 const CALL_RATE = 16000;
-const JITTER_MS = 80;
-
-/** The socket address on this page's own origin: the console and the media endpoint are one service. */
-function socketUrl(websocketUrl) {
-  const given = new URL(websocketUrl, location.href);
-  const url = new URL(given.pathname + given.search, location.href);
-  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-  url.searchParams.set("format", "pcm16");
-  url.searchParams.set("sample_rate", String(CALL_RATE));
-  return url.toString();
-}
 
 /**
  * `onEvent(message)` receives every JSON message of the server (`connected`, `state`,
@@ -39,21 +29,15 @@ export class BrowserCall {
   /** Asks for the microphone, creates the call, connects. Rejects when any step fails (and cleans up). */
   async start({ agentId, record = true, context, maxDuration }) {
     try {
-      this.stream = await navigator.mediaDevices.getUserMedia({
-        audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
-      });
-      this.context = new AudioContext({ latencyHint: "interactive" });
-      await Promise.all([
-        this.context.audioWorklet.addModule(new URL("./capture-worklet.js", import.meta.url).href),
-        this.context.audioWorklet.addModule(new URL("./playback-worklet.js", import.meta.url).href),
-      ]);
+      this.stream = await microphone();
+      this.context = await audioContext();
       const body = { agent_id: agentId, record };
       if (context && Object.keys(context).length > 0) body.context = context;
       if (maxDuration) body.max_duration = maxDuration;
       const created = await api("POST", "/v1/calls/web", { body });
       this.callId = created.call_id;
       this.onEvent({ type: "local", what: "created", call_id: created.call_id, expires_at: created.expires_at });
-      await this.connect(socketUrl(created.websocket_url));
+      await this.connect(socketUrl(created.websocket_url, { format: "pcm16", sample_rate: CALL_RATE }));
     } catch (err) {
       this.teardown();
       throw err;
@@ -104,36 +88,18 @@ export class BrowserCall {
 
   startAudio(rate) {
     const context = this.context;
-    this.capture = new AudioWorkletNode(context, "parley-capture", {
-      numberOfInputs: 1,
-      numberOfOutputs: 0,
-      channelCount: 1,
-      channelCountMode: "explicit",
-      channelInterpretation: "speakers",
-      processorOptions: { targetRate: rate },
-    });
-    this.capture.port.onmessage = (event) => {
-      if (event.data.type !== "frame") return;
+    this.capture = captureNode(context, this.stream, rate, (pcm, peak) => {
       if (this.socket?.readyState === WebSocket.OPEN) {
-        this.socket.send(event.data.pcm);
+        this.socket.send(pcm);
         this.framesSent++;
       }
-      if (this.framesSent % 5 === 0) this.onEvent({ type: "local", what: "microphone", level: event.data.peak });
-    };
-    this.playback = new AudioWorkletNode(context, "parley-playback", {
-      numberOfInputs: 0,
-      numberOfOutputs: 1,
-      outputChannelCount: [1],
-      processorOptions: { inputRate: rate, jitterMs: JITTER_MS },
+      if (this.framesSent % 5 === 0) this.onEvent({ type: "local", what: "microphone", level: peak });
     });
-    this.playback.port.onmessage = (event) => {
-      const message = event.data;
+    this.playback = playbackNode(context, rate, (message) => {
       if (message.type === "mark" && this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "mark", name: message.name }));
       else if (message.type === "speaking") this.onEvent({ type: "local", what: "speaking", speaking: message.speaking });
       else if (message.type === "cleared") this.onEvent({ type: "local", what: "cleared", dropped_ms: message.droppedMs });
-    };
-    context.createMediaStreamSource(this.stream).connect(this.capture);
-    this.playback.connect(context.destination);
+    });
     this.connected = true;
     void context.resume();
   }

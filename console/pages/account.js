@@ -5,15 +5,15 @@ import { html } from "../components/html.js";
 import { PageHeader } from "../components/layout.js";
 import { ErrorNotice, Loading, LoadMore, Notice } from "../components/feedback.js";
 import { api } from "../lib/api.js";
+import { keyGrants } from "../lib/key-permissions.js";
 import { PERMISSIONS } from "../lib/api-values.js";
 import { formatDateTime, formatNumber, label } from "../lib/format.js";
 import { BASE } from "../lib/router.js";
 import { useResource } from "../lib/use-resource.js";
 
-/** What this key may do, as the API says (GET /v1/account/key, which any valid key may read). */
+/** Each permission a key can hold, and whether this one holds it. */
 async function keyPermissions() {
-  const { permissions: held } = await api("GET", "/v1/account/key");
-  const grants = (p) => held.includes("*") || held.includes(p) || (p.endsWith(":read") && held.includes(p.replace(/:read$/, ":write")));
+  const grants = await keyGrants();
   return PERMISSIONS.map((permission) => ({ permission, granted: grants(permission) }));
 }
 

@@ -6,6 +6,7 @@ import { html } from "../components/html.js";
 import { PageHeader } from "../components/layout.js";
 import { ErrorNotice, Loading, StatusBadge } from "../components/feedback.js";
 import { LatencyChart } from "../components/latency-chart.js";
+import { CallSupervision } from "./call-supervision.js";
 import { api, listAll } from "../lib/api.js";
 import { LIVE_CALL_STATUSES } from "../lib/api-values.js";
 import { formatClock, formatDateTime, formatDuration, label } from "../lib/format.js";
@@ -231,6 +232,7 @@ export function CallPage({ params }) {
       </dl>
       ${Object.keys(c.metadata ?? {}).length ? html`<details><summary>Metadata</summary><pre>${JSON.stringify(c.metadata, null, 2)}</pre></details>` : null}
     </section>
+    ${c.status === "in_progress" ? html`<${CallSupervision} callId=${c.id} />` : null}
     <div class="call-grid">
       <section class="card" aria-labelledby="call-transcript">
         <h2 id="call-transcript">Transcript</h2>
