@@ -4,6 +4,7 @@ import { nowIso } from "../core/time.js";
 import { hashToken } from "../core/token-hash.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
+import { holdAccountLock } from "../db/advisory-locks.js";
 import type { CallRecord } from "../db/repositories/calls.js";
 import type { CallCommands } from "./call-commands.js";
 import type { CallsService } from "./calls.js";
@@ -67,6 +68,8 @@ export class CallSupervision {
     const token = `${TOKEN_PREFIX}${randomBase62(43)}`;
     const expiresAt = new Date(now + LISTEN_TOKEN_TTL_SECONDS * 1000).toISOString();
     await this.db.transaction().execute(async (trx) => {
+      // Under the account's lock, so requests at once cannot each count 19 and all insert.
+      await holdAccountLock(trx, accountId);
       await trx.deleteFrom("listen_tokens").where("account_id", "=", accountId).where("expires_at", "<", new Date(now).toISOString()).execute();
       const open = await trx.selectFrom("listen_tokens").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", accountId).where("used_at", "is", null).executeTakeFirstOrThrow();
       if (Number(open.n) >= MAX_OPEN_LISTEN_TOKENS) {

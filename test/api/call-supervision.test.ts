@@ -55,6 +55,23 @@ describe("say, whisper, hand-back and listen tokens", () => {
     expect(await callSupervision.redeem(listen.body.token, live.id)).toBeNull();
   });
 
+  it("hold at most 20 unused listen tokens per account, even asked for all at once (429 with Retry-After)", async () => {
+    const owner = await app.account();
+    const agent = (await app.request("POST", "/v1/agents", { key: owner.key, body: { name: "Desk", system_prompt: "x", voice_id: "flite-slt" } })).body.id;
+    const live = await insertCallRow(app.parley.services.db, { account_id: owner.id, agent_id: agent, status: "in_progress", answered_at: new Date().toISOString() });
+    const answers = await Promise.all(Array.from({ length: 25 }, () => app.request("POST", `/v1/calls/${live.id}/listen-token`, { key: owner.key, body: {} })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(20);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused.map((a) => [a.status, errorOf(a).code])).toEqual(Array.from({ length: 5 }, () => [429, "rate_limit_exceeded"]));
+    expect(refused[0]!.headers.get("retry-after")).toBe("60");
+    // Another account is not held back by this one's tokens.
+    expect((await app.request("POST", `/v1/calls/${(await callRow({ status: "in_progress", answered_at: new Date().toISOString() })).id}/listen-token`, { key: acct.key, body: {} })).status).toBe(201);
+    // A token used is no longer open: one more fits.
+    const used = answers.find((a) => a.status === 201)!.body.token;
+    expect(await app.parley.services.callSupervision.redeem(used, live.id)).toEqual({ accountId: owner.id, mode: "listen" });
+    expect((await app.request("POST", `/v1/calls/${live.id}/listen-token`, { key: owner.key, body: {} })).status).toBe(201);
+  });
+
   it("send what a call another node runs is asked to that node, in order, with the text", async () => {
     const { db } = app.parley.services;
     await db.insertInto("nodes").values({ id: "node_elsewhere", started_at: new Date().toISOString(), heartbeat_at: Date.now(), stopped_at: null }).execute();

@@ -78,6 +78,20 @@ describe("test audio", () => {
     expect(errorOf(res).details.fields[0].field).toBe("scenarios[0].caller.lines[1].audio_id");
   });
 
+  it("holds at most 100 clips per account, even uploaded all at once (409 test_audio_limit_reached); a deleted one makes room", async () => {
+    const owner = await app.account();
+    const clip = wav(0.1, 8000);
+    const answers = await Promise.all(Array.from({ length: 104 }, (_, i) => upload(clip, `clip-${i}.wav`, owner.key)));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(100);
+    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body.error.code])).toEqual(Array.from({ length: 4 }, () => [409, "test_audio_limit_reached"]));
+    // Another account is not held back by this one's clips.
+    expect((await upload(clip, "mine.wav", other.key)).status).toBe(201);
+    const first = answers.find((a) => a.status === 201)!.body.id;
+    expect((await app.request("DELETE", `/v1/test-audio/${first}`, { key: owner.key })).status).toBe(200);
+    expect((await upload(clip, "again.wav", owner.key)).status).toBe(201);
+    expect((await upload(clip, "one-too-many.wav", owner.key)).status).toBe(409);
+  });
+
   it("is a scenario line: a run naming the account's clip starts with it; deleted, it names it no more", async () => {
     const clip = (await upload(wav(1), "question.wav")).body;
     const res = await app.request("POST", `/v1/agents/${agentId}/test-runs`, { key: acct.key, body: { scenarios: [{ name: "recorded", caller: { lines: [{ audio_id: clip.id }, "goodbye"] } }] } });
