@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeWav } from "../../engine/audio/wav.js";
-import type { TestRunCarrier, StartedTestRun } from "../../src/services/test-runs.js";
+import type { StartedTestRun } from "../../src/services/test-runs.js";
+import { recordTestRuns } from "../helpers/recorded-test-runs.js";
 import { errorOf, startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Test audio (issue 32): recordings a test run's caller plays as a line ({audio_id}) instead
@@ -10,7 +11,7 @@ let app: TestApp;
 let acct: TestAccount;
 let other: TestAccount;
 let agentId: string;
-const started: StartedTestRun[] = [];
+let started: StartedTestRun[];
 
 /** `seconds` of a 440 Hz tone as a WAV file. */
 function wav(seconds: number, sampleRate = 16000, channels = 1): Buffer {
@@ -30,8 +31,7 @@ beforeAll(async () => {
   acct = await app.account();
   other = await app.account();
   agentId = (await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Desk", system_prompt: "x", voice_id: "flite-slt" } })).body.id;
-  const carrier: TestRunCarrier = { refusal: () => null, start: (run) => void started.push(run) };
-  app.parley.services.testRuns.carryOutWith(carrier);
+  started = recordTestRuns(app);
 });
 afterAll(async () => {
   await app.close();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/api-error.js";
-import type { StartedTestRun, TestRunCarrier } from "../../src/services/test-runs.js";
-import type { ScenarioResult } from "../../src/services/test-run-scenario.js";
+import type { StartedTestRun } from "../../src/services/test-runs.js";
+import type { ScenarioResult, TestScenario } from "../../src/services/test-run-scenario.js";
+import { recordTestRuns } from "../helpers/recorded-test-runs.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Agent test runs (issue 32), the API's side: validation, scoping, limits, storage and the
@@ -12,11 +13,10 @@ let app: TestApp;
 let acct: TestAccount;
 let other: TestAccount;
 let agentId: string;
-const started: StartedTestRun[] = [];
-const carrier: TestRunCarrier = {
-  refusal: (scenarios) => (scenarios.some((s) => s.caller.voice === "nobody") ? ApiError.field("invalid_request", "scenarios[0].caller.voice", "must be an embedded voice") : null),
-  start: (run) => void started.push(run),
-};
+let started: StartedTestRun[] = [];
+/** The engine's refusal of a voice it lacks, stood in for. */
+const refusal = (scenarios: readonly TestScenario[]) =>
+  scenarios.some((s) => s.caller.voice === "nobody") ? ApiError.field("invalid_request", "scenarios[0].caller.voice", "must be an embedded voice") : null;
 
 const scenario = (name = "asks the hours", extra: Record<string, unknown> = {}) => ({ name, caller: { lines: ["what are your opening hours", "goodbye"] }, expect: { must_say: ["open"] }, ...extra });
 const create = (body: unknown, key = acct.key, agent = agentId) => app.request("POST", `/v1/agents/${agent}/test-runs`, { key, body });
@@ -44,7 +44,9 @@ describe("without a carrier (a node without the engine)", () => {
 });
 
 describe("POST /v1/agents/{id}/test-runs", () => {
-  beforeAll(() => app.parley.services.testRuns.carryOutWith(carrier));
+  beforeAll(() => {
+    started = recordTestRuns(app, refusal);
+  });
 
   it("validates every field, naming it", async () => {
     const cases: Array<[unknown, string]> = [

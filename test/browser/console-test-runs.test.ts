@@ -1,6 +1,7 @@
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StartedTestRun, TestRunCarrier } from "../../src/services/test-runs.js";
+import type { StartedTestRun } from "../../src/services/test-runs.js";
+import { recordTestRuns } from "../helpers/recorded-test-runs.js";
 import type { ScenarioResult } from "../../src/services/test-run-scenario.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { accessibilityViolations } from "./accessibility.js";
@@ -23,8 +24,7 @@ let app: TestApp;
 let acct: TestAccount;
 let agentId: string;
 let browser: Browser;
-const started: StartedTestRun[] = [];
-const carrier: TestRunCarrier = { refusal: () => null, start: (run) => void started.push(run) };
+let started: StartedTestRun[];
 
 // Server text that would be markup if the page rendered it as HTML.
 const MARKUP = `<img src=x onerror="document.body.dataset.injected='yes'"> <b>bold</b>`;
@@ -62,7 +62,7 @@ const failed = (name: string): ScenarioResult => ({
 
 beforeAll(async () => {
   [app, browser] = await Promise.all([startTestApp(), launchChromium()]);
-  app.parley.services.testRuns.carryOutWith(carrier);
+  started = recordTestRuns(app);
   acct = await app.account();
   agentId = (await app.request("POST", "/v1/agents", { key: acct.key, body: { name: "Front desk", system_prompt: "You answer calls.", voice_id: "flite-slt" } })).body.id;
 }, 60_000);
