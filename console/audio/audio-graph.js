@@ -40,6 +40,46 @@ export function socketUrl(pathAndQuery, params = {}) {
 }
 
 /**
+ * Opens one of the service's media sockets: binary messages go to `onAudio(arrayBuffer)`, JSON
+ * text messages to `onMessage(message)`, and `onClosed(event)` once it closes. `opened`
+ * resolves once the server's `ready` message has come (after `onMessage` has had it); it
+ * rejects on an `error` message before that, or with `closedEarly(event)` on a close.
+ */
+export function mediaSocket(url, { ready, onAudio, onMessage, onClosed, closedEarly }) {
+  const socket = new WebSocket(url);
+  socket.binaryType = "arraybuffer";
+  const opened = new Promise((resolve, reject) => {
+    let settled = false;
+    socket.onmessage = (event) => {
+      if (typeof event.data !== "string") return onAudio(event.data);
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (!settled && message.type === "error") {
+        settled = true;
+        reject(Object.assign(new Error(message.message), { code: message.code }));
+      }
+      onMessage(message);
+      if (!settled && message.type === ready) {
+        settled = true;
+        resolve();
+      }
+    };
+    socket.onclose = (event) => {
+      if (!settled) {
+        settled = true;
+        reject(closedEarly(event));
+      }
+      onClosed(event);
+    };
+  });
+  return { socket, opened };
+}
+
+/**
  * Plays PCM16 frames at `rate` through the jitter buffer: post `{type: "audio", pcm}`,
  * `{type: "clear"}` or `{type: "mark", name}` to its port; `onMessage` gets its `speaking`,
  * `cleared` and `mark` notes.

@@ -3,7 +3,7 @@
 // the socket carries 20 ms PCM16 frames at 16 kHz both ways as binary messages and the
 // call's events as JSON text messages.
 import { api } from "../lib/api.js";
-import { audioContext, captureNode, microphone, playbackNode, socketUrl } from "./audio-graph.js";
+import { audioContext, captureNode, mediaSocket, microphone, playbackNode, socketUrl } from "./audio-graph.js";
 
 const CALL_RATE = 16000;
 
@@ -45,45 +45,23 @@ export class BrowserCall {
   }
 
   connect(url) {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
-      socket.binaryType = "arraybuffer";
-      this.socket = socket;
-      let settled = false;
-      socket.onmessage = (event) => {
-        if (typeof event.data !== "string") {
-          this.playback?.port.postMessage({ type: "audio", pcm: event.data }, [event.data]);
-          return;
-        }
-        let message;
-        try {
-          message = JSON.parse(event.data);
-        } catch {
-          return;
-        }
-        if (message.type === "connected") {
-          this.startAudio(message.sample_rate);
-          settled = true;
-          resolve();
-        } else if (message.type === "clear") {
-          this.playback?.port.postMessage({ type: "clear" });
-        } else if (message.type === "mark") {
-          this.playback?.port.postMessage({ type: "mark", name: message.name });
-        } else if (message.type === "error" && !settled) {
-          settled = true;
-          reject(Object.assign(new Error(message.message), { code: message.code }));
-        }
+    const { socket, opened } = mediaSocket(url, {
+      ready: "connected",
+      onAudio: (pcm) => this.playback?.port.postMessage({ type: "audio", pcm }, [pcm]),
+      onMessage: (message) => {
+        if (message.type === "connected") this.startAudio(message.sample_rate);
+        else if (message.type === "clear") this.playback?.port.postMessage({ type: "clear" });
+        else if (message.type === "mark") this.playback?.port.postMessage({ type: "mark", name: message.name });
         this.onEvent(message);
-      };
-      socket.onclose = (event) => {
-        if (!settled) {
-          settled = true;
-          reject(new Error(`The media connection closed before the call started (${event.code}${event.reason ? `: ${event.reason}` : ""})`));
-        }
+      },
+      onClosed: (event) => {
         this.onEvent({ type: "local", what: "closed", code: event.code, reason: event.reason });
         this.teardown();
-      };
+      },
+      closedEarly: (event) => new Error(`The media connection closed before the call started (${event.code}${event.reason ? `: ${event.reason}` : ""})`),
     });
+    this.socket = socket;
+    return opened;
   }
 
   startAudio(rate) {

@@ -3,7 +3,7 @@
 // side's level goes to the page, the two are mixed for the speakers. With `takeover` the
 // microphone goes to the caller in place of the agent until the socket closes (a hand-back).
 import { api } from "../lib/api.js";
-import { audioContext, captureNode, microphone, playbackNode, socketUrl } from "./audio-graph.js";
+import { audioContext, captureNode, mediaSocket, microphone, playbackNode, socketUrl } from "./audio-graph.js";
 
 /** What /media/listen sends and takes (docs/supervision.md). */
 const LISTEN_RATE = 16000;
@@ -45,39 +45,27 @@ export class CallSupervisor {
   }
 
   connect(url) {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
-      socket.binaryType = "arraybuffer";
-      this.socket = socket;
-      let settled = false;
-      socket.onmessage = (event) => {
-        if (typeof event.data !== "string") {
-          this.hear(new Int16Array(event.data));
-          return;
-        }
-        let message;
-        try {
-          message = JSON.parse(event.data);
-        } catch {
-          return;
-        }
-        if (message.type === "listening") {
-          this.startAudio(message.sample_rate);
-          settled = true;
-          resolve();
-        }
+    const { socket, opened } = mediaSocket(url, {
+      ready: "listening",
+      onAudio: (pcm) => this.hear(new Int16Array(pcm)),
+      onMessage: (message) => {
+        if (message.type === "listening") this.startAudio(message.sample_rate);
         this.onEvent(message);
-      };
-      socket.onclose = (event) => {
-        if (!settled) {
-          settled = true;
-          // A refusal before the handshake reaches a browser as a bare close (1006): the likely reasons.
-          reject(new Error(event.code === 4009 ? "Someone else has taken this call over" : `The listening connection closed before it started (${event.code}${event.reason ? `: ${event.reason}` : ""}): the call may have ended, or it has 5 listeners already`));
-        }
+      },
+      onClosed: (event) => {
         this.onEvent({ type: "local", what: "closed", code: event.code, reason: event.reason });
         this.stop();
-      };
+      },
+      // A refusal before the handshake reaches a browser as a bare close (1006): the likely reasons.
+      closedEarly: (event) =>
+        new Error(
+          event.code === 4009
+            ? "Someone else has taken this call over"
+            : `The listening connection closed before it started (${event.code}${event.reason ? `: ${event.reason}` : ""}): the call may have ended, or it has 5 listeners already`,
+        ),
     });
+    this.socket = socket;
+    return opened;
   }
 
   startAudio(rate) {

@@ -5,12 +5,12 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { encodeWav } from "../../engine/audio/wav.js";
-import { rms } from "../../engine/index.js";
 import { clientNow } from "../../scripts/bench/media-caller.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { recognise } from "../helpers/recognise.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { loudest } from "../helpers/loudest.js";
 import { until } from "../helpers/until.js";
 import { accessibilityViolations } from "./accessibility.js";
 import { launchChromium, signIn, watchProblems } from "./chromium.js";
@@ -45,13 +45,6 @@ function microphoneWav(): Buffer {
   const samples = new Int16Array(RATE / 2 + words.length + 3 * RATE);
   samples.set(words, RATE / 2);
   return encodeWav({ sampleRate: RATE, channels: 1, samples });
-}
-
-/** The loudness of the loudest 100 ms in `pcm` (16 kHz). */
-function loudest(pcm: Int16Array): number {
-  let max = 0;
-  for (let i = 0; i + 1600 <= pcm.length; i += 800) max = Math.max(max, rms(pcm.subarray(i, i + 1600)));
-  return max;
 }
 
 beforeAll(async () => {

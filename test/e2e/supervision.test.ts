@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { bytesToPcm16, pcm16ToBytes, rms } from "../../engine/index.js";
+import { bytesToPcm16, pcm16ToBytes } from "../../engine/index.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { clientNow } from "../../scripts/bench/media-caller.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { recognise } from "../helpers/recognise.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
+import { loudest } from "../helpers/loudest.js";
 import { until } from "../helpers/until.js";
 
 // Live supervision (issue 32) on a real call: a caller on the native protocol talks to a rules
@@ -61,13 +62,6 @@ class Supervisor {
   close(): void {
     this.ws.close();
   }
-}
-
-/** The loudness of the loudest 100 ms in `pcm` (16 kHz). */
-function loudest(pcm: Int16Array): number {
-  let max = 0;
-  for (let i = 0; i + 1600 <= pcm.length; i += 800) max = Math.max(max, rms(pcm.subarray(i, i + 1600)));
-  return max;
 }
 
 beforeAll(async () => {
