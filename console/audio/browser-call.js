@@ -4,6 +4,7 @@
 // call's events as JSON text messages.
 import { api } from "../lib/api.js";
 import { audioContext, captureNode, mediaSocket, microphone, playbackNode, socketUrl } from "./audio-graph.js";
+import { MediaSocketClient } from "./media-socket-client.js";
 
 const CALL_RATE = 16000;
 
@@ -12,17 +13,11 @@ const CALL_RATE = 16000;
  * `transcript`, `partial_transcript`, `turn_metrics`, `clear`, `ended`, `error`...) plus the
  * console's own `{type: "local", ...}` notes: `microphone` (`level`), `speaking`, `closed`.
  */
-export class BrowserCall {
+export class BrowserCall extends MediaSocketClient {
   constructor(onEvent) {
-    this.onEvent = onEvent;
+    super(onEvent);
     this.callId = null;
-    this.socket = null;
-    this.context = null;
-    this.stream = null;
-    this.capture = null;
-    this.playback = null;
     this.connected = false;
-    this.closed = false;
     this.framesSent = 0;
   }
 
@@ -99,15 +94,5 @@ export class BrowserCall {
     } else {
       this.teardown();
     }
-  }
-
-  teardown() {
-    if (this.closed) return;
-    this.closed = true;
-    for (const track of this.stream?.getTracks() ?? []) track.stop();
-    this.capture?.disconnect();
-    this.playback?.disconnect();
-    void this.context?.close().catch(() => {});
-    if (this.socket && this.socket.readyState <= WebSocket.OPEN) this.socket.close(1000);
   }
 }

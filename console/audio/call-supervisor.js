@@ -4,6 +4,7 @@
 // microphone goes to the caller in place of the agent until the socket closes (a hand-back).
 import { api } from "../lib/api.js";
 import { audioContext, captureNode, mediaSocket, microphone, playbackNode, socketUrl } from "./audio-graph.js";
+import { MediaSocketClient } from "./media-socket-client.js";
 
 /** What /media/listen sends and takes (docs/supervision.md). */
 const LISTEN_RATE = 16000;
@@ -16,17 +17,11 @@ const LEVEL_EVERY = 5;
  * (`caller`, `agent`: the loudest sample of the last 100 ms, 0 to 1) and `closed` (`code`,
  * `reason`).
  */
-export class CallSupervisor {
+export class CallSupervisor extends MediaSocketClient {
   constructor(callId, onEvent) {
+    super(onEvent);
     this.callId = callId;
-    this.onEvent = onEvent;
     this.mode = null;
-    this.socket = null;
-    this.context = null;
-    this.stream = null;
-    this.capture = null;
-    this.playback = null;
-    this.closed = false;
     this.peaks = { caller: 0, agent: 0, frames: 0 };
   }
 
@@ -102,12 +97,6 @@ export class CallSupervisor {
 
   /** Stops listening; for a take-over, closing the socket hands the call back to the agent. */
   stop() {
-    if (this.closed) return;
-    this.closed = true;
-    for (const track of this.stream?.getTracks() ?? []) track.stop();
-    this.capture?.disconnect();
-    this.playback?.disconnect();
-    void this.context?.close().catch(() => {});
-    if (this.socket && this.socket.readyState <= WebSocket.OPEN) this.socket.close(1000);
+    this.teardown();
   }
 }
