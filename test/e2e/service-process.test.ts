@@ -60,6 +60,35 @@ describe("parley as a process: CLI, serve, restart, SIGTERM", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   });
 
+  // CI runs this file under Node 24 as well (scripts/node24.sh): the engine's workers, native
+  // modules and recognizer processes must let the service stop cleanly on either.
+  it("places a simulator call to its end on the engine, then SIGTERM exits 0", { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_SIP_PORT: "0" };
+    const account = await runCliJson(["admin", "account", "create", "--name", "Acme", "--plan", "pro", "--credits", "100"], env);
+    const key = (await runCliJson(["admin", "key", "create", "--account", account.id, "--name", "dev"], env)).key;
+    const server = await startServer(env);
+    try {
+      const agent = await api(server.baseUrl, "POST", "/v1/agents", key, { ...agentBody, first_message: "Hello, Acme Dental.", metadata: { business_name: "Acme Dental", opening_hours: "nine to five on weekdays" } });
+      expect((await api(server.baseUrl, "POST", "/v1/phone-numbers", key, { phone_number: "+16505550142", country: "US" })).status).toBe(201);
+      await runCliJson(["admin", "number", "approve", "+16505550142", "--json"], env);
+      const placed = await api(server.baseUrl, "POST", "/v1/calls", key, { phone_number: "+14155550123", agent_id: agent.body.id });
+      expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+      let call: any;
+      for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 500))) {
+        call = (await api(server.baseUrl, "GET", `/v1/calls/${placed.body.id}?include=transcript`, key)).body;
+        if (!["queued", "ringing", "in_progress"].includes(call.status)) break;
+      }
+      // The callee asked its question and hung up after the answer: a whole conversation.
+      expect(call.status).toBe("completed");
+      expect(call.transcript.filter((s: { role: string }) => s.role === "user").length).toBeGreaterThan(0);
+      expect(call.transcript.filter((s: { role: string }) => s.role === "agent").length).toBeGreaterThan(1);
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it("stops at start-up on bad configuration with a message naming the key", SLOW, async () => {
     const result = await runCli(["serve"], { PARLEY_PORT: "not-a-port", PARLEY_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "parley-e2e-")) });
     expect(result.code).toBe(78);

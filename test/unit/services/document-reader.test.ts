@@ -120,7 +120,8 @@ describe("readDocument", () => {
 
   it("terminates a reader that outgrows its heap", async () => {
     const markdown = Array.from({ length: 50_000 }, (_, k) => `- item *${k}* with [a link](https://example.test/${k})\n`).join("");
-    const error = await failure(readDocument(Buffer.from(markdown), "text/markdown", { maxHeapMb: 16 }));
+    // 8 MB, not 16: under Node 24 (V8 13) this document's reading fits in 16 MB now and then.
+    const error = await failure(readDocument(Buffer.from(markdown), "text/markdown", { maxHeapMb: 8 }));
     expect(error).toBeInstanceOf(DocumentTextError);
     expect((error as Error).message).toBe("the document needs too much memory to read");
     expect(activeReaders()).toBe(0);
