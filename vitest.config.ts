@@ -39,6 +39,7 @@ const NOT_REALTIME_E2E = [
   "test/e2e/webhook-bench.test.ts",
   "test/e2e/webhook-delivery.test.ts",
   "test/browser/console-static.test.ts",
+  "test/browser/console-supervision.test.ts",
   "test/browser/console-test-runs.test.ts",
   "test/browser/firefox.test.ts",
   "test/browser/resampler.test.ts",

@@ -24,20 +24,20 @@ const METRICS = [
 
 const runBench = (args: string[]) => runNodeScript(BENCH, args);
 
-// To keep CI short each run uses one endpointing mode and one or two conversations; the last
-// test runs both modes on one conversation. (The FAQ conversation is played by the stand-in run.)
+// To keep CI short each run uses one endpointing mode and two or three conversations; the last
+// test runs both modes on one conversation.
 describe("npm run bench -- --quick", () => {
   // The quick levels are 1 and 2 calls (bench-options.test.ts); the other runs here play one
   // call at a time, so this one plays two lanes only.
   it("replays conversations in concurrent lanes against a served child process and writes a well-formed report", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-    const run = await runBench(["--quick", "--concurrency", "2", "--endpointing", "adaptive", "--conversations", "barge-in,backchannels", "--out", out]);
+    const run = await runBench(["--quick", "--concurrency", "2", "--endpointing", "adaptive", "--conversations", "faq,barge-in,backchannels", "--out", out]);
     expect(run.stderr).toContain("[adaptive] native: 2 concurrent calls");
     expect(run.stdout).toContain("voice-to-voice");
 
     const result = JSON.parse(readFileSync(path.join(out, "bench.json"), "utf8"));
     expect(result.settings).toMatchObject({ quick: true, concurrency: [2], protocols: ["native"], endpointing_modes: ["adaptive"], endpointing_ms: { adaptive: 1500 }, seed: 1 });
-    expect(result.settings.conversations).toEqual(["backchannels", "barge-in"]);
+    expect(result.settings.conversations).toEqual(["backchannels", "barge-in", "faq"]);
     expect(result.machine.cpus).toBeGreaterThan(0);
     expect(result.modes.map((m: any) => m.endpointing_mode)).toEqual(["adaptive"]);
     const mode = result.modes[0];
@@ -55,7 +55,7 @@ describe("npm run bench -- --quick", () => {
       for (const key of ["server_cpu_percent", "server_peak_rss_mb", "client_cpu_percent"]) expect(typeof level[key], key).toBe("number");
     }
     expect(result.calls.length).toBe(result.settings.conversations.length * 2);
-    expect(result.calls.map((c: any) => c.lane).sort()).toEqual([0, 0, 1, 1]);
+    expect(result.calls.map((c: any) => c.lane).sort()).toEqual([0, 0, 0, 1, 1, 1]);
     expect(result.calls.every((c: any) => c.error === null)).toBe(true);
     // Outcomes (booked, transferred, interrupted) show that the replay drove real conversations.
     expect(result.calls.filter((c: any) => c.outcome?.passed).length).toBe(result.calls.length);
