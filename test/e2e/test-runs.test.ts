@@ -94,7 +94,7 @@ describe("an agent test run", () => {
     for (const turn of booking.turns.slice(0, 3)) expect(turn.voice_to_voice_ms).toBeGreaterThan(0);
 
     expect(hours.status, heard(hours)).toBe("failed");
-    expect(hours.expectations).toEqual([
+    expect(hours.expectations, heard(hours)).toEqual([
       { name: "must_say: monday to saturday", passed: true, expected: "monday to saturday", seen: "monday to saturday" },
       { name: "must_say: we deliver pizza", passed: false, expected: "we deliver pizza", seen: null },
       { name: "must_not_say: pizza", passed: true, expected: "pizza", seen: null },
