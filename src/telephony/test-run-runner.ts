@@ -14,6 +14,7 @@ import { CallRedaction } from "./call-redaction.js";
 import { CallTools } from "./call-tools.js";
 import type { EngineSlot } from "./engine-share.js";
 import { ScriptedCaller } from "./simulator/scripted-caller.js";
+import { waitForSlot } from "./slot-wait.js";
 
 /** Scenarios of one run played at once (each a call in a slot of its own). */
 const PARALLEL_SCENARIOS = 2;
@@ -147,17 +148,8 @@ export class TestRunRunner implements TestRunCarrier {
    * An engine slot for the scenario's call: while the engine is full or the account holds its
    * share (429/503), the scenario waits for one, a second at a time, up to SLOT_WAIT_MS.
    */
-  private async slotFor(accountId: string, signal: AbortSignal): Promise<EngineSlot> {
-    const until = Date.now() + SLOT_WAIT_MS;
-    for (;;) {
-      try {
-        return await this.admit(accountId);
-      } catch (err) {
-        const busy = err instanceof ApiError && (err.status === 429 || err.status === 503);
-        if (!busy || Date.now() >= until || signal.aborted) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-    }
+  private slotFor(accountId: string, signal: AbortSignal): Promise<EngineSlot> {
+    return waitForSlot(() => this.admit(accountId), { waitMs: SLOT_WAIT_MS, retryMs: 1000, signal });
   }
 
   private async call(run: StartedTestRun, index: number, agent: AgentRecord, scenario: TestScenario, lines: Int16Array[], signal: AbortSignal, log: Logger) {
