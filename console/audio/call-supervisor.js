@@ -63,10 +63,10 @@ export class CallSupervisor extends MediaSocketClient {
     return opened;
   }
 
-  startAudio(rate) {
-    this.playback = playbackNode(this.context, rate ?? LISTEN_RATE, () => {});
+  startAudio(rate = LISTEN_RATE) {
+    this.playback = playbackNode(this.context, rate, () => {});
     if (this.stream) {
-      this.capture = captureNode(this.context, this.stream, rate ?? LISTEN_RATE, (pcm) => {
+      this.capture = captureNode(this.context, this.stream, rate, (pcm) => {
         if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(pcm);
       });
     }

@@ -69,7 +69,7 @@ export function CallSupervision({ callId }) {
   const pending = useRef(null);
 
   const add = (line) => setLines((previous) => [...previous, line].slice(-MAX_LINES));
-  const onEvent = (owner) => (message) => {
+  const onEvent = (owner, message) => {
     // Only the socket in use speaks for the page (not one being opened, nor one replaced).
     if (supervisor.current !== owner) return;
     if (message.type === "transcript") add({ kind: "line", role: message.role, content: message.content, timestamp: message.timestamp });
@@ -93,8 +93,7 @@ export function CallSupervision({ callId }) {
     setError(null);
     pending.current?.stop();
     const previous = supervisor.current;
-    const next = new CallSupervisor(callId, null);
-    next.onEvent = onEvent(next);
+    const next = new CallSupervisor(callId, (message) => onEvent(next, message));
     pending.current = next;
     setPhase("connecting");
     try {

@@ -9,6 +9,7 @@ import { clientNow } from "../../scripts/bench/media-caller.js";
 import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { recognise } from "../helpers/recognise.js";
+import { createDeskAgent } from "../helpers/desk-agent.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { loudest } from "../helpers/loudest.js";
 import { until } from "../helpers/until.js";
@@ -29,8 +30,6 @@ import { launchChromium, signIn, watchProblems } from "./chromium.js";
 declare const document: any;
 
 const RATE = 16000;
-const GREETING = "Hello, Acme Dental here. How can I help?";
-const FAQ = [{ question: "What are your opening hours?", answer: "We are open from nine to five, Monday to Friday." }];
 const SPEECH = 0.02;
 const MANAGER = "This is the manager speaking.";
 
@@ -56,11 +55,7 @@ beforeAll(async () => {
   [app, browser] = await Promise.all([startTestApp({}, { PARLEY_ENGINE: "1" }), launchChromium({ fakeMicrophone: microphone })]);
   wsBase = app.baseUrl.replace(/^http/, "ws");
   acct = await app.account({ credits: 100 });
-  const agent = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: { name: "Desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING, metadata: { business_name: "Acme Dental", faq: FAQ } },
-  });
-  agentId = agent.body.id;
+  agentId = await createDeskAgent(app, acct.key);
 }, 60_000);
 
 afterAll(async () => {

@@ -5,6 +5,7 @@ import { fixtureAudio } from "../helpers/fixture-audio.js";
 import { clientNow } from "../../scripts/bench/media-caller.js";
 import { NativeMediaClient } from "../helpers/media-client.js";
 import { recognise } from "../helpers/recognise.js";
+import { createDeskAgent } from "../helpers/desk-agent.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 import { loudest } from "../helpers/loudest.js";
 import { until } from "../helpers/until.js";
@@ -14,8 +15,6 @@ import { until } from "../helpers/until.js";
 // transcript), has the agent say a line, whispers, takes the call over (the caller hears the
 // supervisor, the supervisor hears the caller, the agent answers nothing) and hands it back.
 
-const GREETING = "Hello, Acme Dental here. How can I help?";
-const FAQ = [{ question: "What are your opening hours?", answer: "We are open from nine to five, Monday to Friday." }];
 const SPEECH = 0.02;
 
 let app: TestApp;
@@ -69,11 +68,7 @@ beforeAll(async () => {
   wsBase = app.baseUrl.replace(/^http/, "ws");
   acct = await app.account();
   other = await app.account();
-  const agent = await app.request("POST", "/v1/agents", {
-    key: acct.key,
-    body: { name: "Desk", system_prompt: "You answer calls for Acme Dental.", voice_id: "flite-kal", first_message: GREETING, metadata: { business_name: "Acme Dental", faq: FAQ } },
-  });
-  agentId = agent.body.id;
+  agentId = await createDeskAgent(app, acct.key);
 }, 60_000);
 
 afterAll(async () => {
