@@ -483,6 +483,8 @@ export interface TestRunTable {
   /** running | passed | failed | error */
   status: string;
   scenarios: string;
+  /** How many scenarios `scenarios` holds (summed for the daily allowance). */
+  scenario_count: number;
   results: string;
   error: string | null;
   /** The node carrying the run while it is `running`. */

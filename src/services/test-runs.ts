@@ -82,6 +82,7 @@ export class TestRunsService {
       agent_id: agent.id,
       status: "running",
       scenarios: JSON.stringify(scenarios),
+      scenario_count: scenarios.length,
       results: JSON.stringify(scenarios.map(pendingResult)),
       error: null,
       node_id: this.deps.nodeId,
@@ -94,7 +95,7 @@ export class TestRunsService {
       if (running >= TEST_RUN_LIMITS.runningPerAccount) {
         throw new ApiError(409, "test_run_limit_reached", `An account runs at most ${TEST_RUN_LIMITS.runningPerAccount} test runs at once; wait for one to finish`);
       }
-      const today = (await this.repo.scenariosSince(accountId, new Date(Date.now() - DAY_MS).toISOString(), trx)).reduce((n, text) => n + (JSON.parse(text) as unknown[]).length, 0);
+      const today = await this.repo.scenariosSince(accountId, new Date(Date.now() - DAY_MS).toISOString(), trx);
       if (today + scenarios.length > TEST_RUN_LIMITS.scenariosPerDay) {
         throw new ApiError(409, "test_run_limit_reached", `An account runs at most ${TEST_RUN_LIMITS.scenariosPerDay} test scenarios in 24 hours (${today} so far)`);
       }

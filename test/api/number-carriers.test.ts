@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { Migrator, sql, type Kysely } from "kysely";
-import pg from "pg";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CARRIERS } from "../../src/config.js";
-import { DATABASE_FILE_NAME, openDatabase } from "../../src/db/database.js";
-import { migrationProvider } from "../../src/db/migrations/index.js";
-import { openPostgres, withPostgresColumnTypes } from "../../src/db/postgres.js";
 import { PhoneNumbersRepository } from "../../src/db/repositories/phone-numbers.js";
 import { runAdmin } from "../helpers/admin-cli.js";
+import { databaseAt } from "../helpers/database-at.js";
 import { startTestApp, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
 // Each phone number records its carrier (issue 28): the operator names it with
@@ -116,40 +110,14 @@ describe("a phone number's carrier", () => {
  * an active number, then a test app started over it: the app's start migrates it.
  */
 async function appOverDatabaseBefore024(): Promise<{ app: TestApp; accountId: string; numberId: string; cleanUp(): Promise<void> }> {
-  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
-  let db: Kysely<unknown>;
-  let cleanUp: () => Promise<void>;
-  let started: Parameters<typeof startTestApp>;
-  if (adminUrl) {
-    // An empty database of its own (the lane's template is migrated to the latest version).
-    const name = `parley_before024_${process.pid}_${Date.now().toString(36)}`;
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(statement).finally(() => client.end());
-    };
-    await admin(`CREATE DATABASE ${name} TEMPLATE template0`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    db = openPostgres(url.toString()) as unknown as Kysely<unknown>;
-    started = [{}, { PARLEY_DATABASE_URL: url.toString() }];
-    cleanUp = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } else {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "parley-before024-"));
-    db = openDatabase(path.join(dir, DATABASE_FILE_NAME)) as unknown as Kysely<unknown>;
-    started = [{ dataDir: dir }];
-    cleanUp = async () => rmSync(dir, { recursive: true, force: true });
-  }
-  // PostgreSQL's migrations run with its column types, as migrateToLatest runs them.
-  const migrator = new Migrator({ db: adminUrl ? withPostgresColumnTypes(db) : db, provider: migrationProvider });
-  expect((await migrator.migrateTo("023-rate-leases")).error).toBeUndefined();
+  const { db, appArgs, cleanUp } = await databaseAt("023-rate-leases");
   const at = "2024-01-01T00:00:00.000Z";
   await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
     VALUES ('acct_old', 'Old', 'pro', 100, 's', '{}', ${at}, ${at})`.execute(db);
   await sql`INSERT INTO phone_numbers (id, account_id, phone_number, friendly_name, country, status, approved_at, created_at, updated_at)
     VALUES ('pn_old', 'acct_old', '+14155550170', 'Old line', 'US', 'active', ${at}, ${at}, ${at})`.execute(db);
   await db.destroy();
-  return { app: await startTestApp(...started), accountId: "acct_old", numberId: "pn_old", cleanUp };
+  return { app: await startTestApp(...appArgs), accountId: "acct_old", numberId: "pn_old", cleanUp };
 }
 
 describe("a number from before migration 024", () => {

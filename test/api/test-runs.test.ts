@@ -1,7 +1,9 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/api-error.js";
 import type { StartedTestRun } from "../../src/services/test-runs.js";
 import type { ScenarioResult, TestScenario } from "../../src/services/test-run-scenario.js";
+import { databaseAt } from "../helpers/database-at.js";
 import { recordTestRuns } from "../helpers/recorded-test-runs.js";
 import { errorOf, startTestApp, type ApiResponse, type TestAccount, type TestApp } from "../helpers/test-app.js";
 
@@ -146,5 +148,43 @@ describe("POST /v1/agents/{id}/test-runs", () => {
     const ended = (await app.request("GET", `/v1/agents/${agentId}/test-runs/${running.id}`, { key: acct.key })).body;
     expect(ended).toMatchObject({ status: "error", error: "the node carrying the run stopped before it finished" });
     expect(ended.scenarios[0]).toEqual(passed("asks the hours"));
+  });
+});
+
+describe("the daily scenario allowance over an upgrade (migration 038 counts the stored runs)", () => {
+  it("counts the scenarios of the last 24 hours' runs stored before it, and not older ones", async () => {
+    const older = await databaseAt("037-test-audio");
+    const { db } = older;
+    const at = new Date().toISOString();
+    await sql`INSERT INTO accounts (id, name, plan, credit_balance, signing_secret, limit_overrides, created_at, updated_at)
+      VALUES ('acct_old', 'Old', 'pro', 100, 's', '{}', ${at}, ${at})`.execute(db);
+    await sql`INSERT INTO agents (id, account_id, name, system_prompt, voice_id, language, model, temperature, max_tokens, interruption_threshold, end_call_phrases, status, metadata, transfer_message, created_at, updated_at)
+      VALUES ('agent_old', 'acct_old', 'Desk', 'You answer calls.', 'flite-slt', 'en-US', 'rules', 0.7, 300, 0.5, '[]', 'active', '{}', '', ${at}, ${at})`.execute(db);
+    const run = async (id: string, scenarios: number, hoursAgo: number) => {
+      const created = new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+      const stored = JSON.stringify(Array.from({ length: scenarios }, (_, i) => scenario(`s${i}`)));
+      await sql`INSERT INTO test_runs (id, account_id, agent_id, status, scenarios, results, error, node_id, created_at, completed_at)
+        VALUES (${id}, 'acct_old', 'agent_old', 'passed', ${stored}, '[]', NULL, NULL, ${created}, ${created})`.execute(db);
+    };
+    await run("testrun_hourago", 190, 1);
+    await run("testrun_recent", 8, 0.5);
+    await run("testrun_yesterday", 150, 25);
+    await db.destroy();
+
+    const upgraded = await startTestApp(...older.appArgs);
+    try {
+      recordTestRuns(upgraded);
+      const key = await upgraded.key("acct_old");
+      const post = (count: number) => upgraded.request("POST", "/v1/agents/agent_old/test-runs", { key, body: { scenarios: Array.from({ length: count }, (_, i) => scenario(`new ${i}`)) } });
+      // 198 in the last 24 hours: 3 more would pass the 200; 2 reach it exactly.
+      const three = await post(3);
+      expect(three.status).toBe(409);
+      expect(errorOf(three)).toMatchObject({ code: "test_run_limit_reached", message: expect.stringContaining("200 test scenarios in 24 hours (198 so far)") });
+      expect((await post(2)).status).toBe(201);
+      expect(errorOf(await post(1)).message).toContain("(200 so far)");
+    } finally {
+      await upgraded.close();
+      await older.cleanUp();
+    }
   });
 });

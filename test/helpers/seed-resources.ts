@@ -74,6 +74,7 @@ export async function seedAccount(app: TestApp, receiverUrl: string, serial: num
     agent_id: agent.id,
     status: "passed",
     scenarios: JSON.stringify([{ name: "seeded", caller: { lines: ["hello"], voice: "flite-rms", pause_ms: 800, noise_db: null, barge_in: [] }, expect: {} }]),
+    scenario_count: 1,
     results: JSON.stringify([{ name: "seeded", status: "passed", error: null, transcript: [], turns: [], outcome: "no_action", expectations: [] }]),
     error: null,
     node_id: null,

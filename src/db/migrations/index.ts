@@ -30,6 +30,7 @@ import * as testRuns from "./034-test-runs.js";
 import * as agentRedact from "./035-agent-redact.js";
 import * as callSupervision from "./036-call-supervision.js";
 import * as testAudio from "./037-test-audio.js";
+import * as testRunScenarioCount from "./038-test-run-scenario-count.js";
 import * as agentTools from "./028-agent-tools.js";
 import * as knowledgeBases from "./029-knowledge-bases.js";
 import * as agentIntents from "./030-agent-intents.js";
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "035-agent-redact": agentRedact,
   "036-call-supervision": callSupervision,
   "037-test-audio": testAudio,
+  "038-test-run-scenario-count": testRunScenarioCount,
 };
 
 export const migrationProvider: MigrationProvider = {

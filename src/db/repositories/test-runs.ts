@@ -30,10 +30,15 @@ export class TestRunsRepository {
     return Number(row.n);
   }
 
-  /** Runs created by the account since `since` (ISO): counted against its daily allowance. */
-  async scenariosSince(accountId: string, since: string, db: Db = this.db): Promise<string[]> {
-    const rows = await db.selectFrom("test_runs").select("scenarios").where("account_id", "=", accountId).where("created_at", ">=", since).execute();
-    return rows.map((r) => r.scenarios);
+  /** Scenarios of the runs the account created since `since` (ISO): counted against its daily allowance. */
+  async scenariosSince(accountId: string, since: string, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom("test_runs")
+      .where("account_id", "=", accountId)
+      .where("created_at", ">=", since)
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("scenario_count"), eb.lit(0)).as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Writes the results so far of a run still going. */
