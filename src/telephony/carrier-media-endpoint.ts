@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { ApiError } from "../core/api-error.js";
 import type { KeyedSlots } from "../core/keyed-slots.js";
 import { MAX_CALL_DURATION_SECONDS } from "../services/call-limits.js";
@@ -9,9 +9,10 @@ import type { StreamGrant } from "../services/carrier-stream-tokens.js";
 import type { Services } from "../services/container.js";
 import type { LiveCallStart } from "../services/live-calls.js";
 import type { CarrierCallControl, ControllableTransport } from "./carrier-call-control.js";
-import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
+import type { LiveCallRunner } from "./media-endpoint.js";
 import type { PendingDials } from "./pending-dials.js";
 import { CLOSE_POLICY_VIOLATION, refusalCloseCode } from "./refusal-close-code.js";
+import { SocketServerEndpoint } from "./socket-server-endpoint.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /** How long a stream may take to send its first message (carriers send it at once). */
@@ -62,11 +63,9 @@ export interface CarrierStreamStart {
  * call the carrier's webhook routed, and either is then controlled through the carrier's API.
  * A protocol is a transport, a check of its first message and, if it has one, another way in.
  */
-export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S extends CarrierStreamStart> implements MediaEndpoint {
-  abstract readonly path: string;
+export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S extends CarrierStreamStart> extends SocketServerEndpoint {
   /** The carrier's name, as its stream tokens and numbers record it. */
   protected abstract readonly carrier: string;
-  private readonly wss: WebSocketServer;
   /** Sockets not yet authenticated by a valid first message (shared by the carrier endpoints). */
   private readonly pendingStreams: KeyedSlots;
 
@@ -77,7 +76,7 @@ export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S e
     protected readonly carriers: CarrierEndpointDeps,
     maxMessageBytes: number,
   ) {
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
+    super(maxMessageBytes);
     this.pendingStreams = carriers.pending;
   }
 
@@ -108,10 +107,6 @@ export abstract class CarrierMediaEndpoint<T extends CarrierStreamTransport, S e
     this.wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws, () => slot.release()));
   }
 
-  close(): void {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
-  }
 
   /** `authenticated` is called once the stream is known to be allowed (it is no longer pending). */
   private async accept(ws: WebSocket, authenticated: () => void): Promise<void> {

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { bytesToPcm16, pcm16ToBytes, type CallEvent } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import { LISTEN_MODES, type ListenMode } from "../services/call-supervision.js";
 import type { Services } from "../services/container.js";
 import { grants } from "../services/permissions.js";
 import type { MonitoredCall } from "./media-gateway.js";
-import type { MediaEndpoint } from "./media-endpoint.js";
+import { SocketServerEndpoint } from "./socket-server-endpoint.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 import { LISTEN_SAMPLE_RATE } from "./supervised-line.js";
 
@@ -34,23 +34,19 @@ export interface MonitoredCalls {
  * single-use token from `POST /v1/calls/{id}/listen-token`. Only the node running the call
  * answers; docs/supervision.md.
  */
-export class ListenEndpoint implements MediaEndpoint {
+export class ListenEndpoint extends SocketServerEndpoint {
   readonly path = "/media/listen";
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LISTEN_MAX_MESSAGE_BYTES });
 
   constructor(
     private readonly services: Services,
     private readonly calls: MonitoredCalls,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    super(LISTEN_MAX_MESSAGE_BYTES);
+  }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     void this.accept(req, socket, head, url);
-  }
-
-  close(): void {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
   }
 
   private async accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {

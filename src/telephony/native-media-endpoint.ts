@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { NATIVE_FORMATS, NATIVE_OPUS_RATES, NATIVE_PCM_RATES, NativeTransport, type NativeFormat } from "../../engine/index.js";
 import { ApiError } from "../core/api-error.js";
 import type { CallRecord } from "../db/repositories/calls.js";
@@ -11,8 +11,9 @@ import { grants } from "../services/permissions.js";
 import { invalidCallToken } from "../services/web-call-tokens.js";
 import type { EngineSlot } from "./engine-share.js";
 import { parseContext, parseMaxDuration } from "./media-call-parameters.js";
-import type { LiveCallRunner, MediaEndpoint } from "./media-endpoint.js";
+import type { LiveCallRunner } from "./media-endpoint.js";
 import { refusalCloseCode } from "./refusal-close-code.js";
+import { SocketServerEndpoint } from "./socket-server-endpoint.js";
 import { refuseUpgrade } from "./upgrade-response.js";
 
 /**
@@ -36,23 +37,19 @@ interface AudioOptions {
  * token says the account, agent, call id and settings. Refusals known before the handshake
  * are answered over HTTP; the call row is made once the socket is open.
  */
-export class NativeMediaEndpoint implements MediaEndpoint {
+export class NativeMediaEndpoint extends SocketServerEndpoint {
   readonly path = "/media/ws";
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: NATIVE_MAX_MESSAGE_BYTES });
 
   constructor(
     private readonly services: Services,
     private readonly runner: LiveCallRunner,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    super(NATIVE_MAX_MESSAGE_BYTES);
+  }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     void this.accept(req, socket, head, url);
-  }
-
-  close(): void {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
   }
 
   private async accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
