@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Migrator, type Kysely } from "kysely";
-import pg from "pg";
 import { expect } from "vitest";
 import { DATABASE_FILE_NAME, openDatabase } from "../../src/db/database.js";
 import { migrationProvider } from "../../src/db/migrations/index.js";
 import { openPostgres, withPostgresColumnTypes } from "../../src/db/postgres.js";
+import { adminStatement, postgresAdminUrl } from "./postgres-global-setup.js";
 import type { startTestApp } from "./test-app.js";
 
 /** A database left at an older version, and how to start a test app over it (whose start migrates it). */
@@ -20,27 +20,22 @@ export interface OlderDatabase {
 }
 
 /**
- * A new database of this test lane's dialect (a PostgreSQL database of its own when
- * PARLEY_TEST_POSTGRES_URL is set, else a SQLite file) migrated up to `migration` and no further.
+ * A new database of this test lane's dialect (a PostgreSQL database of its own on the postgres
+ * lane, else a SQLite file) migrated up to `migration` and no further.
  */
 export async function databaseAt(migration: string): Promise<OlderDatabase> {
-  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
+  const adminUrl = postgresAdminUrl();
   let older: OlderDatabase;
   if (adminUrl) {
     // An empty database of its own (the lane's template is migrated to the latest version).
     const name = `parley_at_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(statement).finally(() => client.end());
-    };
-    await admin(`CREATE DATABASE ${name} TEMPLATE template0`);
+    await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE template0`);
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     older = {
       db: openPostgres(url.toString()) as unknown as Kysely<unknown>,
       appArgs: [{}, { PARLEY_DATABASE_URL: url.toString() }],
-      cleanUp: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      cleanUp: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
     };
   } else {
     const dir = mkdtempSync(path.join(os.tmpdir(), "parley-older-db-"));

@@ -1,4 +1,6 @@
 import pg from "pg";
+import { inject } from "vitest";
+import type { TestProject } from "vitest/node";
 import { migrateToLatest } from "../../src/db/database.js";
 import { openPostgres } from "../../src/db/postgres.js";
 import { startPostgresCluster } from "./postgres-cluster.js";
@@ -6,23 +8,37 @@ import { startPostgresCluster } from "./postgres-cluster.js";
 /** The database every test app's own database is copied from: migrated once, here. */
 export const POSTGRES_TEMPLATE = "parley_template";
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The postgres lane's cluster (its admin connection URL); absent in the other lanes. */
+    postgresAdminUrl: string;
+  }
+}
+
 /**
  * vitest globalSetup of the `postgres` lane: one cluster for the lane's files. Every test app
- * (startTestApp) then runs on a database of its own copied from the migrated template, found
- * through PARLEY_TEST_POSTGRES_URL (inherited by the test workers).
+ * (startTestApp) then runs on a database of its own copied from the migrated template. The
+ * cluster's URL is provided to this lane's files only (postgresAdminUrl): an environment
+ * variable would reach the workers of every lane run by the same vitest process, and put the
+ * SQLite lanes on PostgreSQL.
  */
-export default async function setup(): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const cluster = await startPostgresCluster();
   const db = openPostgres(await cluster.createDatabase(POSTGRES_TEMPLATE));
   await migrateToLatest(db);
   await db.destroy();
-  process.env.PARLEY_TEST_POSTGRES_URL = cluster.adminUrl;
+  project.provide("postgresAdminUrl", cluster.adminUrl);
   return () => cluster.stop();
+}
+
+/** The postgres lane's cluster admin URL; undefined in the SQLite lanes. */
+export function postgresAdminUrl(): string | undefined {
+  return inject("postgresAdminUrl");
 }
 
 /** A new database copied from the template, and its URL; undefined outside the postgres lane. */
 export async function testPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
+  const adminUrl = postgresAdminUrl();
   if (!adminUrl) return undefined;
   const name = `parley_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${POSTGRES_TEMPLATE}`);
@@ -32,7 +48,7 @@ export async function testPostgresDatabase(): Promise<{ url: string; drop(): Pro
 }
 
 /** Runs one statement on a short-lived connection of its own. */
-async function adminStatement(adminUrl: string, statement: string): Promise<void> {
+export async function adminStatement(adminUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
