@@ -32,6 +32,6 @@ export async function sendLikeAPhone(line: { sendAudio(frame: AudioFrame): void 
       if (sent < speechFrames) samples.set(speech.subarray(sent * FRAME_SAMPLES, (sent + 1) * FRAME_SAMPLES));
       line.sendAudio({ samples, sampleRate: 8000 });
     }
-    if (sent < frames) await new Promise((resolve) => setTimeout(resolve, startedAt + sent * FRAME_MS - performance.now()));
+    if (sent < frames) await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + sent * FRAME_MS - performance.now())));
   }
 }
