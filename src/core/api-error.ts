@@ -34,3 +34,8 @@ export class ApiError extends Error {
     return new ApiError(400, code, `${field}: ${message}`, { fields: [{ field, message }] });
   }
 }
+
+/** A refusal that passes with time: a limit reached (429) or no capacity now (503). */
+export function isRetryLater(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 429 || err.status === 503);
+}

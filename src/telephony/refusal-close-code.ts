@@ -1,4 +1,4 @@
-import { ApiError } from "../core/api-error.js";
+import { ApiError, isRetryLater } from "../core/api-error.js";
 
 /** WebSocket close codes (RFC 6455 section 7.4.1) for a call refused once its socket is open. */
 export const CLOSE_POLICY_VIOLATION = 1008;
@@ -12,6 +12,6 @@ export const CLOSE_TRY_AGAIN_LATER = 1013;
  */
 export function refusalCloseCode(err: unknown): number {
   if (!(err instanceof ApiError)) return CLOSE_POLICY_VIOLATION;
-  if (err.status === 429 || err.status === 503) return CLOSE_TRY_AGAIN_LATER;
+  if (isRetryLater(err)) return CLOSE_TRY_AGAIN_LATER;
   return err.status >= 500 ? CLOSE_INTERNAL_ERROR : CLOSE_POLICY_VIOLATION;
 }

@@ -1,15 +1,11 @@
-import { ApiError } from "../core/api-error.js";
+import { abortableSleep } from "../core/abortable-sleep.js";
+import { isRetryLater } from "../core/api-error.js";
 
 /** How waitForSlot retries: every `retryMs`, for `waitMs` at most, unless `signal` aborts. */
 export interface SlotWait {
   waitMs: number;
   retryMs: number;
   signal: AbortSignal;
-}
-
-/** A refusal that passes once calls end: the engine full (503) or the account at its share or limit (429). */
-function isBusy(err: unknown): boolean {
-  return err instanceof ApiError && (err.status === 429 || err.status === 503);
 }
 
 /**
@@ -23,21 +19,8 @@ export async function waitForSlot<T>(admit: () => Promise<T>, { waitMs, retryMs,
     try {
       return await admit();
     } catch (err) {
-      if (!isBusy(err) || Date.now() >= until || signal.aborted) throw err;
-      await pause(Math.min(retryMs, until - Date.now()), signal);
+      if (!isRetryLater(err) || Date.now() >= until || signal.aborted) throw err;
+      await abortableSleep(Math.min(retryMs, until - Date.now()), signal);
     }
   }
-}
-
-/** Resolves after `ms`, or as soon as `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,3 +1,4 @@
+import { abortableSleep } from "../../core/abortable-sleep.js";
 import type { Carrier, DialResult } from "../carrier.js";
 import type { UnansweredOutcome } from "../../services/call-lifecycle.js";
 import { CALLEE_SCRIPT, SimulatedCallee, hasFixtureLine } from "./simulated-callee.js";
@@ -54,7 +55,7 @@ export class SimulatorCarrier implements Carrier {
     const family = numberFamily(call.to);
     if (family) return this.dialFamily(call.to, family, signal);
     const magic = SIMULATOR_MAGIC_NUMBERS[call.to];
-    await sleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
+    await abortableSleep(magic === "no_answer" ? SIMULATOR_NO_ANSWER_MS : RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
     if (magic) return { outcome: magic, reason: `simulator magic number ${call.to}` };
     const script = calleeScript(call.metadata.simulator_script);
@@ -66,7 +67,7 @@ export class SimulatorCarrier implements Carrier {
 
   /** A family's callee: a short ring, then its fixed outcome or lines. */
   private async dialFamily(to: string, family: FamilyCallee, signal: AbortSignal): Promise<DialResult> {
-    await sleep(RING_MS, signal);
+    await abortableSleep(RING_MS, signal);
     if (signal.aborted) return { outcome: "no_answer", reason: "dialling was abandoned" };
     if (typeof family === "string") return { outcome: family, reason: `simulator test number ${to}` };
     const callee = family.says.length === 0 ? new SimulatedCallee([], 0) : new SimulatedCallee(family.says);
@@ -80,14 +81,4 @@ function calleeScript(value: unknown): readonly string[] | null {
   if (value === undefined) return CALLEE_SCRIPT;
   if (!Array.isArray(value) || value.length === 0 || value.length > 20) return null;
   return value.every((line) => typeof line === "string" && hasFixtureLine(line)) ? (value as string[]) : null;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
