@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { DATABASE_FILE_NAME, openDatabase } from "../../src/db/database.js";
 import { migrationProvider } from "../../src/db/migrations/index.js";
 import { openPostgres, withPostgresColumnTypes } from "../../src/db/postgres.js";
-import { adminStatement, postgresAdminUrl } from "./postgres-global-setup.js";
+import { testPostgresDatabase } from "./postgres-global-setup.js";
 import type { startTestApp } from "./test-app.js";
 
 /** A database left at an older version, and how to start a test app over it (whose start migrates it). */
@@ -24,18 +24,14 @@ export interface OlderDatabase {
  * lane, else a SQLite file) migrated up to `migration` and no further.
  */
 export async function databaseAt(migration: string): Promise<OlderDatabase> {
-  const adminUrl = postgresAdminUrl();
+  // An empty database of its own (the lane's template is migrated to the latest version).
+  const postgres = await testPostgresDatabase("template0");
   let older: OlderDatabase;
-  if (adminUrl) {
-    // An empty database of its own (the lane's template is migrated to the latest version).
-    const name = `parley_at_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE template0`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
+  if (postgres) {
     older = {
-      db: openPostgres(url.toString()) as unknown as Kysely<unknown>,
-      appArgs: [{}, { PARLEY_DATABASE_URL: url.toString() }],
-      cleanUp: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      db: openPostgres(postgres.url) as unknown as Kysely<unknown>,
+      appArgs: [{}, { PARLEY_DATABASE_URL: postgres.url }],
+      cleanUp: postgres.drop,
     };
   } else {
     const dir = mkdtempSync(path.join(os.tmpdir(), "parley-older-db-"));
@@ -46,7 +42,7 @@ export async function databaseAt(migration: string): Promise<OlderDatabase> {
     };
   }
   // PostgreSQL's migrations run with its column types, as migrateToLatest runs them.
-  const migrator = new Migrator({ db: adminUrl ? withPostgresColumnTypes(older.db) : older.db, provider: migrationProvider });
+  const migrator = new Migrator({ db: postgres ? withPostgresColumnTypes(older.db) : older.db, provider: migrationProvider });
   expect((await migrator.migrateTo(migration)).error).toBeUndefined();
   return older;
 }

@@ -36,19 +36,22 @@ export function postgresAdminUrl(): string | undefined {
   return inject("postgresAdminUrl");
 }
 
-/** A new database copied from the template, and its URL; undefined outside the postgres lane. */
-export async function testPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+/**
+ * A new database copied from `template` (the migrated template by default; `template0` for an
+ * empty one), and its URL; undefined outside the postgres lane.
+ */
+export async function testPostgresDatabase(template = POSTGRES_TEMPLATE): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const adminUrl = postgresAdminUrl();
   if (!adminUrl) return undefined;
   const name = `parley_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${POSTGRES_TEMPLATE}`);
+  await adminStatement(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => adminStatement(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** Runs one statement on a short-lived connection of its own. */
-export async function adminStatement(adminUrl: string, statement: string): Promise<void> {
+async function adminStatement(adminUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
