@@ -27,6 +27,12 @@ let browser: Browser;
 let started: StartedTestRun[];
 
 // Server text that would be markup if the page rendered it as HTML.
+/**
+ * How long to wait for what the page sends: expect.poll's default (1 s) is the page's own
+ * polling period (agent-tests.js POLL_MS), so a second read of a running run could not be
+ * counted in time on a busy machine (a CI run failed so).
+ */
+const POLL_WAIT_MS = 10_000;
 const MARKUP = `<img src=x onerror="document.body.dataset.injected='yes'"> <b>bold</b>`;
 
 const passed = (name: string): ScenarioResult => ({
@@ -164,7 +170,7 @@ describe("the console's Tests tab", () => {
     };
     await typeInto(page, "#test-scenarios", JSON.stringify(body));
     await clickButton(page, "Run");
-    await expect.poll(() => started.length).toBe(1);
+    await expect.poll(() => started.length, { timeout: POLL_WAIT_MS }).toBe(1);
     const run = started[0]!;
     expect(run).toMatchObject({ agentId, scenarios: [{ name: "asks the hours" }, { name: "books a cleaning" }] });
     await page.waitForFunction(() => document.querySelector(".run-progress")?.textContent.startsWith("Running"));
@@ -221,12 +227,12 @@ describe("the console's Tests tab", () => {
     // The text the first test left in this browser's storage for this agent.
     expect(JSON.parse(await page.$eval("#test-scenarios", (t) => t.value)).scenarios).toHaveLength(2);
     await clickButton(page, "Run");
-    await expect.poll(() => started.length).toBe(2);
+    await expect.poll(() => started.length, { timeout: POLL_WAIT_MS }).toBe(2);
     const run = started[1]!;
     await page.waitForFunction(() => document.querySelector(".run-progress")?.textContent.startsWith("Running"));
     // It is being read again while it runs...
     const path = `GET /v1/agents/${agentId}/test-runs/${run.id}`;
-    await expect.poll(() => requests.filter((r) => r === path).length).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => requests.filter((r) => r === path).length, { timeout: POLL_WAIT_MS }).toBeGreaterThanOrEqual(2);
 
     // ...and no longer once the page is left for another (the run still going).
     await page.click("nav a[href='/console/agents']");
